@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# CloudSync benchmark: one run measures everything and says PASS or FAIL against the targets.
+#
+#   Benchmarks/run.sh [--size-mb N] [--small-mb N] [--runs N] [--no-build]
+#
+# 1. swift build -c release
+# 2. generates (once, cached in $BENCH_DIR/SIZE) an export of --size-mb (default 1024) and a --small-mb
+#    (default 256) one; the small one shows whether memory stays flat as the input grows
+# 3. compiles the floor: a libxml2 SAX parse that does nothing else (floor/sax_floor.c)
+# 4. times each row on both exports with /usr/bin/time, best of --runs (default 2), and prints seconds,
+#    ratio to the floor, peak RSS, metrics/s (counts.json's metrics / seconds)
+#
+# Targets: convert (zip) <= 1.5x the floor, peak RSS <= 64 MiB. Exit status 0 = PASS, 1 = FAIL, 2 = could not run.
+# Not part of the test suite: a run takes minutes and its numbers depend on the machine.
+# CLOUDSYNC=/path/to/stand-in runs another binary (taking `convert INPUT --output FILE`) in place of the build.
+# To add a row, add one `measure` line at the bottom.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$HERE")"
+BENCH_DIR="${BENCH_DIR:-/tmp/cloudsync-bench}"
+CLOUDSYNC="${CLOUDSYNC:-$ROOT/.build/release/cloudsync}"
+SIZE_MB=1024 SMALL_MB=256 RUNS=2 BUILD=1 SEED=1
+
+die() { echo "run.sh: $*" >&2; exit 2; }
+while (($#)); do
+    case "$1" in
+        --size-mb) SIZE_MB="${2:?}"; shift 2 ;;
+        --small-mb) SMALL_MB="${2:?}"; shift 2 ;;
+        --runs) RUNS="${2:?}"; shift 2 ;;
+        --no-build) BUILD=0; shift ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown argument: $1 (try --help)" ;;
+    esac
+done
+SIZES=("$SIZE_MB" "$SMALL_MB")
+
+# --- tools: install what a fresh machine lacks (Debian package names) ------------------------------------------
+need() {  # need COMMAND-OR-FILE PACKAGE
+    if [[ "$1" == /* ]] && [[ -e "$1" ]] || command -v "$1" >/dev/null 2>&1; then return; fi
+    command -v apt-get >/dev/null || die "$1 missing; install package $2"
+    echo "installing $2 ..." >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2"; } >/dev/null \
+        || die "could not install $2"
+}
+need /usr/bin/time time          # bash's `time` keyword cannot report peak RSS; GNU time's %M can
+need cc gcc
+need pkg-config pkg-config
+need python3 python3
+pkg-config --exists libxml-2.0 || need /usr/include/libxml2/libxml/parser.h libxml2-dev
+
+# --- 1. build ----------------------------------------------------------------------------------------------------
+if ((BUILD)); then
+    echo "== swift build -c release" >&2
+    (cd "$ROOT" && swift build -c release) >&2 || die "swift build failed"
+fi
+[[ -x "$CLOUDSYNC" ]] || die "no binary at $CLOUDSYNC"
+
+# --- 2. exports, cached: regenerated only when the generator or its arguments change -----------------------------
+mkdir -p "$BENCH_DIR"
+for size in "${SIZES[@]}"; do
+    dir="$BENCH_DIR/$size"
+    stamp="$(sha256sum < "$HERE/generate-export.py" | cut -c1-16) seed=$SEED size=$size"
+    if [[ -f "$dir/counts.json" && -f "$dir/export.xml" && -f "$dir/export.zip" \
+          && "$(cat "$dir/.stamp" 2>/dev/null)" == "$stamp" ]]; then
+        continue
+    fi
+    echo "== generating $size MiB export in $dir" >&2
+    rm -f "$dir/.stamp"
+    python3 "$HERE/generate-export.py" --size-mb "$size" --seed "$SEED" --out "$dir"
+    echo "$stamp" > "$dir/.stamp"
+done
+
+# --- 3. the floor ------------------------------------------------------------------------------------------------
+FLOOR="$BENCH_DIR/sax_floor"
+if [[ ! -x "$FLOOR" || "$HERE/floor/sax_floor.c" -nt "$FLOOR" ]]; then
+    # shellcheck disable=SC2046  # pkg-config output is meant to be split into flags
+    cc -O2 $(pkg-config --cflags libxml-2.0) "$HERE/floor/sax_floor.c" -o "$FLOOR" $(pkg-config --libs libxml-2.0)
+fi
+
+json() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, c))' "$@"; }
+# The floor counts start elements: if that differs from what the generator wrote, the cached file is damaged.
+for size in "${SIZES[@]}"; do
+    want="$(json "$BENCH_DIR/$size/counts.json" 'sum(elements.values())')"
+    got="$("$FLOOR" "$BENCH_DIR/$size/export.xml")" || die "floor failed to parse $BENCH_DIR/$size/export.xml"
+    [[ "$got" == "$want" ]] || die "$BENCH_DIR/$size/export.xml has $got elements, counts.json says $want: delete it"
+    cat "$BENCH_DIR/$size/export.xml" "$BENCH_DIR/$size/export.zip" > /dev/null   # same warm page cache for all rows
+done
+
+# --- 4. measuring ------------------------------------------------------------------------------------------------
+declare -A SECS RSS FAILED
+ROWS=() VERDICTS=() FAIL=0
+LOGS="$BENCH_DIR/logs"
+mkdir -p "$LOGS"
+
+# measure [--max-ratio X] [--max-rss MIB] NAME COMMAND...   ({dir} in COMMAND becomes the export's directory)
+# The first row measured is the reference for ratios: keep the floor first.
+measure() {
+    local max_ratio="" max_rss=""
+    while [[ "$1" == --max-* ]]; do
+        case "$1" in --max-ratio) max_ratio="$2" ;; --max-rss) max_rss="$2" ;; esac
+        shift 2
+    done
+    local name="$1"; shift
+    ROWS+=("$name")
+    local size run key log secs kib last
+    for size in "${SIZES[@]}"; do
+        key="$name@$size"
+        log="$LOGS/${name//[^A-Za-z0-9]/_}-$size"
+        local cmd=("${@//\{dir\}/$BENCH_DIR/$size}")
+        echo "== $name, $size MiB: ${cmd[*]}" >&2
+        for ((run = 1; run <= RUNS; run++)); do
+            if ! /usr/bin/time -f '%e %M' -o "$log.time" "${cmd[@]}" > "$log.out" 2> "$log.err"; then
+                FAILED[$key]=1
+                echo "   failed; last lines of $log.err:" >&2
+                tail -n 5 "$log.err" | sed 's/^/   | /' >&2
+                break
+            fi
+            read -r secs kib < <(tail -n 1 "$log.time")
+            # Best time over the runs; for memory the worst, to be conservative.
+            if [[ -z "${SECS[$key]:-}" ]] || awk -v a="$secs" -v b="${SECS[$key]}" 'BEGIN { exit !(a < b) }'; then
+                SECS[$key]="$secs"
+            fi
+            if [[ -z "${RSS[$key]:-}" ]] || ((kib > RSS[$key])); then RSS[$key]="$kib"; fi
+            last="$(tail -n 1 "$log.err" | cut -c1-100)"
+            echo "   run $run: ${secs} s, $((kib / 1024)) MiB${last:+; stderr: $last}" >&2
+        done
+    done
+    # Verdicts, on both sizes: RSS must stay under the cap on the big input as on the small one.
+    local ref="${ROWS[0]}"
+    for size in "${SIZES[@]}"; do
+        key="$name@$size"
+        if [[ -n "${FAILED[$key]:-}" ]]; then
+            VERDICTS+=("FAIL  $name ($size MiB): command failed, see $LOGS"); FAIL=1; continue
+        fi
+        # Speed is judged on the big export only: on the small one fixed costs weigh more and prove nothing.
+        if [[ -n "$max_ratio" && "$size" != "$SIZE_MB" ]]; then
+            :
+        elif [[ -n "$max_ratio" && -z "${SECS[$ref@$size]:-}" ]]; then
+            VERDICTS+=("FAIL  $name ($size MiB): no time for $ref to compare with"); FAIL=1
+        elif [[ -n "$max_ratio" ]]; then
+            local ratio; ratio="$(awk -v a="${SECS[$key]}" -v b="${SECS[$ref@$size]}" 'BEGIN { printf "%.2f", a / b }')"
+            if awk -v r="$ratio" -v m="$max_ratio" 'BEGIN { exit !(r <= m) }'; then
+                VERDICTS+=("PASS  $name ($size MiB): ${ratio}x $ref <= ${max_ratio}x")
+            else
+                VERDICTS+=("FAIL  $name ($size MiB): ${ratio}x $ref > ${max_ratio}x"); FAIL=1
+            fi
+        fi
+        if [[ -n "$max_rss" ]]; then
+            local mib=$((RSS[$key] / 1024))
+            if ((RSS[$key] <= max_rss * 1024)); then
+                VERDICTS+=("PASS  $name ($size MiB): peak RSS $mib MiB <= $max_rss MiB")
+            else
+                VERDICTS+=("FAIL  $name ($size MiB): peak RSS $mib MiB > $max_rss MiB"); FAIL=1
+            fi
+        fi
+    done
+}
+
+report() {
+    local big="$SIZE_MB" small="$SMALL_MB" ref="${ROWS[0]}"
+    local metrics; metrics="$(json "$BENCH_DIR/$big/counts.json" 'metrics["total"]')"
+    local xml_mib; xml_mib="$(json "$BENCH_DIR/$big/counts.json" 'round(xml_bytes / 2**20)')"
+    echo
+    echo "CloudSync benchmark: $xml_mib MiB export.xml, $metrics metrics; best of $RUNS; $(nproc) cores; $(date -u +%F)"
+    printf '%-22s %9s %8s %10s %14s %12s\n' row seconds "x floor" "RSS MiB" "RSS @${small}MiB" "metrics/s"
+    local name k
+    for name in "${ROWS[@]}"; do
+        k="$name@$big"
+        if [[ -n "${FAILED[$k]:-}" || -z "${SECS[$k]:-}" ]]; then
+            printf '%-22s %9s\n' "$name" failed; continue
+        fi
+        local small_rss="-"
+        [[ -n "${RSS[$name@$small]:-}" && -z "${FAILED[$name@$small]:-}" ]] \
+            && small_rss="$(awk -v k="${RSS[$name@$small]}" 'BEGIN { printf "%.1f", k / 1024 }')"
+        awk -v n="$name" -v s="${SECS[$k]}" -v f="${SECS[$ref@$big]:-0}" -v r="${RSS[$k]}" -v sr="$small_rss" \
+            -v m="$metrics" 'BEGIN { printf "%-22s %9.2f %8s %10.1f %14s %12.0f\n", n, s,
+                                     (f > 0 ? sprintf("%.2f", s / f) : "-"), r / 1024, sr, (s > 0 ? m / s : 0) }'
+    done
+    echo
+    printf '%s\n' "${VERDICTS[@]}"
+    if ((FAIL)); then echo "VERDICT: FAIL"; else echo "VERDICT: PASS"; fi
+}
+
+# --- the rows --------------------------------------------------------------------------------------------------
+measure "floor (xml)" "$FLOOR" "{dir}/export.xml"
+measure --max-ratio 1.5 --max-rss 64 "convert (zip)" "$CLOUDSYNC" convert "{dir}/export.zip" --output /dev/null
+measure --max-rss 64 "convert (xml)" "$CLOUDSYNC" convert "{dir}/export.xml" --output /dev/null
+
+report
+exit "$FAIL"

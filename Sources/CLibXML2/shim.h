@@ -1,0 +1,38 @@
+#ifndef CLOUDSYNC_LIBXML2_SHIM_H
+#define CLOUDSYNC_LIBXML2_SHIM_H
+
+#include <libxml/xmlversion.h>
+/* Debian builds libxml2 with ICU, whose headers clash with the copy of ICU inside Foundation
+ * when both are imported into one Swift module. We never touch the encoding handler structs
+ * whose layout this changes (we only pass pointers libxml2 allocated), nor ICU itself. */
+#undef LIBXML_ICU_ENABLED
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+#include <libxml/SAX2.h>
+#include <libxml/xmlerror.h>
+
+/// libxml2 reports errors through callbacks whose signature changed between releases
+/// (`xmlErrorPtr` in 2.9, `const xmlError *` from 2.12). We read the last error with
+/// `xmlCtxtGetLastError` after `xmlParseChunk` fails, so the callback only has to stay quiet:
+/// without it libxml2 prints its own messages on stderr.
+static void cloudsync_xml_ignore_structured_error(void *user_data, void *error) {
+    (void)user_data;
+    (void)error;
+}
+
+static inline void cloudsync_xml_silence_errors(xmlSAXHandler *handler) {
+    handler->serror = (xmlStructuredErrorFunc)cloudsync_xml_ignore_structured_error;
+    handler->error = NULL;
+    handler->warning = NULL;
+    handler->fatalError = NULL;
+}
+
+static inline int cloudsync_xml_current_line(xmlParserCtxtPtr ctxt) {
+    return (ctxt != NULL && ctxt->input != NULL) ? ctxt->input->line : 0;
+}
+
+static inline int cloudsync_xml_current_column(xmlParserCtxtPtr ctxt) {
+    return (ctxt != NULL && ctxt->input != NULL) ? ctxt->input->col : 0;
+}
+
+#endif

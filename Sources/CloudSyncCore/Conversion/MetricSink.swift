@@ -1,0 +1,27 @@
+/// Where converted metrics go: JSONL, CloudCare batches, a counter, later the staging store.
+public protocol MetricSink: AnyObject {
+    /// `metric`'s views are valid only during the call.
+    func write(_ metric: MappedMetric) throws
+    /// Called once after the last metric when the input was read completely.
+    func finish() throws
+    /// Called instead of `finish` when the conversion stops early: keep what is complete.
+    func abandon() throws
+}
+
+/// One HealthMetric per line (`--format jsonl`).
+public final class JSONLinesSink: MetricSink {
+    private let output: OutputFile
+
+    public init(output: OutputFile) { self.output = output }
+
+    public func write(_ metric: MappedMetric) throws {
+        MetricJSON.append(metric, to: &output.buffer)
+        output.buffer.append(UInt8(ascii: "\n"))
+        try output.flushIfFull()
+    }
+
+    public func finish() throws { try output.flush() }
+
+    /// Every line in the buffer is complete: write them.
+    public func abandon() throws { try output.flush() }
+}

@@ -1,0 +1,99 @@
+/// Sequential reads from a file descriptor into one reused buffer, with a look-ahead used to tell
+/// zip from XML on inputs that cannot seek (pipes).
+final class FileReader {
+    let name: String
+    private let descriptor: Int32
+    private let owns: Bool
+    private let capacity = 256 << 10
+    private let storage: UnsafeMutablePointer<UInt8>
+    private var start = 0
+    private var end = 0
+    private(set) var atEOF = false
+    /// Bytes handed out so far.
+    private(set) var position: Int64 = 0
+
+    init(descriptor: Int32, name: String, owns: Bool) {
+        self.descriptor = descriptor
+        self.name = name
+        self.owns = owns
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        storage.deallocate()
+        if owns { close(descriptor) }
+    }
+
+    /// The next `n` bytes without consuming them (fewer at end of input).
+    func peek(_ n: Int) throws -> [UInt8] {
+        try fill(atLeast: n)
+        return Array(UnsafeBufferPointer(start: storage + start, count: Swift.min(n, end - start)))
+    }
+
+    /// The next bytes available, at most `limit`; nil at end of input. Valid until the next call.
+    func next(limit: Int = .max) throws -> ByteText? {
+        if start == end { try fill(atLeast: 1) }
+        guard start < end else { return nil }
+        let n = Swift.min(limit, end - start)
+        defer { start += n; position += Int64(n) }
+        return ByteText(start: storage + start, count: n)
+    }
+
+    /// Exactly `n` bytes (n ≤ 64 KiB), or an error naming what was being read.
+    func read(exactly n: Int, what: String) throws -> [UInt8] {
+        try fill(atLeast: n)
+        guard end - start >= n else {
+            throw ConversionError.damagedZip(name, entry: nil, "the input ends inside \(what)")
+        }
+        defer { start += n; position += Int64(n) }
+        return Array(UnsafeBufferPointer(start: storage + start, count: n))
+    }
+
+    /// Marks `n` bytes of the last `next()` as read.
+    func consume(_ n: Int) { start += n; position += Int64(n) }
+
+    /// Gives back the last `n` bytes handed out by `next()`.
+    func unconsume(_ n: Int) { start -= n; position -= Int64(n) }
+
+    /// Skips `n` bytes.
+    func skip(_ n: Int64, what: String) throws {
+        var left = n
+        while left > 0 {
+            guard let chunk = try next(limit: Int(Swift.min(left, Int64(capacity)))) else {
+                throw ConversionError.damagedZip(name, entry: nil, "the input ends inside \(what)")
+            }
+            left -= Int64(chunk.count)
+        }
+    }
+
+    private func fill(atLeast n: Int) throws {
+        if end - start >= n || atEOF { return }
+        if start > 0 {
+            (storage).update(from: storage + start, count: end - start)
+            end -= start
+            start = 0
+        }
+        while end - start < n, end < capacity {
+            let got = Glibc.read(descriptor, storage + end, capacity - end)
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw ConversionError.unreadable(name, String(cString: strerror(errno)))
+            }
+            if got == 0 { atEOF = true; return }
+            end += got
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension FileReader {
+    /// What is buffered (reading more if empty), without consuming it; nil at end of input.
+    func peekAvailable() throws -> ByteText? {
+        guard let chunk = try next() else { return nil }
+        unconsume(chunk.count)
+        return chunk
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import ZIPFoundation
+
+/// The export inside a seekable zip file, read with ZIPFoundation: the central directory lists the
+/// entries (zip64 and data descriptors included), and the export entry is inflated chunk by chunk
+/// straight into the parser, never to disk. Its CRC-32 is checked at the end.
+final class ZipArchiveSource: ExportByteSource {
+    let info: ExportSourceInfo
+    private let archive: Archive
+    private let entry: Entry
+
+    private struct StopReading: Error {}
+
+    init(url: URL, name: String) throws {
+        let archive: Archive
+        do {
+            archive = try Archive(url: url, accessMode: .read, pathEncoding: .utf8)
+        } catch {
+            throw ConversionError.damagedZip(name, entry: nil, "cannot read the zip directory (\(error))")
+        }
+        var found: Entry?
+        var others: [String] = []
+        for entry in archive {
+            if found == nil, entry.type == .file, ExportSources.isCandidateEntry(entry.path),
+               try Self.sniff(archive, entry, name) {
+                found = entry
+            } else if entry.type == .file {
+                others.append(entry.path)
+            }
+        }
+        guard let found else {
+            throw ConversionError.notAnExport(name, "no file in the zip declares <HealthData> (\(others.count) files looked at)")
+        }
+        self.archive = archive
+        entry = found
+        info = ExportSourceInfo(inputName: name, entryName: found.path, otherEntries: others)
+    }
+
+    /// Reads the first bytes of `entry` and looks for the HealthData declaration.
+    private static func sniff(_ archive: Archive, _ entry: Entry, _ name: String) throws -> Bool {
+        var head = Data()
+        do {
+            _ = try archive.extract(entry, bufferSize: ExportSources.sniffLength, skipCRC32: true) { data in
+                head.append(data)
+                if head.count >= ExportSources.sniffLength { throw StopReading() }
+            }
+        } catch is StopReading {
+        } catch {
+            return false  // an unreadable side file is not the export; reported if nothing else is
+        }
+        return head.withUnsafeBytes { ExportSources.declaresHealthData($0.bindMemory(to: UInt8.self)) }
+    }
+
+    func produce(_ emit: (ByteText) throws -> Void) throws {
+        let checksum: CRC32
+        do {
+            checksum = try archive.extract(entry, bufferSize: 256 << 10, skipCRC32: false) { data in
+                try data.withUnsafeBytes { try emit($0.bindMemory(to: UInt8.self)) }
+            }
+        } catch let error as ConversionError {
+            throw error
+        } catch let error as XMLSyntaxError {
+            throw error
+        } catch {
+            throw ConversionError.damagedZip(info.inputName, entry: entry.path, "\(error)")
+        }
+        guard checksum == entry.checksum else {
+            throw ConversionError.damagedZip(info.inputName, entry: entry.path,
+                String(format: "CRC-32 mismatch (computed %08x, the zip says %08x)", checksum, entry.checksum))
+        }
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+
+/// The identity a CloudCare envelope carries.
+public struct CloudCareIdentity: Sendable, Equatable {
+    public var userId: String
+    public var deviceId: String
+    public init(userId: String, deviceId: String) {
+        self.userId = userId
+        self.deviceId = deviceId
+    }
+}
+
+/// Writes `HealthDataExport` envelopes (`--format cloudcare`): at most `batchSize` metrics each,
+/// sorted by `startDate`, every envelope sharing one `dataRange` (first start to last end).
+///
+/// export.xml is grouped by type, not by date, so the metrics must be sorted, and the range is
+/// only known at the end. Metrics are encoded once into runs of up to `runLimit` bytes; a full run
+/// is sorted and spilled to an anonymous temporary file; at the end the runs are merged. Memory is
+/// bounded by the run size, whatever the size of the export.
+public final class CloudCareBatchWriter: MetricSink {
+    public enum Destination: Sendable {
+        /// One JSON array of envelopes.
+        case standardOutput
+        /// `batch-000001.json`, … in this directory (created if missing).
+        case directory(String)
+    }
+
+    private let identity: CloudCareIdentity
+    private let batchSize: Int
+    private let destination: Destination
+    private let runLimit: Int
+    private var run = SortRun()
+    private var spilled: [SpilledRun] = []
+    private var firstStart = Int64.max
+    private var lastEnd = Int64.min
+    private var scratch = ByteBuffer(capacity: 4096)
+    public private(set) var batchesWritten = 0
+
+    public init(identity: CloudCareIdentity, batchSize: Int = 1000, destination: Destination,
+                runLimit: Int = 32 << 20) throws {
+        self.identity = identity
+        self.batchSize = batchSize
+        self.destination = destination
+        self.runLimit = runLimit
+        if case .directory(let path) = destination {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw ConversionError.output(path, "cannot create the directory (\(error.localizedDescription))")
+            }
+        }
+    }
+
+    public func write(_ metric: MappedMetric) throws {
+        firstStart = Swift.min(firstStart, metric.startDate)
+        lastEnd = Swift.max(lastEnd, metric.endDate)
+        scratch.removeAll()
+        MetricJSON.append(metric, to: &scratch)
+        scratch.withBytes { run.add(startDate: metric.startDate, json: $0) }
+        if run.byteCount >= runLimit { try spill() }
+    }
+
+    public func finish() throws {
+        let envelopes = EnvelopeWriter(writer: self)
+        if spilled.isEmpty {
+            try run.sorted { json in try envelopes.add(json) }
+        } else {
+            if run.count > 0 { try spill() }
+            try SpilledRun.merge(spilled) { json in try envelopes.add(json) }
+        }
+        try envelopes.close()
+    }
+
+    /// A partial set of batches would not share the right `dataRange`: write nothing.
+    public func abandon() throws {}
+
+    private func spill() throws {
+        spilled.append(try SpilledRun(run))
+        run = SortRun()
+    }
+
+    // MARK: Envelopes
+
+    /// Groups sorted metrics into envelopes and sends them to the destination.
+    private final class EnvelopeWriter {
+        let writer: CloudCareBatchWriter
+        var envelope = ByteBuffer(capacity: 1 << 20)
+        var inEnvelope = 0
+        var stdout: OutputFile?
+        let header: [UInt8]
+
+        init(writer: CloudCareBatchWriter) {
+            self.writer = writer
+            var head = ByteBuffer(capacity: 512)
+            head.append("{\"userId\":")
+            head.append(UInt8(ascii: "\""))
+            head.append(writer.identity.userId)
+            head.append("\",\"deviceId\":\"")
+            head.append(writer.identity.deviceId)
+            head.append("\",\"exportTimestamp\":\"")
+            head.append(UTCDateFormatter.string(Int64(Date().timeIntervalSince1970)))
+            head.append("\",\"dataRange\":{\"startDate\":\"")
+            let hasMetrics = writer.firstStart <= writer.lastEnd
+            head.append(UTCDateFormatter.string(hasMetrics ? writer.firstStart : 0))
+            head.append("\",\"endDate\":\"")
+            head.append(UTCDateFormatter.string(hasMetrics ? writer.lastEnd : 0))
+            head.append("\"},\"metrics\":[")
+            header = head.withBytes { Array($0) }
+            if case .standardOutput = writer.destination {
+                stdout = .standardOutput()
+                stdout!.buffer.append(UInt8(ascii: "["))
+            }
+        }
+
+        func add(_ json: ByteText) throws {
+            if inEnvelope == 0 {
+                header.withUnsafeBufferPointer { envelope.append($0) }
+            } else {
+                envelope.append(UInt8(ascii: ","))
+            }
+            envelope.append(json)
+            inEnvelope += 1
+            if inEnvelope == writer.batchSize { try emit() }
+        }
+
+        func close() throws {
+            if inEnvelope > 0 { try emit() }
+            if let stdout {
+                stdout.buffer.append("]\n")
+                try stdout.flush()
+            }
+        }
+
+        private func emit() throws {
+            envelope.append("]}")
+            writer.batchesWritten += 1
+            switch writer.destination {
+            case .standardOutput:
+                if writer.batchesWritten > 1 { stdout!.buffer.append(UInt8(ascii: ",")) }
+                envelope.withBytes { stdout!.buffer.append($0) }
+                try stdout!.flushIfFull()
+            case .directory(let path):
+                let name = String(format: "%@/batch-%06d.json", path, writer.batchesWritten)
+                let file = try OutputFile.create(name)
+                envelope.withBytes { file.buffer.append($0) }
+                file.buffer.append(UInt8(ascii: "\n"))
+                try file.flush()
+            }
+            envelope.removeAll()
+            inEnvelope = 0
+        }
+    }
+}
+
+/// Encoded metrics in arrival order, with their start dates, sortable without moving the bytes.
+final class SortRun {
+    private var bytes = ByteBuffer(capacity: 1 << 20)
+    /// (startDate, offset, length); Array's sort is not stable, so ties keep order by offset.
+    private var index: [(start: Int64, offset: Int, length: Int)] = []
+
+    var byteCount: Int { bytes.count }
+    var count: Int { index.count }
+
+    func add(startDate: Int64, json: ByteText) {
+        index.append((startDate, bytes.count, json.count))
+        bytes.append(json)
+    }
+
+    /// Calls `body` with each metric's JSON in (startDate, arrival) order.
+    func sorted(_ body: (ByteText) throws -> Void) throws {
+        index.sort { $0.start != $1.start ? $0.start < $1.start : $0.offset < $1.offset }
+        for entry in index { try body(bytes.bytes(entry.offset..<(entry.offset + entry.length))) }
+    }
+}
+
+/// A sorted run in an anonymous temporary file (`tmpfile`: deleted when closed or at exit).
+final class SpilledRun {
+    private let file: UnsafeMutablePointer<FILE>
+    private var record: [UInt8] = []
+    private(set) var currentStart: Int64 = 0
+
+    init(_ run: SortRun) throws {
+        guard let file = tmpfile() else {
+            throw ConversionError.output("a temporary file", String(cString: strerror(errno)))
+        }
+        self.file = file
+        try run.sorted { json in try self.writeRecord(json) }
+        rewind(file)
+    }
+
+    deinit { fclose(file) }
+
+    private func writeRecord(_ json: ByteText) throws {
+        var length = UInt32(json.count)
+        guard fwrite(&length, 4, 1, file) == 1, fwrite(json.baseAddress, 1, json.count, file) == json.count else {
+            throw ConversionError.output("a temporary file", String(cString: strerror(errno)))
+        }
+    }
+
+    /// Reads the next record into `record`; false at the end.
+    private func next() -> Bool {
+        var length = UInt32(0)
+        guard fread(&length, 4, 1, file) == 1 else { return false }
+        record = [UInt8](repeating: 0, count: Int(length))
+        return fread(&record, 1, Int(length), file) == Int(length)
+    }
+
+    /// Merges sorted runs; ties go to the earlier run, so the merge is stable.
+    static func merge(_ runs: [SpilledRun], _ body: (ByteText) throws -> Void) throws {
+        var heads: [(start: Int64, run: Int)] = []
+        for (i, run) in runs.enumerated() where run.next() {
+            heads.append((run.startDate(), i))
+        }
+        while let best = heads.indices.min(by: { heads[$0].start != heads[$1].start ? heads[$0].start < heads[$1].start : heads[$0].run < heads[$1].run }) {
+            let run = runs[heads[best].run]
+            try run.record.withUnsafeBufferPointer { try body($0) }
+            if run.next() { heads[best].start = run.startDate() } else { heads.remove(at: best) }
+        }
+    }
+
+    /// The `startDate` of the current record, read from its JSON (always at the same offset:
+    /// `{"type":"…","startDate":"2024-…`).
+    private func startDate() -> Int64 {
+        record.withUnsafeBufferPointer { bytes -> Int64 in
+            guard let range = bytes.firstRange(of: "\",\"startDate\":\"") else { return 0 }
+            let date = bytes.slice(range.upperBound..<Swift.min(range.upperBound + 20, bytes.count))
+            return ExportDateParser.epochSeconds(date) ?? 0
+        }
+    }
+}

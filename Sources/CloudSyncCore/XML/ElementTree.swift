@@ -1,0 +1,107 @@
+/// One top-level element of the export (a `Record`, a `Workout`, …) with all its descendants,
+/// copied out of libxml2's buffers while it streams past. Reused for every element, so the hot path
+/// does not allocate; its views are valid until the parser starts the next top-level element.
+public final class ElementTree {
+    public struct Node: Sendable {
+        public var name: ElementName
+        /// Index of the parent node, -1 for the top-level element.
+        public var parent: Int32
+        var firstAttribute: Int32
+        var attributeCount: Int32
+        /// Line in the input where the element starts.
+        public var line: Int32
+    }
+
+    struct Attribute {
+        var name: AttributeName
+        var nameStart: Int32
+        var nameCount: Int32
+        var valueStart: Int32
+        var valueCount: Int32
+    }
+
+    /// Largest element accepted: a real Workout with inline GPS points stays under a few MB.
+    public static let maximumBytes = 256 << 20
+
+    public internal(set) var nodes: [Node] = []
+    var attributes: [Attribute] = []
+    var arena = ByteBuffer(capacity: 64 << 10)
+
+    init() {
+        nodes.reserveCapacity(64)
+        attributes.reserveCapacity(512)
+    }
+
+    func removeAll() {
+        nodes.removeAll(keepingCapacity: true)
+        attributes.removeAll(keepingCapacity: true)
+        arena.removeAll()
+    }
+
+    /// Stores a copy of `bytes`, returning its offset.
+    @inline(__always)
+    func store(_ bytes: ByteText) -> Int32 {
+        let start = Int32(arena.count)
+        arena.append(bytes)
+        return start
+    }
+
+    var byteCount: Int { arena.count }
+
+    // MARK: Reading
+
+    public var root: Int { 0 }
+
+    public func name(_ node: Int) -> ElementName { nodes[node].name }
+
+    /// The value of attribute `name` on `node`, if present.
+    @inline(__always)
+    public func value(_ name: AttributeName, of node: Int = 0) -> ByteText? {
+        let n = nodes[node]
+        var i = Int(n.firstAttribute)
+        let end = i + Int(n.attributeCount)
+        while i < end {
+            let attribute = attributes[i]
+            if attribute.name == name {
+                return arena.bytes(Int(attribute.valueStart)..<Int(attribute.valueStart + attribute.valueCount))
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Every attribute of `node` as (name, value) views, in document order.
+    public func attributes(of node: Int) -> [(name: ByteText, value: ByteText)] {
+        let n = nodes[node]
+        return (Int(n.firstAttribute)..<Int(n.firstAttribute + n.attributeCount)).map { i in
+            let a = attributes[i]
+            return (arena.bytes(Int(a.nameStart)..<Int(a.nameStart + a.nameCount)),
+                    arena.bytes(Int(a.valueStart)..<Int(a.valueStart + a.valueCount)))
+        }
+    }
+
+    /// Indices of the direct children of `node`, in document order.
+    public func children(of node: Int) -> [Int] {
+        var result: [Int] = []
+        var i = node + 1
+        while i < nodes.count {
+            if nodes[i].parent == Int32(node) { result.append(i) }
+            i += 1
+        }
+        return result
+    }
+
+    /// Calls `body` with each direct child of `node` named `name`, without allocating.
+    @inline(__always)
+    public func forEachChild(of node: Int, named name: ElementName, _ body: (Int) throws -> Void) rethrows {
+        var i = node + 1
+        while i < nodes.count {
+            if nodes[i].parent == Int32(node), nodes[i].name == name { try body(i) }
+            i += 1
+        }
+    }
+}
+
+extension ElementTree {
+    func appendNode(_ node: Node) { nodes.append(node) }
+}

@@ -1,0 +1,183 @@
+import CLibXML2
+
+/// Receives each top-level element of the export as it completes.
+public protocol ExportElementConsumer: AnyObject {
+    /// `tree` is reused for the next element: copy what must outlive the call.
+    func consume(_ tree: ElementTree) throws
+}
+
+/// A structural error in the XML (truncated, not well-formed), where libxml2 found it.
+public struct XMLSyntaxError: Error, Sendable, Equatable {
+    public var line: Int
+    public var column: Int
+    public var message: String
+}
+
+/// libxml2's SAX2 push parser, fed chunk by chunk, turning the export into `ElementTree`s.
+///
+/// Owns the libxml2 context. Configured to never touch the network, never load a DTD and never
+/// substitute entities: every SAX handler except the two element callbacks is NULL, so libxml2 has
+/// nowhere to store an entity declaration or build a document tree.
+public final class ExportParser {
+    /// Nesting below the top-level element that is still copied into the tree (libxml2 stops at 256).
+    public private(set) var rootName: String?
+    /// `HealthData`'s `locale` attribute.
+    public private(set) var locale: String?
+    /// How many elements of each kind were seen, nested ones included (for `inspect`).
+    public private(set) var elementCounts = [Int](repeating: 0, count: ElementName.allCases.count)
+    /// Element names outside the export DTD, with counts.
+    public private(set) var unknownElements: [String: Int] = [:]
+
+    private var context: xmlParserCtxtPtr?
+    private let tree = ElementTree()
+    private unowned let consumer: any ExportElementConsumer
+    private var depth = 0
+    /// Index in `tree.nodes` of the open element at each depth below the top level.
+    private var openNodes: [Int32] = []
+    private var pendingError: (any Error)?
+    private var elementNames = InternedNameCache<ElementName>(placeholder: .unknown, classify: ElementName.init)
+    private var attributeNames = InternedNameCache<AttributeName>(placeholder: .other, classify: AttributeName.init)
+
+    public init(consumer: any ExportElementConsumer) {
+        self.consumer = consumer
+        xmlInitParser()
+        var handler = xmlSAXHandler()
+        handler.initialized = UInt32(XML_SAX2_MAGIC)
+        handler.startElementNs = { user, localname, _, _, _, _, attributeCount, _, attributes in
+            guard let user, let localname else { return }
+            Unmanaged<ExportParser>.fromOpaque(user).takeUnretainedValue()
+                .startElement(localname, Int(attributeCount), attributes)
+        }
+        handler.endElementNs = { user, _, _, _ in
+            guard let user else { return }
+            Unmanaged<ExportParser>.fromOpaque(user).takeUnretainedValue().endElement()
+        }
+        cloudsync_xml_silence_errors(&handler)
+        context = xmlCreatePushParserCtxt(&handler, Unmanaged.passUnretained(self).toOpaque(), nil, 0, nil)
+        // No entity substitution (no XML_PARSE_NOENT), no DTD loading, no network.
+        xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
+    }
+
+    deinit { xmlFreeParserCtxt(context) }
+
+    /// Parses the next bytes of the document.
+    public func parse(_ bytes: ByteText) throws {
+        guard bytes.count > 0 else { return }
+        var offset = 0
+        // xmlParseChunk takes an Int32 size.
+        while offset < bytes.count {
+            let n = Swift.min(bytes.count - offset, 1 << 30)
+            let status = bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                xmlParseChunk(context, $0 + offset, Int32(n), 0)
+            }
+            try check(status)
+            offset += n
+        }
+    }
+
+    /// Ends the document: reports truncation and a missing root.
+    public func finish() throws {
+        let status = xmlParseChunk(context, nil, 0, 1)
+        try check(status)
+    }
+
+    /// The line libxml2 is at.
+    public var currentLine: Int { Int(cloudsync_xml_current_line(context)) }
+
+    private func check(_ status: Int32) throws {
+        if let pendingError { throw pendingError }
+        guard status != 0 else { return }
+        if let error = xmlCtxtGetLastError(context) {
+            let message = error.pointee.message.map { String(cString: $0) } ?? "error \(status)"
+            throw XMLSyntaxError(line: Int(error.pointee.line), column: Int(error.pointee.int2),
+                                 message: message.trimmingTrailingNewlines())
+        }
+        throw XMLSyntaxError(line: currentLine, column: 0, message: "libxml2 error \(status)")
+    }
+
+    // MARK: SAX callbacks
+
+    private func startElement(_ localname: UnsafePointer<xmlChar>, _ attributeCount: Int,
+                              _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        depth += 1
+        let name = elementNames.name(localname)
+        elementCounts[Int(name.rawValue)] += 1
+        if name == .unknown { unknownElements[String(cString: localname), default: 0] += 1 }
+        if depth == 1 {
+            rootName = String(cString: localname)
+            if let value = attributeValue(named: "locale", attributeCount, attributes) { locale = value }
+            return
+        }
+        if depth == 2 { tree.removeAll(); openNodes.removeAll(keepingCapacity: true) }
+        guard tree.byteCount < ElementTree.maximumBytes else {
+            stop(with: XMLSyntaxError(line: currentLine, column: 0,
+                                      message: "element larger than \(ElementTree.maximumBytes >> 20) MiB"))
+            return
+        }
+        let firstAttribute = Int32(tree.attributes.count)
+        if let attributes {
+            for i in 0..<attributeCount {
+                let slot = attributes + i * 5  // localname, prefix, URI, value, end
+                guard let attributeName = slot[0], let start = slot[3], let end = slot[4] else { continue }
+                let nameBytes = ByteText(start: attributeName, count: strlen(attributeName))
+                let nameStart = tree.store(nameBytes)
+                let valueStart = tree.store(ByteText(start: start, count: end - start))
+                tree.attributes.append(.init(name: attributeNames.name(attributeName),
+                                             nameStart: nameStart, nameCount: Int32(nameBytes.count),
+                                             valueStart: valueStart, valueCount: Int32(end - start)))
+            }
+        }
+        let parent: Int32 = openNodes.last ?? -1
+        openNodes.append(Int32(tree.nodes.count))
+        tree.appendNode(.init(name: name, parent: parent, firstAttribute: firstAttribute,
+                              attributeCount: Int32(tree.attributes.count) - firstAttribute,
+                              line: Int32(truncatingIfNeeded: currentLine)))
+    }
+
+    private func endElement() {
+        defer { depth -= 1 }
+        guard depth >= 2 else { return }
+        openNodes.removeLast()
+        guard depth == 2, pendingError == nil else { return }
+        do {
+            try consumer.consume(tree)
+        } catch {
+            stop(with: error)
+        }
+    }
+
+    private func stop(with error: any Error) {
+        if pendingError == nil { pendingError = error }
+        xmlStopParser(context)
+    }
+
+    private func attributeValue(named wanted: StaticString, _ count: Int,
+                                _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) -> String? {
+        guard let attributes else { return nil }
+        for i in 0..<count {
+            let slot = attributes + i * 5
+            guard let name = slot[0], let start = slot[3], let end = slot[4] else { continue }
+            if ByteText(start: name, count: strlen(name)).equals(wanted) {
+                return ByteText(start: start, count: end - start).string
+            }
+        }
+        return nil
+    }
+}
+
+@available(*, unavailable)
+extension ExportParser: Sendable {}
+
+extension String {
+    func trimmingTrailingNewlines() -> String {
+        var s = self
+        while s.last?.isNewline == true { s.removeLast() }
+        return s
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,12 @@
+import ArgumentParser
+
+@main
+struct CloudSync: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cloudsync",
+        abstract: "Turn an Apple Health export into clean, normalised HealthMetric data.",
+        discussion: ExitStatus.helpText,
+        version: "0.1.0",
+        subcommands: [Convert.self]
+    )
+}
