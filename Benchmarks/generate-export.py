@@ -436,7 +436,7 @@ class Generator:
     def count(self, name, n=1):
         self.elements[name] += n
 
-    # ----- per-type record writers; each returns (text, metadata entries, records with metadata) via self.out ---
+    # ----- per-type record writers: write n records through emit(), return (records with metadata, entries) ---
     def quantity(self, spec, n, emit):
         r, cal = self.r, self.cal
         dayp, hms, offs = cal.dayp, cal.hms, cal.offs
@@ -479,7 +479,7 @@ class Generator:
                 else:
                     ap(f'{h}{cd}" startDate="{sd}" endDate="{ed}{vs}/>\n')
             emit("".join(out))
-        return n_meta, sum(m.count("<MetadataEntry") for m in mlist[:1]) * n_meta
+        return n_meta, mlist[0].count("<MetadataEntry") * n_meta      # every list holds equal-sized entries
 
     def sleep(self, spec, n, emit):
         """One night = an iPhone InBed span followed by Watch stage records (AsleepUnspecified before watchOS 9)."""
@@ -830,7 +830,6 @@ def main():
     if not a.xml_only:
         os.replace(zip_path + ".part", zip_path)
 
-    metrics = {k: v for k, v in gen.by_type.items()}
     records = sum(v for k, v in gen.by_type.items() if not k.startswith("HKWorkoutActivityType")
                   and k != "ActivitySummary")
     counts = {
@@ -846,7 +845,7 @@ def main():
         "metrics": {"total": records + gen.elements["Workout"] + gen.elements["ActivitySummary"],
                     "records": records, "workouts": gen.elements["Workout"],
                     "activity_summaries": gen.elements["ActivitySummary"]},
-        "metrics_by_type": dict(sorted(metrics.items())),
+        "metrics_by_type": dict(sorted(gen.by_type.items())),
         "records_with_metadata": gen.with_meta,
         # Every element in the file, Records inside Correlations included.
         "elements": gen.elements,

@@ -39,9 +39,8 @@ struct ProgressLine {
 
     func show(_ progress: ExportConverter.Progress) {
         guard enabled else { return }
-        let mb = Double(progress.xmlBytes) / 1_048_576
         let rate = progress.seconds > 0 ? Double(progress.metrics) / progress.seconds : 0
-        FileHandle.standardError.write(String(format: "\r%12d metrics  %8.0f MB of XML  %9.0f metrics/s ", progress.metrics, mb, rate).data(using: .utf8)!)
+        FileHandle.standardError.write(String(format: "\r%12d metrics  %12d elements  %9.0f metrics/s ", progress.metrics, progress.elements, rate).data(using: .utf8)!)
     }
 
     func clear() {

@@ -16,6 +16,8 @@ public struct ConversionReport: Sendable, Codable {
     public var hadDoctype = false
     public var controlCharactersReplaced = 0
     public var xmlBytes: Int64 = 0
+    /// Elements seen, nested ones included, by name.
+    public var elementCounts: [String: Int] = [:]
     public var seconds = 0.0
 
     public var invalidCount: Int { invalid.values.reduce(0, +) }

@@ -5,7 +5,8 @@ import Foundation
 public final class ExportConverter: ExportElementConsumer {
     public struct Progress: Sendable {
         public var metrics: Int
-        public var xmlBytes: Int64
+        /// Top-level elements read so far.
+        public var elements: Int
         public var seconds: Double
     }
 
@@ -15,8 +16,8 @@ public final class ExportConverter: ExportElementConsumer {
     private let mapper = MetricMapper()
     private var typeFilter = TypeFilterCache()
     private var report: ConversionReport
-    private var parsedBytes: Int64 = 0
     private var elementsSinceCheck = 0
+    private var elements = 0
     private let started = Date()
 
     /// Called with each mapped metric and each element that is not a metric (for `inspect`).
@@ -26,8 +27,6 @@ public final class ExportConverter: ExportElementConsumer {
     private var lastProgress = Date()
     /// Checked between elements; set by a signal handler to stop cleanly.
     public var shouldStop: () -> Bool = { false }
-
-    public private(set) var parser: ExportParser?
 
     public init(input path: String, filter: MetricFilter = .all, sink: any MetricSink) {
         inputPath = path
@@ -40,23 +39,15 @@ public final class ExportConverter: ExportElementConsumer {
     /// every metric that came before the damage.
     @discardableResult
     public func run() throws -> ConversionReport {
-        let source = try ExportSources.open(inputPath)
-        let parser = ExportParser(consumer: self)
-        self.parser = parser
-        let pipeline = ChunkPipeline(source: source)
+        var stream = ExportStream(inputPath: inputPath)
         do {
-            try pipeline.run { chunk in
-                parsedBytes += Int64(chunk.count)
-                try parser.parse(chunk)
-            }
-            try parser.finish()
-            try checkRoot(parser, source)
+            try stream.run(self)
         } catch {
-            fillReport(parser, pipeline, source)
+            fillReport(stream.facts)
             try? sink.abandon()
-            throw describe(error, source)
+            throw error
         }
-        fillReport(parser, pipeline, source)
+        fillReport(stream.facts)
         try sink.finish()
         report.seconds = Date().timeIntervalSince(started)
         return report
@@ -64,48 +55,30 @@ public final class ExportConverter: ExportElementConsumer {
 
     public var currentReport: ConversionReport { report }
 
-    private func checkRoot(_ parser: ExportParser, _ source: any ExportByteSource) throws {
-        guard let root = parser.rootName else {
-            throw ConversionError.notAnExport(source.info.inputName, "no XML element in it")
-        }
-        guard root == "HealthData" else {
-            throw ConversionError.notAnExport(source.info.inputName, "its root element is <\(root)>, not <HealthData>")
-        }
-    }
-
-    private func describe(_ error: any Error, _ source: any ExportByteSource) -> any Error {
-        if let syntax = error as? XMLSyntaxError {
-            if parser?.rootName == nil {
-                return ConversionError.notAnExport(source.info.inputName, "not XML (\(syntax.message) at line \(syntax.line))")
-            }
-            return ConversionError.malformedXML(source.info.inputName, entry: source.info.entryName, syntax)
-        }
-        return error
-    }
-
-    private func fillReport(_ parser: ExportParser, _ pipeline: ChunkPipeline, _ source: any ExportByteSource) {
-        report.entry = source.info.entryName
-        report.otherFiles = source.info.otherEntries
-        report.locale = parser.locale
-        report.xmlBytes = parsedBytes
-        let statistics = pipeline.statistics
-        report.hadDoctype = statistics.sawDoctype
-        report.exportVersion = statistics.doctype?.exportVersion
-        report.dtdDefects = statistics.doctype?.defects ?? []
-        report.controlCharactersReplaced = statistics.controlCharactersReplaced
+    private func fillReport(_ facts: ExportStream.Facts) {
+        report.entry = facts.source.entryName
+        report.otherFiles = facts.source.otherEntries
+        report.locale = facts.locale
+        report.xmlBytes = facts.xmlBytes
+        report.hadDoctype = facts.hadDoctype
+        report.exportVersion = facts.doctype?.exportVersion
+        report.dtdDefects = facts.doctype?.defects ?? []
+        report.controlCharactersReplaced = facts.controlCharactersReplaced
+        report.elementCounts = facts.elementCounts
         report.seconds = Date().timeIntervalSince(started)
     }
 
     // MARK: ExportElementConsumer
 
     public func consume(_ tree: ElementTree) throws {
+        elements += 1
         elementsSinceCheck += 1
         if elementsSinceCheck >= 4096 {
             elementsSinceCheck = 0
             if shouldStop() { throw ConversionError.interrupted }
             if let onProgress, Date().timeIntervalSince(lastProgress) >= 0.5 {
                 lastProgress = Date()
-                onProgress(Progress(metrics: report.metrics, xmlBytes: parsedBytes, seconds: Date().timeIntervalSince(started)))
+                onProgress(Progress(metrics: report.metrics, elements: elements, seconds: Date().timeIntervalSince(started)))
             }
         }
         switch mapper.map(tree) {

@@ -1,5 +1,5 @@
 import Foundation
-
+import Glibc
 /// Where the export's XML bytes come from, and what else the input holds.
 public struct ExportSourceInfo: Sendable {
     /// The input as the user named it (`export.zip`, `-` shown as "standard input").
@@ -76,7 +76,3 @@ final class PlainXMLSource: ExportByteSource {
         while let chunk = try reader.next() { try emit(chunk) }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

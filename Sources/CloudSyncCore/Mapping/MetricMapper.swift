@@ -46,8 +46,11 @@ public final class MetricMapper {
             metric.value = Double(metric.endDate - metric.startDate) / 60
             metric.unit = ByteText(literal: "minutes")
             metric.writtenUnit = .empty
-            addMetadata("category", generated { CategoryRules.appendCategory(value: valueText, type: type, to: &$0) })
-            addMetadata("categoryValue", valueText)
+            // Some event types (HighHeartRateEvent) are written without a value: no category then.
+            if let categoryValue = tree.value(.value) {
+                addMetadata("category", generated { CategoryRules.appendCategory(value: categoryValue, type: type, to: &$0) })
+                addMetadata("categoryValue", categoryValue)
+            }
         } else {
             guard let parsed = DecimalParser.parse(valueText) else { return .invalid(.valueNotFinite) }
             let written = tree.value(.unit) ?? .empty

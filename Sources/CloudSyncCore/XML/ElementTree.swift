@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One top-level element of the export (a `Record`, a `Workout`, …) with all its descendants,
 /// copied out of libxml2's buffers while it streams past. Reused for every element, so the hot path
 /// does not allocate; its views are valid until the parser starts the next top-level element.
@@ -26,6 +30,8 @@ public final class ElementTree {
     public internal(set) var nodes: [Node] = []
     var attributes: [Attribute] = []
     var arena = ByteBuffer(capacity: 64 << 10)
+    /// Names of elements outside the DTD, by node index (rare).
+    var unknownNames: [Int: String] = [:]
 
     init() {
         nodes.reserveCapacity(64)
@@ -36,6 +42,7 @@ public final class ElementTree {
         nodes.removeAll(keepingCapacity: true)
         attributes.removeAll(keepingCapacity: true)
         arena.removeAll()
+        if !unknownNames.isEmpty { unknownNames.removeAll() }
     }
 
     /// Stores a copy of `bytes`, returning its offset.
@@ -44,6 +51,29 @@ public final class ElementTree {
         let start = Int32(arena.count)
         arena.append(bytes)
         return start
+    }
+
+    /// Stores an attribute value. With entity substitution off (as it must stay, see `ExportParser`),
+    /// libxml2 hands `&amp;` over as the character reference `&#38;`, and a literal `&#38;` in the
+    /// file would itself arrive as `&#38;#38;`; so every `&#38;` here means `&`. Values with an `&`
+    /// are rare (URLs in metadata), so the common path is one `memchr`.
+    func storeAttributeValue(_ bytes: ByteText) -> (start: Int32, count: Int32) {
+        let start = Int32(arena.count)
+        guard bytes.count > 0, memchr(bytes.baseAddress!, 0x26, bytes.count) != nil else {
+            arena.append(bytes)
+            return (start, Int32(bytes.count))
+        }
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == 0x26, i + 5 <= bytes.count, bytes.slice(i..<(i + 5)).equals("&#38;") {
+                arena.append(0x26)
+                i += 5
+            } else {
+                arena.append(bytes[i])
+                i += 1
+            }
+        }
+        return (start, Int32(arena.count) - start)
     }
 
     var byteCount: Int { arena.count }
@@ -104,4 +134,12 @@ public final class ElementTree {
 
 extension ElementTree {
     func appendNode(_ node: Node) { nodes.append(node) }
+}
+
+extension ElementTree {
+    /// The element name as written (for elements outside the DTD).
+    func nodeName(_ node: Int) -> String {
+        let name = nodes[node].name
+        return name == .unknown ? (unknownNames[node] ?? "?") : name.xmlName
+    }
 }

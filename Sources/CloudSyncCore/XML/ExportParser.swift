@@ -121,12 +121,13 @@ public final class ExportParser {
                 guard let attributeName = slot[0], let start = slot[3], let end = slot[4] else { continue }
                 let nameBytes = ByteText(start: attributeName, count: strlen(attributeName))
                 let nameStart = tree.store(nameBytes)
-                let valueStart = tree.store(ByteText(start: start, count: end - start))
+                let value = tree.storeAttributeValue(ByteText(start: start, count: end - start))
                 tree.attributes.append(.init(name: attributeNames.name(attributeName),
                                              nameStart: nameStart, nameCount: Int32(nameBytes.count),
-                                             valueStart: valueStart, valueCount: Int32(end - start)))
+                                             valueStart: value.start, valueCount: value.count))
             }
         }
+        if name == .unknown { tree.unknownNames[tree.nodes.count] = String(cString: localname) }
         let parent: Int32 = openNodes.last ?? -1
         openNodes.append(Int32(tree.nodes.count))
         tree.appendNode(.init(name: name, parent: parent, firstAttribute: firstAttribute,

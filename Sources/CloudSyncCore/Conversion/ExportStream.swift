@@ -1,0 +1,68 @@
+/// Reads one export from start to end: opens the input (file, zip, stdin), runs the reader thread
+/// and the libxml2 parser, and hands each top-level element to `consumer`. Errors come out as
+/// `ConversionError`s that name the input and the place.
+public struct ExportStream {
+    /// Facts gathered on the way, available after `run` (also when it throws).
+    public struct Facts: Sendable {
+        public var source = ExportSourceInfo(inputName: "")
+        public var locale: String?
+        public var rootName: String?
+        public var doctype: DoctypeReport?
+        public var hadDoctype = false
+        public var controlCharactersReplaced = 0
+        public var xmlBytes: Int64 = 0
+        /// Elements seen, nested ones included, by name.
+        public var elementCounts: [String: Int] = [:]
+    }
+
+    public let inputPath: String
+    public private(set) var facts = Facts()
+
+    public init(inputPath: String) {
+        self.inputPath = inputPath
+        facts.source.inputName = inputPath == "-" ? "standard input" : inputPath
+    }
+
+    /// `onChunk` sees the running count of XML bytes parsed (for progress).
+    public mutating func run(_ consumer: any ExportElementConsumer) throws {
+        let source = try ExportSources.open(inputPath)
+        let parser = ExportParser(consumer: consumer)
+        let pipeline = ChunkPipeline(source: source)
+        var parsed: Int64 = 0
+        defer { collect(source, parser, pipeline, parsed) }
+        do {
+            try pipeline.run { chunk in
+                parsed += Int64(chunk.count)
+                try parser.parse(chunk)
+            }
+            try parser.finish()
+        } catch let syntax as XMLSyntaxError {
+            if parser.rootName == nil {
+                throw ConversionError.notAnExport(source.info.inputName, "not XML (\(syntax.message) at line \(syntax.line))")
+            }
+            throw ConversionError.malformedXML(source.info.inputName, entry: source.info.entryName, syntax)
+        }
+        guard let root = parser.rootName else {
+            throw ConversionError.notAnExport(source.info.inputName, "no XML element in it")
+        }
+        guard root == "HealthData" else {
+            throw ConversionError.notAnExport(source.info.inputName, "its root element is <\(root)>, not <HealthData>")
+        }
+    }
+
+    private mutating func collect(_ source: any ExportByteSource, _ parser: ExportParser, _ pipeline: ChunkPipeline, _ parsed: Int64) {
+        facts.source = source.info
+        facts.locale = parser.locale
+        facts.rootName = parser.rootName
+        facts.xmlBytes = parsed
+        let statistics = pipeline.statistics
+        facts.hadDoctype = statistics.sawDoctype
+        facts.doctype = statistics.doctype
+        facts.controlCharactersReplaced = statistics.controlCharactersReplaced
+        var counts: [String: Int] = parser.unknownElements
+        for name in ElementName.allCases where name != .unknown && parser.elementCounts[Int(name.rawValue)] > 0 {
+            counts[name.xmlName] = parser.elementCounts[Int(name.rawValue)]
+        }
+        facts.elementCounts = counts
+    }
+}

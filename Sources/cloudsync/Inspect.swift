@@ -1,0 +1,48 @@
+import ArgumentParser
+import CloudSyncCore
+import Foundation
+
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Describe an export: version, locale, counts per element and type, date range, sources, problems.",
+        discussion: """
+            Streams the whole export (flat memory, about the speed of convert) and prints a summary on \
+            standard output; --json prints it as one JSON object.
+
+            Example:
+              cloudsync inspect export.zip --json | jq .metricsByType
+
+            \(ExitStatus.helpText)
+            """
+    )
+
+    @Argument(help: "export.zip, export.xml, or - for standard input.")
+    var input: String
+
+    @Flag(help: "Print the summary as JSON.")
+    var json = false
+
+    func run() throws {
+        let inspector = ExportInspector()
+        let converter = ExportConverter(input: input, sink: inspector)
+        converter.observer = inspector
+        converter.shouldStop = { StopSignal.received }
+        StopSignal.install()
+        let conversion: ConversionReport
+        do {
+            conversion = try converter.run()
+        } catch let error as ConversionError {
+            printError(error.description)
+            throw ExitStatus.code(for: error)
+        }
+        let report = inspector.report(conversion)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+            FileHandle.standardOutput.write(try encoder.encode(report))
+            FileHandle.standardOutput.write("\n".data(using: .utf8)!)
+        } else {
+            print(report.text)
+        }
+    }
+}
