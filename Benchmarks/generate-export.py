@@ -355,10 +355,10 @@ class Sources:
                                             "model:BPM Connect, firmware:1770&gt;")
         return "Health", ios, None                              # typed in by hand in the Health app
 
-    def head(self, tag, rtype, src, d, unit, indent=" "):
+    def head(self, rtype, src, d, unit):
         """The constant front of a Record: everything up to and including ` creationDate="`."""
         name, ver, dev = self.attrs(src, d)
-        s = f'{indent}<{tag} type="{rtype}" sourceName="{name}" sourceVersion="{ver}"'
+        s = f' <Record type="{rtype}" sourceName="{name}" sourceVersion="{ver}"'
         if dev:
             s += f' device="{dev}"'
         if unit:
@@ -465,7 +465,7 @@ class Generator:
                 key = (d // 19, ui)
                 h = heads.get(key)
                 if h is None:
-                    h = heads[key] = self.src.head("Record", rtype, src, d, units[ui][0])
+                    h = heads[key] = self.src.head(rtype, src, d, units[ui][0])
                 e = t + dmin + int(rand() * (dmax - dmin + 1))
                 c = e + lmin + int(rand() * (lmax - lmin))
                 sd = dayp[d] + hms[t % DAY] + offs[d]
@@ -501,7 +501,7 @@ class Generator:
                 t, e = t0 + 900 + (j - 1) * seg, t0 + 900 + j * seg
                 val = stages[(j + night) % len(stages)] if cal.era[d] >= 4 else "AsleepUnspecified"
             key = (src, d // 19)
-            h = heads.get(key) or heads.setdefault(key, self.src.head("Record", spec["type"], src, d, None))
+            h = heads.get(key) or heads.setdefault(key, self.src.head(spec["type"], src, d, None))
             c = e + 60 + int(r.random() * 1800)
             out.append(f'{h}{cal.s(c)}" startDate="{cal.s(t)}" endDate="{cal.s(e)}" '
                        f'value="HKCategoryValueSleepAnalysis{val}">\n{tz} </Record>\n')
@@ -521,7 +521,7 @@ class Generator:
             d = slot // 16
             t = d * DAY + (7 + slot % 16) * 3600
             key = d // 19
-            h = heads.get(key) or heads.setdefault(key, self.src.head("Record", spec["type"], "watch", d, None))
+            h = heads.get(key) or heads.setdefault(key, self.src.head(spec["type"], "watch", d, None))
             val = "Stood" if r.random() < 0.7 else "Idle"
             out.append(f'{h}{cal.s(t + 120 + int(r.random() * 3400))}" startDate="{cal.s(t)}" '
                        f'endDate="{cal.s(t + 3600)}" value="HKCategoryValueAppleStandHour{val}"/>\n')
@@ -541,7 +541,7 @@ class Generator:
             d = t // DAY
             key = d // 19
             h = heads.get(key) or heads.setdefault(
-                key, self.src.head("Record", spec["type"], "watch", d, "ms"))
+                key, self.src.head(spec["type"], "watch", d, "ms"))
             e = t + 60 + int(r.random() * 6)
             lines = []
             bpm = 55 + r.random() * 25

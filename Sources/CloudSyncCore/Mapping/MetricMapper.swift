@@ -137,7 +137,11 @@ public final class MetricMapper {
             return .invalid(.valueNotFinite)
         }
         metric.value = energy
-        for name in [AttributeName.activeEnergyBurnedGoal, .appleMoveTime, .appleMoveTimeGoal, .appleExerciseTime,
+        // The goal is in the same unit as the energy: kcal like the value.
+        if let goal = quantity(tree, .activeEnergyBurnedGoal, .activeEnergyBurnedUnit, isDistance: false) {
+            addMetadata("activeEnergyBurnedGoal", number(goal))
+        }
+        for name in [AttributeName.appleMoveTime, .appleMoveTimeGoal, .appleExerciseTime,
                      .appleExerciseTimeGoal, .appleStandHours, .appleStandHoursGoal] {
             if let value = tree.value(name) { addMetadata(name.xmlName, value) }
         }
