@@ -1,0 +1,84 @@
+import CloudSyncCore
+import Foundation
+import Testing
+
+/// Paths of the repository and of the shared corpus (which tests skip, saying so, when absent).
+enum Paths {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let samples = repository.appendingPathComponent("samples")
+    static let corpus = repository.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    static var corpusExists: Bool { FileManager.default.fileExists(atPath: corpus.path) }
+}
+
+/// A fresh temporary directory per test.
+func makeTemporaryDirectory(_ name: String = #function) throws -> URL {
+    let safe = name.filter { $0.isLetter || $0.isNumber }
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("cloudsync-tests-\(safe)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// Writes `text` to a new file and returns its path.
+func writeFile(_ text: String, named name: String = "export.xml", in directory: URL? = nil) throws -> String {
+    let dir = try directory ?? makeTemporaryDirectory()
+    let url = dir.appendingPathComponent(name)
+    try Data(text.utf8).write(to: url)
+    return url.path
+}
+
+/// Keeps converted metrics as plain values (a real sink: the converter's own contract).
+final class CollectingSink: MetricSink {
+    var metrics: [HealthMetric] = []
+    var jsonLines: [String] = []
+    var finished = false
+    var abandoned = false
+    func write(_ metric: MappedMetric) throws {
+        metrics.append(HealthMetric(metric))
+        var buffer = ByteBuffer(capacity: 512)
+        MetricJSON.append(metric, to: &buffer)
+        jsonLines.append(buffer.withBytes { $0.string })
+    }
+    func finish() throws { finished = true }
+    func abandon() throws { abandoned = true }
+}
+
+/// Converts `path` and returns the metrics and the report.
+func convert(_ path: String, filter: MetricFilter = .all) throws -> (metrics: [HealthMetric], json: [String], report: ConversionReport) {
+    let sink = CollectingSink()
+    let report = try ExportConverter(input: path, filter: filter, sink: sink).run()
+    return (sink.metrics, sink.jsonLines, report)
+}
+
+/// Wraps records in a minimal export document.
+func exportXML(_ body: String, doctype: String = "") -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    \(doctype)<HealthData locale="en_US">
+     <ExportDate value="2024-11-03 09:15:00 -0500"/>
+    \(body)
+    </HealthData>
+
+    """
+}
+
+func record(_ type: String, unit: String? = nil, value: String? = nil,
+            start: String = "2024-11-02 07:00:00 -0500", end: String = "2024-11-02 07:10:00 -0500",
+            source: String = "Watch", children: String = "") -> String {
+    let unitAttribute = unit.map { " unit=\"\($0.xmlEscaped)\"" } ?? ""
+    let valueAttribute = value.map { " value=\"\($0)\"" } ?? ""
+    let head = " <Record type=\"\(type)\" sourceName=\"\(source)\"\(unitAttribute) startDate=\"\(start)\" endDate=\"\(end)\"\(valueAttribute)"
+    return children.isEmpty ? head + "/>\n" : head + ">\n" + children + " </Record>\n"
+}
+
+extension String {
+    /// As written inside an attribute value.
+    var xmlEscaped: String {
+        replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    func withBytes<R>(_ body: (ByteText) -> R) -> R {
+        var copy = self
+        return copy.withUTF8(body)
+    }
+}
