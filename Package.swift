@@ -51,7 +51,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncCoreTests",
-            dependencies: ["CloudSyncCore"],
+            dependencies: ["CloudSyncCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -20,13 +20,20 @@ final class ZipArchiveSource: ExportByteSource {
         }
         var found: Entry?
         var others: [String] = []
+        var unreadable: (path: String, error: any Error)?
         for entry in archive {
-            if found == nil, entry.type == .file, ExportSources.isCandidateEntry(entry.path),
-               try Self.sniff(archive, entry, name) {
-                found = entry
-            } else if entry.type == .file {
-                others.append(entry.path)
+            if found == nil, entry.type == .file, ExportSources.isCandidateEntry(entry.path) {
+                do {
+                    if try Self.sniff(archive, entry) { found = entry; continue }
+                } catch {
+                    unreadable = unreadable ?? (entry.path, error)
+                }
             }
+            if entry.type == .file { others.append(entry.path) }
+        }
+        if found == nil, let unreadable {
+            // Most likely the export itself is damaged: say so rather than "no export".
+            throw ConversionError.damagedZip(name, entry: unreadable.path, "cannot inflate (\(unreadable.error))")
         }
         guard let found else {
             throw ConversionError.notAnExport(name, "no file in the zip declares <HealthData> (\(others.count) files looked at)")
@@ -37,7 +44,7 @@ final class ZipArchiveSource: ExportByteSource {
     }
 
     /// Reads the first bytes of `entry` and looks for the HealthData declaration.
-    private static func sniff(_ archive: Archive, _ entry: Entry, _ name: String) throws -> Bool {
+    private static func sniff(_ archive: Archive, _ entry: Entry) throws -> Bool {
         var head = Data()
         do {
             _ = try archive.extract(entry, bufferSize: ExportSources.sniffLength, skipCRC32: true) { data in
@@ -45,8 +52,6 @@ final class ZipArchiveSource: ExportByteSource {
                 if head.count >= ExportSources.sniffLength { throw StopReading() }
             }
         } catch is StopReading {
-        } catch {
-            return false  // an unreadable side file is not the export; reported if nothing else is
         }
         return head.withUnsafeBytes { ExportSources.declaresHealthData($0.bindMemory(to: UInt8.self)) }
     }
