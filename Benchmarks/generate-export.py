@@ -307,16 +307,11 @@ class Calendar:
             date = self.first + datetime.timedelta(days=d)
             self.dates.append(date)
             self.dayp.append(date.strftime("%Y-%m-%d "))
-            self.offs.append(" +0200" if self.dst(date) else " +0100")   # Europe/Paris, switched per day
+            # Like Apple's exports, every date carries the phone's offset at export time (healthmetric.md),
+            # so wall-clock times never jump at a DST change and an end is never before its start.
+            self.offs.append(EXPORT_DATE[-6:])
             self.era.append(max(i for i, e in enumerate(ERAS) if e[0] <= date))
         self.hms = ["%02d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60) for s in range(DAY)]
-
-    @staticmethod
-    def dst(date):
-        def last_sunday(m):
-            d = datetime.date(date.year, m, 31)
-            return d - datetime.timedelta(days=(d.weekday() + 1) % 7)
-        return last_sunday(3) <= date < last_sunday(10)
 
     def s(self, t):
         d = t // DAY

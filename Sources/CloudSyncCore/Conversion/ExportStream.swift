@@ -23,19 +23,30 @@ public struct ExportStream {
         facts.source.inputName = inputPath == "-" ? "standard input" : inputPath
     }
 
-    /// `onChunk` sees the running count of XML bytes parsed (for progress).
+    /// Calls `consumer` with each top-level element, in order, on a thread of its own (so that
+    /// mapping and writing run beside the parse). Returns after the last call.
     public mutating func run(_ consumer: any ExportElementConsumer) throws {
         let source = try ExportSources.open(inputPath)
-        let parser = ExportParser(consumer: consumer)
+        let stage = MappingStage(consumer: consumer)
+        let parser = ExportParser(handoff: stage)
         let pipeline = ChunkPipeline(source: source)
         var parsed: Int64 = 0
         defer { collect(source, parser, pipeline, parsed) }
+        stage.start()
         do {
-            try pipeline.run { chunk in
-                parsed += Int64(chunk.count)
-                try parser.parse(chunk)
+            do {
+                try pipeline.run { chunk in
+                    parsed += Int64(chunk.count)
+                    try parser.parse(chunk)
+                }
+                try parser.finish()
+            } catch {
+                // Every element completed before the damage still reaches the consumer; an error
+                // of the consumer itself (a full disk, an interrupt) is the one to report.
+                try stage.finish()
+                throw error
             }
-            try parser.finish()
+            try stage.finish()
         } catch let syntax as XMLSyntaxError {
             if parser.rootName == nil {
                 throw ConversionError.notAnExport(source.info.inputName, "not XML (\(syntax.message) at line \(syntax.line))")

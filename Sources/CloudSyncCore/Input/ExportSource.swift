@@ -28,16 +28,14 @@ public enum ExportSources {
         let name = isStdin ? "standard input" : path
         let fd = isStdin ? STDIN_FILENO : Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ConversionError.unreadable(name, String(cString: strerror(errno))) }
-        var info = stat()
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            throw ConversionError.unreadable(name, "is a directory")
-        }
+        let kind = FileKind(descriptor: fd)
+        if kind == .directory { throw ConversionError.unreadable(name, "is a directory") }
         let reader = FileReader(descriptor: fd, name: name, owns: !isStdin)
         let prefix = try reader.peek(4)
         if prefix.isEmpty { throw ConversionError.notAnExport(name, "the input is empty") }
         if prefix == emptyZipMagic { throw ConversionError.notAnExport(name, "the zip archive is empty") }
         guard prefix == zipMagic else { return PlainXMLSource(reader: reader) }
-        if (info.st_mode & S_IFMT) == S_IFREG {
+        if kind == .regular {
             // A seekable zip: read it through its central directory with ZIPFoundation.
             let url = URL(fileURLWithPath: isStdin ? "/proc/self/fd/0" : path)
             return try ZipArchiveSource(url: url, name: name)

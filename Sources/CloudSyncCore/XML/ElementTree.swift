@@ -18,8 +18,10 @@ public final class ElementTree {
 
     struct Attribute {
         var name: AttributeName
-        var nameStart: Int32
-        var nameCount: Int32
+        /// The name as libxml2 interned it (NUL-terminated): valid while the parser lives, which
+        /// is always longer than a consumer call. Not copied: that was a `strlen` and a copy per
+        /// attribute on the parser thread, the critical path.
+        var interned: UnsafePointer<UInt8>
         var valueStart: Int32
         var valueCount: Int32
     }
@@ -29,13 +31,15 @@ public final class ElementTree {
 
     public internal(set) var nodes: [Node] = []
     var attributes: [Attribute] = []
-    var arena = ByteBuffer(capacity: 64 << 10)
+    var arena = ByteBuffer(capacity: 2048)
     /// Names of elements outside the DTD, by node index (rare).
     var unknownNames: [Int: String] = [:]
 
+    /// Starts small: hundreds of trees circulate between the parser and the mapping thread, and
+    /// each grows to the largest element it held.
     init() {
-        nodes.reserveCapacity(64)
-        attributes.reserveCapacity(512)
+        nodes.reserveCapacity(8)
+        attributes.reserveCapacity(32)
     }
 
     func removeAll() {
@@ -43,14 +47,6 @@ public final class ElementTree {
         attributes.removeAll(keepingCapacity: true)
         arena.removeAll()
         if !unknownNames.isEmpty { unknownNames.removeAll() }
-    }
-
-    /// Stores a copy of `bytes`, returning its offset.
-    @inline(__always)
-    func store(_ bytes: ByteText) -> Int32 {
-        let start = Int32(arena.count)
-        arena.append(bytes)
-        return start
     }
 
     /// Stores an attribute value. With entity substitution off (as it must stay, see `ExportParser`),
@@ -105,7 +101,7 @@ public final class ElementTree {
         let n = nodes[node]
         return (Int(n.firstAttribute)..<Int(n.firstAttribute + n.attributeCount)).map { i in
             let a = attributes[i]
-            return (arena.bytes(Int(a.nameStart)..<Int(a.nameStart + a.nameCount)),
+            return (ByteText(start: a.interned, count: strlen(a.interned)),
                     arena.bytes(Int(a.valueStart)..<Int(a.valueStart + a.valueCount)))
         }
     }

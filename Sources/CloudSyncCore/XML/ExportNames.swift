@@ -71,20 +71,30 @@ public enum AttributeName: UInt8, CaseIterable, Sendable {
 /// libxml2 interns element and attribute names in its dictionary, so the same name always arrives
 /// at the same address for the life of a parser. Classifying by address costs one load instead of
 /// a string comparison per attribute (about 10 per record, 70 million in a 3 GB export).
-struct InternedNameCache<Name> {
-    private var keys: [UnsafeRawPointer?]
-    private var names: [Name]
+/// Fixed unsafe storage: an `Array` here cost a uniqueness check and a retain per lookup.
+final class InternedNameCache<Name> {
+    private static var slots: Int { 256 }
+    private let keys: UnsafeMutablePointer<UnsafeRawPointer?>
+    private let names: UnsafeMutablePointer<Name>
     private let classify: (ByteText) -> Name
 
     init(placeholder: Name, classify: @escaping (ByteText) -> Name) {
-        keys = Array(repeating: nil, count: 256)
-        names = Array(repeating: placeholder, count: 256)
+        keys = .allocate(capacity: Self.slots)
+        keys.initialize(repeating: nil, count: Self.slots)
+        names = .allocate(capacity: Self.slots)
+        names.initialize(repeating: placeholder, count: Self.slots)
         self.classify = classify
     }
 
+    deinit {
+        keys.deallocate()
+        names.deinitialize(count: Self.slots)
+        names.deallocate()
+    }
+
     @inline(__always)
-    mutating func name(_ cString: UnsafePointer<UInt8>) -> Name {
-        let slot = Int(truncatingIfNeeded: UInt(bitPattern: cString) >> 3) & 255
+    func name(_ cString: UnsafePointer<UInt8>) -> Name {
+        let slot = Int(truncatingIfNeeded: UInt(bitPattern: cString) >> 3) & (Self.slots - 1)
         if keys[slot] == UnsafeRawPointer(cString) { return names[slot] }
         let name = classify(ByteText(start: cString, count: strlen(cString)))
         keys[slot] = UnsafeRawPointer(cString)

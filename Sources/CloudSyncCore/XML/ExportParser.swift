@@ -6,6 +6,22 @@ public protocol ExportElementConsumer: AnyObject {
     func consume(_ tree: ElementTree) throws
 }
 
+/// Takes each completed top-level tree and returns the (empty or reusable) tree to fill next:
+/// lets the parser fill one tree while another thread maps the previous ones.
+protocol ElementTreeHandoff: AnyObject {
+    func completed(_ tree: ElementTree) throws -> ElementTree
+}
+
+/// Calls the consumer on the parser's own thread and reuses the same tree.
+private final class DirectHandoff: ElementTreeHandoff {
+    unowned let consumer: any ExportElementConsumer
+    init(_ consumer: any ExportElementConsumer) { self.consumer = consumer }
+    func completed(_ tree: ElementTree) throws -> ElementTree {
+        try consumer.consume(tree)
+        return tree
+    }
+}
+
 /// A structural error in the XML (truncated, not well-formed), where libxml2 found it.
 public struct XMLSyntaxError: Error, Sendable, Equatable {
     public var line: Int
@@ -24,22 +40,29 @@ public final class ExportParser {
     /// `HealthData`'s `locale` attribute.
     public private(set) var locale: String?
     /// How many elements of each kind were seen, nested ones included (for `inspect`).
-    public private(set) var elementCounts = [Int](repeating: 0, count: ElementName.allCases.count)
+    public var elementCounts: [Int] { Array(UnsafeBufferPointer(start: counts, count: ElementName.allCases.count)) }
+    private let counts = UnsafeMutablePointer<Int>.allocate(capacity: ElementName.allCases.count)
     /// Element names outside the export DTD, with counts.
     public private(set) var unknownElements: [String: Int] = [:]
 
     private var context: xmlParserCtxtPtr?
-    private let tree = ElementTree()
-    private unowned let consumer: any ExportElementConsumer
+    private var tree = ElementTree()
+    private let handoff: any ElementTreeHandoff
     private var depth = 0
     /// Index in `tree.nodes` of the open element at each depth below the top level.
     private var openNodes: [Int32] = []
     private var pendingError: (any Error)?
-    private var elementNames = InternedNameCache<ElementName>(placeholder: .unknown, classify: ElementName.init)
-    private var attributeNames = InternedNameCache<AttributeName>(placeholder: .other, classify: AttributeName.init)
+    private let elementNames = InternedNameCache<ElementName>(placeholder: .unknown, classify: ElementName.init)
+    private let attributeNames = InternedNameCache<AttributeName>(placeholder: .other, classify: AttributeName.init)
 
-    public init(consumer: any ExportElementConsumer) {
-        self.consumer = consumer
+    /// Delivers each element to `consumer` on the parsing thread.
+    public convenience init(consumer: any ExportElementConsumer) {
+        self.init(handoff: DirectHandoff(consumer))
+    }
+
+    init(handoff: any ElementTreeHandoff) {
+        self.handoff = handoff
+        counts.initialize(repeating: 0, count: ElementName.allCases.count)
         xmlInitParser()
         var handler = xmlSAXHandler()
         handler.initialized = UInt32(XML_SAX2_MAGIC)
@@ -58,7 +81,10 @@ public final class ExportParser {
         xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
     }
 
-    deinit { xmlFreeParserCtxt(context) }
+    deinit {
+        xmlFreeParserCtxt(context)
+        counts.deallocate()
+    }
 
     /// Parses the next bytes of the document.
     public func parse(_ bytes: ByteText) throws {
@@ -101,13 +127,14 @@ public final class ExportParser {
                               _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
         depth += 1
         let name = elementNames.name(localname)
-        elementCounts[Int(name.rawValue)] += 1
+        counts[Int(name.rawValue)] += 1
         if name == .unknown { unknownElements[String(cString: localname), default: 0] += 1 }
         if depth == 1 {
             rootName = String(cString: localname)
             if let value = attributeValue(named: "locale", attributeCount, attributes) { locale = value }
             return
         }
+        let tree = self.tree
         if depth == 2 { tree.removeAll(); openNodes.removeAll(keepingCapacity: true) }
         guard tree.byteCount < ElementTree.maximumBytes else {
             stop(with: XMLSyntaxError(line: currentLine, column: 0,
@@ -119,11 +146,8 @@ public final class ExportParser {
             for i in 0..<attributeCount {
                 let slot = attributes + i * 5  // localname, prefix, URI, value, end
                 guard let attributeName = slot[0], let start = slot[3], let end = slot[4] else { continue }
-                let nameBytes = ByteText(start: attributeName, count: strlen(attributeName))
-                let nameStart = tree.store(nameBytes)
                 let value = tree.storeAttributeValue(ByteText(start: start, count: end - start))
-                tree.attributes.append(.init(name: attributeNames.name(attributeName),
-                                             nameStart: nameStart, nameCount: Int32(nameBytes.count),
+                tree.attributes.append(.init(name: attributeNames.name(attributeName), interned: attributeName,
                                              valueStart: value.start, valueCount: value.count))
             }
         }
@@ -141,7 +165,7 @@ public final class ExportParser {
         openNodes.removeLast()
         guard depth == 2, pendingError == nil else { return }
         do {
-            try consumer.consume(tree)
+            tree = try handoff.completed(tree)
         } catch {
             stop(with: error)
         }
