@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages CloudSync builds against, only those not installed yet.
+set -euo pipefail
+packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+((${#missing[@]})) || exit 0
+echo "installing ${missing[*]}" >&2
+sudo=""
+[[ $(id -u) -ne 0 ]] && sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
