@@ -2,8 +2,9 @@
 import PackageDescription
 
 // Layers, bottom to top:
-//   CLibXML2, CloudSyncZlib     system libraries (C), only imported by CloudSyncCore
+//   CLibXML2, CloudSyncZlib, CSQLite3   system libraries (C)
 //   CloudSyncCore        the export format, the HealthMetric model, mapping and writers
+//   CloudSyncStore       the SQLite staging store (import, status, export, aggregate)
 //   cloudsync            the command-line tool on top
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -15,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "CloudSyncCore", targets: ["CloudSyncCore"]),
+        .library(name: "CloudSyncStore", targets: ["CloudSyncStore"]),
         .executable(name: "cloudsync", targets: ["cloudsync"]),
     ],
     dependencies: [
@@ -32,6 +34,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite3",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "CloudSyncCore",
             dependencies: [
@@ -41,10 +48,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
+        .target(
+            name: "CloudSyncStore",
+            dependencies: ["CloudSyncCore", "CSQLite3"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "cloudsync",
             dependencies: [
                 "CloudSyncCore",
+                "CloudSyncStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -52,6 +65,11 @@ let package = Package(
         .testTarget(
             name: "CloudSyncCoreTests",
             dependencies: ["CloudSyncCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CloudSyncStoreTests",
+            dependencies: ["CloudSyncStore", "CloudSyncCore", "CSQLite3"],
             swiftSettings: strictSettings
         ),
         .testTarget(

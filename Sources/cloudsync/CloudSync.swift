@@ -7,6 +7,6 @@ struct CloudSync: ParsableCommand {
         abstract: "Turn an Apple Health export into clean, normalised HealthMetric data.",
         discussion: ExitStatus.helpText,
         version: "0.1.0",
-        subcommands: [Convert.self, Inspect.self]
+        subcommands: [Convert.self, Inspect.self, Import.self, Status.self, Export.self, Aggregate.self]
     )
 }

@@ -1,6 +1,8 @@
 /// One HealthMetric as views of bytes: what the mapper produces and the writers consume.
 /// Its views are valid until the mapper maps the next element.
 public struct MappedMetric {
+    public init() {}
+
     public var type: ByteText = .empty
     /// Seconds since 1970 UTC.
     public var startDate: Int64 = 0
@@ -12,6 +14,9 @@ public struct MappedMetric {
     public var sourceApp: ByteText = .empty
     /// Always starts with `device`; keys are unique.
     public var metadata: [(key: ByteText, value: ByteText)] = []
+    /// The metadata object already encoded as JSON (metrics read back from the store); when set,
+    /// writers use it instead of `metadata`.
+    public var metadataJSON: ByteText?
     /// False when the unit is outside the table (kept as written).
     public var unitRecognised = true
     /// The unit as the file wrote it.

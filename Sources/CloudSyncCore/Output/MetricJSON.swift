@@ -18,13 +18,31 @@ public enum MetricJSON {
         out.appendJSONString(metric.unit)
         out.append(",\"sourceApp\":")
         out.appendJSONString(metric.sourceApp)
-        out.append(",\"metadata\":{")
-        for (i, entry) in metric.metadata.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
+        out.append(",\"metadata\":")
+        if let encoded = metric.metadataJSON {
+            out.append(encoded)
+        } else {
+            appendMetadata(metric, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// The metadata object alone: `{"device":"Apple Watch",…}`.
+    public static func appendMetadata(_ metric: MappedMetric, to out: inout ByteBuffer) {
+        out.append(UInt8(ascii: "{"))
+        appendMembers(metric.metadata[...], to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// Object members without the braces: `"k":"v","k2":"v2"`.
+    public static func appendMembers(_ entries: ArraySlice<(key: ByteText, value: ByteText)>, to out: inout ByteBuffer) {
+        var first = true
+        for entry in entries {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
             out.appendJSONString(entry.key)
             out.append(UInt8(ascii: ":"))
             out.appendJSONString(entry.value)
         }
-        out.append("}}")
     }
 }

@@ -1,0 +1,93 @@
+import CSQLite3
+
+/// One SQLite connection (the system library through its C API). Owns the handle; statements are
+/// prepared once and reused. Not thread-safe: one connection per thread.
+public final class SQLiteDatabase {
+    public let path: String
+    let handle: OpaquePointer
+
+    public struct OpenMode: Sendable {
+        var flags: Int32
+        public static let readWrite = OpenMode(flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        public static let readOnly = OpenMode(flags: SQLITE_OPEN_READONLY)
+    }
+
+    public init(path: String, mode: OpenMode = .readWrite) throws {
+        self.path = path
+        var db: OpaquePointer?
+        let status = sqlite3_open_v2(path, &db, mode.flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+            sqlite3_close(db)
+            throw SQLiteError(code: status, extendedCode: status, message: message, sql: nil, path: path)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        // Another cloudsync reading while we write waits instead of failing at once.
+        sqlite3_busy_timeout(db, 5000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs SQL without results (one or several statements).
+    public func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if status != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status))
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: status & 0xFF, extendedCode: status, message: message, sql: sql, path: path)
+        }
+    }
+
+    public func prepare(_ sql: String) throws -> SQLiteStatement {
+        try SQLiteStatement(database: self, sql: sql)
+    }
+
+    /// The single value of a query (`SELECT count(*) …`).
+    public func scalarInt(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int64? {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        return try statement.step() ? (statement.isNull(0) ? nil : statement.int64(0)) : nil
+    }
+
+    public func scalarText(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> String? {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        return try statement.step() ? statement.text(0) : nil
+    }
+
+    /// Runs `body` in one transaction (BEGIN IMMEDIATE: the write lock is taken at the start).
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+    /// False while a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    func error(_ status: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: status & 0xFF, extendedCode: sqlite3_extended_errcode(handle),
+                    message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteDatabase: Sendable {}
+
+/// A value to bind.
+public enum SQLiteValue: Sendable, Equatable {
+    case int(Int64)
+    case double(Double)
+    case text(String)
+    case null
+}

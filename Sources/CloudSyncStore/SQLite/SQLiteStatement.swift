@@ -1,0 +1,88 @@
+import CloudSyncCore
+import CSQLite3
+
+/// A prepared statement, finalized when released. Reused with `reset`.
+public final class SQLiteStatement {
+    let handle: OpaquePointer
+    unowned let database: SQLiteDatabase
+    let sql: String
+
+    init(database: SQLiteDatabase, sql: String) throws {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw database.error(status, sql: sql) }
+        handle = statement
+        self.database = database
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    // MARK: Binding (1-based indexes, as SQLite counts)
+
+    public func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+    public func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
+    public func bind(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, cloudsync_sqlite_transient()) }
+    public func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
+
+    /// Binds bytes as TEXT, copied by SQLite (the bytes may be reused right after).
+    public func bind(_ index: Int32, bytes: ByteText) {
+        let pointer = UnsafeRawPointer(bytes.baseAddress ?? ByteText(literal: "").baseAddress!).assumingMemoryBound(to: CChar.self)
+        sqlite3_bind_text(handle, index, pointer, Int32(bytes.count), cloudsync_sqlite_transient())
+    }
+
+    public func bind(_ values: [SQLiteValue]) throws {
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            switch value {
+            case .int(let v): bind(index, v)
+            case .double(let v): bind(index, v)
+            case .text(let v): bind(index, v)
+            case .null: bindNull(index)
+            }
+        }
+    }
+
+    // MARK: Running
+
+    /// Steps once: true when a row is available.
+    @discardableResult
+    public func step() throws -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw database.error(status, sql: sql)
+        }
+    }
+
+    /// Runs to completion and resets for the next use.
+    public func run(_ values: [SQLiteValue] = []) throws {
+        try bind(values)
+        defer { reset() }
+        while try step() {}
+    }
+
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: Columns (0-based)
+
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    public func text(_ column: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+        return String(cString: pointer)
+    }
+    /// The column's bytes, valid until the next step or reset.
+    public func bytes(_ column: Int32) -> ByteText {
+        guard let pointer = sqlite3_column_text(handle, column) else { return ByteText(literal: "") }
+        return ByteText(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteStatement: Sendable {}

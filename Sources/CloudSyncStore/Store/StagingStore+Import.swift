@@ -1,0 +1,78 @@
+import CloudSyncCore
+import Foundation
+
+/// What one `import` did.
+public struct ImportResult: Sendable {
+    public var runID: Int64
+    public var newCount: Int
+    public var duplicateCount: Int
+    public var conversion: ConversionReport
+}
+
+extension StagingStore {
+    /// Imports an export (zip, XML or `-`): new metrics are added, ones already in the store are
+    /// counted as duplicates. The run is recorded with its outcome; on damaged input everything
+    /// before the damage is kept, the run is marked failed with the reason, and the error is rethrown.
+    public func importExport(_ input: String, filter: MetricFilter = .all,
+                             configure: (ExportConverter) -> Void = { _ in }) throws -> ImportResult {
+        let inputName = input == "-" ? "standard input" : input
+        let size = (try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int).flatMap { $0 }
+        let runID: Int64 = try storeErrors {
+            try database.prepare("INSERT INTO import_run(input, input_size, started_at, outcome) VALUES (?, ?, ?, 'running')")
+                .run([.text(inputName), size.map { .int(Int64($0)) } ?? .null, .int(Self.now)])
+            return database.lastInsertRowID
+        }
+        let sink = try storeErrors { try StoreImportSink(database: database, runID: runID) }
+        try storeErrors { try sink.begin() }
+        let converter = ExportConverter(input: input, filter: filter, sink: sink)
+        converter.observer = sink
+        configure(converter)
+        let report: ConversionReport
+        do {
+            report = try converter.run()
+        } catch {
+            if database.isInTransaction { try? database.execute("ROLLBACK") }
+            let outcome: String
+            if case ConversionError.interrupted = error { outcome = "interrupted" } else { outcome = "failed" }
+            try? finishRun(runID, outcome: outcome, reason: Self.describe(error), sink: sink, report: converter.currentReport)
+            if let sqlite = error as? SQLiteError { throw StoreError.sqlite(sqlite) }
+            throw error
+        }
+        try storeErrors { try finishRun(runID, outcome: "ok", reason: nil, sink: sink, report: report) }
+        return ImportResult(runID: runID, newCount: sink.newCount, duplicateCount: sink.duplicateCount, conversion: report)
+    }
+
+    private func finishRun(_ runID: Int64, outcome: String, reason: String?, sink: StoreImportSink, report: ConversionReport) throws {
+        try database.transaction {
+            try database.prepare("""
+                UPDATE import_run SET ended_at = ?, outcome = ?, reason = ?, new_count = ?, duplicate_count = ?,
+                    invalid_count = ?, filtered_count = ?, export_date = ?, export_version = ?, locale = ?
+                WHERE id = ?
+                """).run([.int(Self.now), .text(outcome), reason.map { .text($0) } ?? .null,
+                          .int(Int64(sink.newCount)), .int(Int64(sink.duplicateCount)),
+                          .int(Int64(report.invalidCount)), .int(Int64(report.filteredOut)),
+                          report.exportDate.map { .text($0) } ?? .null,
+                          report.exportVersion.map { .int(Int64($0)) } ?? .null,
+                          report.locale.map { .text($0) } ?? .null, .int(runID)])
+            guard outcome == "ok" else { return }
+            var facts: [(String, String)] = []
+            if let date = report.exportDate { facts.append(("exportDate", date)) }
+            if let version = report.exportVersion { facts.append(("exportVersion", String(version))) }
+            if let locale = report.locale { facts.append(("locale", locale)) }
+            if let me = sink.me, let json = try? JSONSerialization.data(withJSONObject: me, options: [.sortedKeys]) {
+                facts.append(("me", String(decoding: json, as: UTF8.self)))
+            }
+            let upsert = try database.prepare("INSERT OR REPLACE INTO export_fact(key, value) VALUES (?, ?)")
+            for (key, value) in facts { try upsert.run([.text(key), .text(value)]) }
+        }
+    }
+
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? ConversionError { return error.description }
+        if let error = error as? StoreError { return error.description }
+        if let error = error as? SQLiteError { return error.description }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,90 @@
+import CloudSyncCore
+
+extension StagingStore {
+    /// Totals, per type, date range, pending per target, recent imports and uploads, backfill, identity.
+    public func status(recent: Int = 10) throws -> StoreStatus {
+        try storeErrors {
+            let identity = try identity()
+            var byType: [String: Int] = [:]
+            let types = try database.prepare("""
+                SELECT t.name, count(*) FROM metric m JOIN metric_type t ON t.id = m.type_id GROUP BY m.type_id
+                """)
+            while try types.step() { byType[types.text(0) ?? ""] = Int(types.int64(1)) }
+            let metrics = byType.values.reduce(0, +)
+            let range = try database.prepare("SELECT min(start_date), max(end_date) FROM metric")
+            _ = try range.step()
+            let firstStart = range.isNull(0) ? nil : UTCDateFormatter.string(range.int64(0))
+            let lastEnd = range.isNull(1) ? nil : UTCDateFormatter.string(range.int64(1))
+
+            var targets: [StoreStatus.Target] = []
+            let targetRows = try database.prepare("""
+                SELECT t.target, t.server, (SELECT count(*) FROM upload_ack a WHERE a.target_id = t.id)
+                FROM upload_target t ORDER BY t.id
+                """)
+            while try targetRows.step() {
+                let acknowledged = Int(targetRows.int64(2))
+                targets.append(.init(target: targetRows.text(0) ?? "", server: targetRows.text(1) ?? "",
+                                     acknowledged: acknowledged, pending: metrics - acknowledged))
+            }
+            let pending = Int(try database.scalarInt("""
+                SELECT count(*) FROM metric WHERE id NOT IN (
+                    SELECT a.metric_id FROM upload_ack a JOIN upload_target t ON t.id = a.target_id WHERE t.target = 'cloudcare')
+                """) ?? 0)
+
+            var imports: [StoreStatus.ImportRun] = []
+            let importRows = try database.prepare("""
+                SELECT id, input, input_size, export_date, export_version, started_at, ended_at, outcome, reason,
+                       new_count, duplicate_count, invalid_count, filtered_count
+                FROM import_run ORDER BY id DESC LIMIT ?
+                """)
+            importRows.bind(1, Int64(recent))
+            while try importRows.step() {
+                imports.append(.init(
+                    id: importRows.int64(0), input: importRows.text(1) ?? "",
+                    inputSize: importRows.isNull(2) ? nil : importRows.int64(2), exportDate: importRows.text(3),
+                    exportVersion: importRows.isNull(4) ? nil : Int(importRows.int64(4)),
+                    startedAt: UTCDateFormatter.string(importRows.int64(5)),
+                    endedAt: importRows.isNull(6) ? nil : UTCDateFormatter.string(importRows.int64(6)),
+                    outcome: importRows.text(7) ?? "", reason: importRows.text(8),
+                    new: Int(importRows.int64(9)), duplicates: Int(importRows.int64(10)),
+                    invalid: Int(importRows.int64(11)), filtered: Int(importRows.int64(12))))
+            }
+
+            var uploads: [StoreStatus.UploadBatch] = []
+            let uploadRows = try database.prepare("""
+                SELECT t.target, t.server, b.at, b.count, b.first_start, b.last_end, b.success, b.error
+                FROM upload_batch b JOIN upload_target t ON t.id = b.target_id ORDER BY b.id DESC LIMIT ?
+                """)
+            uploadRows.bind(1, Int64(recent))
+            while try uploadRows.step() {
+                uploads.append(.init(
+                    target: uploadRows.text(0) ?? "", server: uploadRows.text(1) ?? "",
+                    at: UTCDateFormatter.string(uploadRows.int64(2)), count: Int(uploadRows.int64(3)),
+                    firstStart: uploadRows.isNull(4) ? nil : UTCDateFormatter.string(uploadRows.int64(4)),
+                    lastEnd: uploadRows.isNull(5) ? nil : UTCDateFormatter.string(uploadRows.int64(5)),
+                    success: uploadRows.int64(6) != 0, error: uploadRows.text(7)))
+            }
+
+            var backfill: [StoreStatus.Backfill] = []
+            let backfillRows = try database.prepare("""
+                SELECT t.target, t.server, b.complete, b.backfill_date, b.recommended_start
+                FROM backfill_state b JOIN upload_target t ON t.id = b.target_id ORDER BY t.id
+                """)
+            while try backfillRows.step() {
+                backfill.append(.init(target: backfillRows.text(0) ?? "", server: backfillRows.text(1) ?? "",
+                                      complete: backfillRows.int64(2) != 0, backfillDate: backfillRows.text(3),
+                                      recommendedStart: backfillRows.text(4)))
+            }
+
+            var facts: [String: String] = [:]
+            let factRows = try database.prepare("SELECT key, value FROM export_fact")
+            while try factRows.step() { facts[factRows.text(0) ?? ""] = factRows.text(1) ?? "" }
+
+            return StoreStatus(store: path, schemaVersion: StoreSchema.currentVersion,
+                               userId: identity.userId, deviceId: identity.deviceId,
+                               metrics: metrics, pending: pending, byType: byType,
+                               firstStart: firstStart, lastEnd: lastEnd, targets: targets,
+                               imports: imports, uploads: uploads, backfill: backfill, exportFacts: facts)
+        }
+    }
+}

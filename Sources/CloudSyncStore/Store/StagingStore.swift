@@ -1,0 +1,114 @@
+import CloudSyncCore
+import CSQLite3
+import Foundation
+
+/// The SQLite staging store: where years of history wait to be uploaded, queried and re-exported.
+///
+/// Writers (`import`, `upload`) hold an exclusive lock file for their whole session; readers
+/// (`status`, `export`, `aggregate`) read alongside them (WAL). Commits are large transactions;
+/// after a `kill -9` at any moment SQLite's journal brings the file back to its last commit.
+public final class StagingStore {
+    public enum Access: Sendable { case read, write }
+
+    public let path: String
+    let database: SQLiteDatabase
+    private let lock: StoreLock?
+
+    /// Opens (for writing: creates) the store at `path`, migrating its schema when it is older.
+    public init(path: String, access: Access) throws {
+        self.path = path
+        let exists = FileManager.default.fileExists(atPath: path)
+        if access == .read && !exists {
+            throw StoreError.cannotOpen(path, "no store there yet (run `cloudsync import` first)")
+        }
+        if access == .write {
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty {
+                do {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                } catch {
+                    throw StoreError.readOnly(path)
+                }
+            }
+            if exists && !FileManager.default.isWritableFile(atPath: path) { throw StoreError.readOnly(path) }
+            do {
+                lock = try StoreLock(storePath: path)
+            } catch StoreError.cannotOpen {
+                throw StoreError.readOnly(path)
+            }
+        } else {
+            lock = nil
+        }
+        do {
+            database = try SQLiteDatabase(path: path, mode: access == .write ? .readWrite : .readOnly)
+            try configure(access)
+        } catch let error as SQLiteError {
+            if error.isReadOnly { throw StoreError.readOnly(path) }
+            if error.code == SQLITE_NOTADB { throw StoreError.notAStore(path, error.message) }
+            throw StoreError.sqlite(error)
+        }
+    }
+
+    private func configure(_ access: Access) throws {
+        let version = Int(try database.scalarInt("PRAGMA user_version") ?? 0)
+        if version > StoreSchema.currentVersion {
+            throw StoreError.newerSchema(path, found: version, known: StoreSchema.currentVersion)
+        }
+        guard access == .write else {
+            if version < StoreSchema.currentVersion {
+                throw StoreError.cannotOpen(path, "its schema (\(version)) is older than this cloudsync's; run `cloudsync import` once to upgrade it")
+            }
+            return
+        }
+        // 16 KiB pages: fewer B-tree splits during bulk imports (only takes effect on a new file).
+        try database.execute("PRAGMA page_size = 16384")
+        // WAL: readers never block the writer; NORMAL: a commit survives any crash of the process.
+        try database.execute("PRAGMA journal_mode = WAL")
+        try database.execute("PRAGMA synchronous = NORMAL")
+        // 32 MiB of page cache keeps the identity index's hot pages in memory during imports.
+        try database.execute("PRAGMA cache_size = -32768")
+        try database.execute("PRAGMA temp_store = FILE")
+        for step in version..<StoreSchema.currentVersion {
+            try database.transaction {
+                try database.execute(StoreSchema.migrations[step])
+                try database.execute("PRAGMA user_version = \(step + 1)")
+            }
+        }
+        try database.transaction {
+            // A run still marked running was stopped by a crash or a kill: the lock says no other
+            // process is importing now.
+            try database.execute("""
+                UPDATE import_run SET outcome = 'interrupted', reason = 'the process stopped before the import ended'
+                WHERE outcome = 'running'
+                """)
+            for key in ["userId", "deviceId"] {
+                try database.prepare("INSERT OR IGNORE INTO identity(key, value) VALUES (?, ?)")
+                    .run([.text(key), .text(UUID().uuidString)])
+            }
+        }
+    }
+
+    /// The `userId` and `deviceId` made once, on the store's first use (as the iOS app does on
+    /// first launch), sent with every CloudCare envelope.
+    public func identity() throws -> CloudCareIdentity {
+        CloudCareIdentity(userId: try database.scalarText("SELECT value FROM identity WHERE key = 'userId'") ?? "",
+                          deviceId: try database.scalarText("SELECT value FROM identity WHERE key = 'deviceId'") ?? "")
+    }
+
+    /// `PRAGMA integrity_check`: "ok" for a sound file.
+    public func integrityCheck() throws -> String {
+        try database.scalarText("PRAGMA integrity_check") ?? ""
+    }
+
+    /// Runs `body`, turning SQLite failures into `StoreError`s that name the store.
+    func storeErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw StoreError.sqlite(error)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension StagingStore: Sendable {}

@@ -1,0 +1,23 @@
+/// Why the store cannot be used. Every case names the store.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    case cannotOpen(String, String)
+    case locked(String)
+    case readOnly(String)
+    case newerSchema(String, found: Int, known: Int)
+    case notAStore(String, String)
+    case sqlite(SQLiteError)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let why): return "\(path): cannot open the store: \(why)"
+        case .locked(let path): return "\(path): the store is in use by another cloudsync process (import or upload); try again when it ends"
+        case .readOnly(let path): return "\(path): the store is read-only (check the file's and the folder's permissions)"
+        case .newerSchema(let path, let found, let known):
+            return "\(path): the store was written by a newer cloudsync (schema \(found); this one knows up to \(known))"
+        case .notAStore(let path, let why): return "\(path): not a cloudsync store: \(why)"
+        case .sqlite(let error):
+            if error.isDiskFull { return "\(error.path): the disk is full; the store is intact, with everything committed before" }
+            return error.description
+        }
+    }
+}

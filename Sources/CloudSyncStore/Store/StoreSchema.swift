@@ -1,0 +1,86 @@
+/// The staging store's schema, versioned with `PRAGMA user_version` and migrated step by step.
+enum StoreSchema {
+    /// Each entry moves the schema from version `index` to `index + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE metric_type (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE source (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE unit (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE device (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE source_version (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+
+        -- One row per HealthMetric. Dates are seconds since 1970 UTC. The metadata object is
+        -- {"device": device, "sourceVersion": source_version, <extra>}: most samples carry only the
+        -- first two, kept as ids, so `extra` (the other members as JSON, without braces) is mostly NULL.
+        CREATE TABLE metric (
+            id INTEGER PRIMARY KEY,
+            type_id INTEGER NOT NULL REFERENCES metric_type(id),
+            start_date INTEGER NOT NULL,
+            end_date INTEGER NOT NULL,
+            source_id INTEGER NOT NULL REFERENCES source(id),
+            value REAL NOT NULL,
+            unit_id INTEGER NOT NULL REFERENCES unit(id),
+            device_id INTEGER NOT NULL REFERENCES device(id),
+            source_version_id INTEGER REFERENCES source_version(id),
+            extra TEXT,
+            import_id INTEGER NOT NULL REFERENCES import_run(id)
+        );
+        -- A metric's identity: importing the same sample again adds nothing.
+        CREATE UNIQUE INDEX metric_identity ON metric(type_id, start_date, end_date, source_id, value, unit_id);
+
+        CREATE TABLE identity (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE export_fact (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+        CREATE TABLE import_run (
+            id INTEGER PRIMARY KEY,
+            input TEXT NOT NULL,
+            input_size INTEGER,
+            export_date TEXT,
+            export_version INTEGER,
+            locale TEXT,
+            started_at INTEGER NOT NULL,
+            ended_at INTEGER,
+            outcome TEXT NOT NULL,          -- running, ok, failed, interrupted
+            reason TEXT,
+            new_count INTEGER NOT NULL DEFAULT 0,
+            duplicate_count INTEGER NOT NULL DEFAULT 0,
+            invalid_count INTEGER NOT NULL DEFAULT 0,
+            filtered_count INTEGER NOT NULL DEFAULT 0
+        );
+
+        -- Upload state per target (cloudcare, flo, steps) and server: one store can feed several.
+        CREATE TABLE upload_target (
+            id INTEGER PRIMARY KEY,
+            target TEXT NOT NULL,
+            server TEXT NOT NULL,
+            UNIQUE (target, server)
+        );
+        -- A metric acknowledged by a target's server.
+        CREATE TABLE upload_ack (
+            target_id INTEGER NOT NULL REFERENCES upload_target(id),
+            metric_id INTEGER NOT NULL REFERENCES metric(id),
+            PRIMARY KEY (target_id, metric_id)
+        ) WITHOUT ROWID;
+        -- The upload history, one row per batch (the iOS app's UploadTracker).
+        CREATE TABLE upload_batch (
+            id INTEGER PRIMARY KEY,
+            target_id INTEGER NOT NULL REFERENCES upload_target(id),
+            at INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            first_start INTEGER,
+            last_end INTEGER,
+            success INTEGER NOT NULL,
+            error TEXT
+        );
+        CREATE TABLE backfill_state (
+            target_id INTEGER PRIMARY KEY REFERENCES upload_target(id),
+            complete INTEGER NOT NULL,
+            backfill_date TEXT,
+            recommended_start TEXT,
+            updated_at INTEGER NOT NULL
+        );
+        """,
+    ]
+
+    static var currentVersion: Int { migrations.count }
+}

@@ -1,0 +1,60 @@
+/// What `cloudsync status` shows. `--json` prints it as is.
+public struct StoreStatus: Sendable, Codable {
+    public struct ImportRun: Sendable, Codable {
+        public var id: Int64
+        public var input: String
+        public var inputSize: Int64?
+        public var exportDate: String?
+        public var exportVersion: Int?
+        public var startedAt: String
+        public var endedAt: String?
+        public var outcome: String
+        public var reason: String?
+        public var new: Int
+        public var duplicates: Int
+        public var invalid: Int
+        public var filtered: Int
+    }
+
+    public struct UploadBatch: Sendable, Codable {
+        public var target: String
+        public var server: String
+        public var at: String
+        public var count: Int
+        public var firstStart: String?
+        public var lastEnd: String?
+        public var success: Bool
+        public var error: String?
+    }
+
+    public struct Target: Sendable, Codable {
+        public var target: String
+        public var server: String
+        public var acknowledged: Int
+        public var pending: Int
+    }
+
+    public struct Backfill: Sendable, Codable {
+        public var target: String
+        public var server: String
+        public var complete: Bool
+        public var backfillDate: String?
+        public var recommendedStart: String?
+    }
+
+    public var store: String
+    public var schemaVersion: Int
+    public var userId: String
+    public var deviceId: String
+    public var metrics: Int
+    /// Metrics not yet acknowledged by a CloudCare upload (any CloudCare server).
+    public var pending: Int
+    public var byType: [String: Int]
+    public var firstStart: String?
+    public var lastEnd: String?
+    public var targets: [Target]
+    public var imports: [ImportRun]
+    public var uploads: [UploadBatch]
+    public var backfill: [Backfill]
+    public var exportFacts: [String: String]
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import CloudSyncCore
+import CloudSyncStore
+import Foundation
+
+struct Aggregate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Count, sum, average, minimum and maximum per type and hour, day, week or month.",
+        discussion: """
+            A sample counts in the bucket of its startDate, in --tz (default UTC). Weeks start on Monday and are \
+            labelled by that Monday. --merge-sources counts a span recorded by several sources (iPhone and Watch \
+            on the same walk) once, for the source of highest priority, as the Health app does; see docs/aggregation.md.
+
+            Example:
+              cloudsync aggregate --bucket day --types stepCount --tz Europe/Paris --merge-sources
+
+            \(ExitStatus.helpText)
+            """
+    )
+
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case table, jsonl, csv }
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "hour, day, week or month.")
+    var bucket: AggregateBucket
+
+    @Option(help: "Time zone of the buckets, an IANA name like Europe/Paris (default UTC).")
+    var tz: String?
+
+    @Option(help: "table, jsonl or csv.")
+    var format: OutputFormat = .table
+
+    @Flag(help: "Do not double-count steps, distance or energy recorded by several sources.")
+    var mergeSources = false
+
+    @OptionGroup var filters: FilterOptions
+
+    func validate() throws {
+        if let tz, TimeZone(identifier: tz) == nil { throw ValidationError("--tz '\(tz)' is not a time zone (use an IANA name like Europe/Paris)") }
+    }
+
+    func run() throws {
+        let store = try storeOptions.open(.read)
+        let rows: [AggregateRow]
+        do {
+            rows = try store.aggregate(AggregateOptions(bucket: bucket, filter: try filters.makeFilter(),
+                                                        timeZone: tz.flatMap(TimeZone.init(identifier:)), mergeSources: mergeSources))
+        } catch {
+            throw ExitStatus.report(error)
+        }
+        let number = { (value: Double) in NumberFormatting.string(NumberFormatting.roundedAfterConversion(value)) }
+        switch format {
+        case .jsonl:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var out = Data()
+            for row in rows { out.append(try encoder.encode(row)); out.append(UInt8(ascii: "\n")) }
+            FileHandle.standardOutput.write(out)
+        case .csv:
+            var text = "type,bucket,unit,count,sum,average,minimum,maximum\n"
+            for row in rows {
+                text += "\(row.type),\(row.bucket),\(row.unit),\(row.count),\(number(row.sum)),\(number(row.average)),\(number(row.minimum)),\(number(row.maximum))\n"
+            }
+            FileHandle.standardOutput.write(Data(text.utf8))
+        case .table:
+            let header = ["type", "bucket", "unit", "count", "sum", "average", "minimum", "maximum"]
+            let cells = rows.map { [$0.type, $0.bucket, $0.unit, String($0.count), number($0.sum), number($0.average), number($0.minimum), number($0.maximum)] }
+            let widths = header.indices.map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
+            var text = ""
+            for row in [header] + cells {
+                text += row.enumerated().map { column, cell in
+                    column < 3 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0) : cell.leftPadded(widths[column])
+                }.joined(separator: "  ") + "\n"
+            }
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+    }
+}
+
+extension AggregateBucket: ExpressibleByArgument {}
