@@ -74,7 +74,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncCLITests",
-            dependencies: ["CloudSyncCore", "cloudsync"],
+            dependencies: ["CloudSyncCore", "CloudSyncStore", "cloudsync"],
             swiftSettings: strictSettings
         ),
     ]

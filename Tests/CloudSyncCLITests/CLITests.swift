@@ -20,10 +20,14 @@ enum CLI {
     }
 
     /// Runs cloudsync with `arguments`; `stdin` is a file to read from, or bytes written through a pipe.
-    static func run(_ arguments: [String], stdinFile: String? = nil, stdinBytes: Data? = nil) throws -> CLIResult {
+    static func run(_ arguments: [String], stdinFile: String? = nil, stdinBytes: Data? = nil,
+                    environment: [String: String] = [:]) throws -> CLIResult {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -34,8 +38,6 @@ enum CLI {
             input.fileHandleForWriting.write(stdinBytes)
             try input.fileHandleForWriting.close()
         }
-        let errReader = Thread { _ = err.fileHandleForReading.readDataToEndOfFile() }
-        _ = errReader
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

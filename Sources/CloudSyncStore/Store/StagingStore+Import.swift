@@ -13,6 +13,7 @@ extension StagingStore {
     /// Imports an export (zip, XML or `-`): new metrics are added, ones already in the store are
     /// counted as duplicates. The run is recorded with its outcome; on damaged input everything
     /// before the damage is kept, the run is marked failed with the reason, and the error is rethrown.
+    @discardableResult
     public func importExport(_ input: String, filter: MetricFilter = .all,
                              configure: (ExportConverter) -> Void = { _ in }) throws -> ImportResult {
         let inputName = input == "-" ? "standard input" : input

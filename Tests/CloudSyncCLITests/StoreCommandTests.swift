@@ -1,0 +1,106 @@
+import CloudSyncStore
+import Foundation
+import Testing
+
+/// An export with `count` heart-rate records, one a minute (made here: large enough that an import
+/// takes a few seconds in a debug build, so that it can be killed half-way).
+func heartRateExport(count: Int) -> String {
+    var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
+    text.reserveCapacity(count * 260)
+    let base = 1_700_000_000
+    for i in 0..<count {
+        let date = Date(timeIntervalSince1970: TimeInterval(base + i * 60))
+        let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        let stamp = String(format: "%04d-%02d-%02d %02d:%02d:%02d +0000", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+        text += " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" sourceVersion=\"10.1\" unit=\"count/min\" creationDate=\"\(stamp)\" startDate=\"\(stamp)\" endDate=\"\(stamp)\" value=\"\(60 + i % 50)\"/>\n"
+    }
+    return text + "</HealthData>\n"
+}
+
+@Suite(.serialized) struct StoreCommandTests {
+    func storePath() throws -> String { try CLI.temporaryDirectory().appendingPathComponent("staging.sqlite").path }
+
+    @Test func importTwiceThenStatusJSON() throws {
+        let store = try storePath()
+        let first = try CLI.run(["import", CLI.sample, "--store", store])
+        #expect(first.status == 0)
+        #expect(first.stdout.isEmpty)
+        #expect(first.stderr.contains("24 new, 0 already there"))
+        let second = try CLI.run(["import", CLI.sample, "--store", store])
+        #expect(second.stderr.contains("0 new, 24 already there"))
+        let status = try CLI.run(["status", "--store", store, "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])
+        #expect(json["metrics"] as? Int == 24)
+        #expect(json["pending"] as? Int == 24)
+        #expect((json["byType"] as? [String: Int])?["HKQuantityTypeIdentifierHeartRate"] == 3)
+        #expect((json["imports"] as? [[String: Any]])?.count == 2)
+        #expect((json["uploads"] as? [Any])?.isEmpty == true)
+        #expect(UUID(uuidString: json["userId"] as? String ?? "") != nil)
+    }
+
+    @Test func theDefaultStoreComesFromTheEnvironment() throws {
+        let dir = try CLI.temporaryDirectory()
+        let result = try CLI.run(["import", CLI.sample, "-q"], environment: ["XDG_DATA_HOME": dir.path])
+        #expect(result.status == 0)
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("cloudsync/staging.sqlite").path))
+    }
+
+    @Test func exportAndAggregateFromTheStore() throws {
+        let store = try storePath()
+        _ = try CLI.run(["import", CLI.sample, "--store", store])
+        let jsonl = try CLI.run(["export", "--store", store, "--types", "sleepAnalysis"])
+        #expect(jsonl.status == 0)
+        #expect(jsonl.lines.dropLast().count == 5)
+        let cloudcare = try CLI.run(["export", "--store", store, "--format", "cloudcare", "--pending"])
+        let envelopes = try #require(try JSONSerialization.jsonObject(with: cloudcare.stdout) as? [[String: Any]])
+        let status = try #require(try JSONSerialization.jsonObject(with: try CLI.run(["status", "--store", store, "--json"]).stdout) as? [String: Any])
+        #expect(envelopes.first?["userId"] as? String == status["userId"] as? String)   // the store's identity
+        #expect((envelopes.first?["metrics"] as? [Any])?.count == 24)
+        let csv = try CLI.run(["aggregate", "--store", store, "--bucket", "day", "--types", "stepCount", "--format", "csv"])
+        #expect(String(decoding: csv.stdout, as: UTF8.self) == "type,bucket,unit,count,sum,average,minimum,maximum\nHKQuantityTypeIdentifierStepCount,2024-11-02,count,1,1200,1200,1200,1200\n")
+        #expect(try CLI.run(["aggregate", "--store", store, "--bucket", "day", "--tz", "Mars/Olympus"]).status == 64)
+        #expect(try CLI.run(["status", "--store", "/nonexistent/s.sqlite"]).status == 73)
+    }
+
+    @Test func killDuringImportLeavesASoundStoreThatTheNextImportCompletes() throws {
+        let dir = try CLI.temporaryDirectory()
+        let input = dir.appendingPathComponent("big.xml")
+        let count = 150_000
+        try Data(heartRateExport(count: count).utf8).write(to: input)
+        let store = dir.appendingPathComponent("staging.sqlite").path
+
+        let child = Process()
+        child.executableURL = CLI.binary
+        child.arguments = ["import", input.path, "--store", store, "-q"]
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        // Wait until the import has committed something, then check the lock, then kill -9.
+        var committed = 0
+        let deadline = Date().addingTimeInterval(120)
+        while committed == 0 && child.isRunning && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            committed = (try? StagingStore(path: store, access: .read).status().metrics) ?? 0
+        }
+        #expect(child.isRunning, "the import ended before it could be killed; make the input larger")
+        let second = try CLI.run(["import", input.path, "--store", store])
+        #expect(second.status == 75)
+        #expect(second.stderr.contains("in use by another cloudsync process"))
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(child.terminationReason == .uncaughtSignal)
+
+        let afterKill = try StagingStore(path: store, access: .read)
+        #expect(try afterKill.integrityCheck() == "ok")
+        let kept = try afterKill.status().metrics
+        #expect(kept > 0 && kept < count)
+
+        let rerun = try CLI.run(["import", input.path, "--store", store])
+        #expect(rerun.status == 0)
+        let status = try StagingStore(path: store, access: .read).status()
+        #expect(status.metrics == count)   // everything, nothing twice (the identity index forbids it)
+        #expect(status.imports.map(\.outcome) == ["ok", "interrupted"])
+        #expect(status.imports.first?.duplicates == kept)
+        #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
+    }
+}

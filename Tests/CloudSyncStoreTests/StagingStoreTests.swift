@@ -1,0 +1,154 @@
+import CloudSyncCore
+@testable import CloudSyncStore
+import CSQLite3
+import Foundation
+import Testing
+
+@Suite struct StagingStoreTests {
+    @Test func reimportAddsNothing() throws {
+        let path = try StorePaths.newStore()
+        let store = try StagingStore(path: path, access: .write)
+        let first = try store.importExport(StorePaths.sampleZip)
+        #expect(first.newCount == 24)
+        #expect(first.duplicateCount == 0)
+        let second = try store.importExport(StorePaths.sampleZip)
+        #expect(second.newCount == 0)
+        #expect(second.duplicateCount == 24)
+        let status = try store.status()
+        #expect(status.metrics == 24)
+        #expect(status.imports.map(\.outcome) == ["ok", "ok"])
+        #expect(status.imports.first?.duplicates == 24)
+        #expect(status.exportFacts["exportVersion"] == "14")
+        #expect(status.exportFacts["me"]?.contains("HKBiologicalSexNotSet") == true)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    @Test func aLaterOverlappingExportAddsOnlyTheNewRecords() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let march1to10 = try StorePaths.write(stepsExport(firstDay: 1, days: 10))
+        let march1to20 = try StorePaths.write(stepsExport(firstDay: 1, days: 20))
+        #expect(try store.importExport(march1to10).newCount == 240)
+        let later = try store.importExport(march1to20)
+        #expect(later.newCount == 240)
+        #expect(later.duplicateCount == 240)
+        #expect(try store.status().metrics == 480)
+    }
+
+    @Test func exportGivesBackWhatConvertProduced() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        try store.importExport(StorePaths.sampleZip)
+        let collector = Collector()
+        try store.export(to: collector)
+        let direct = try convertDirectly(StorePaths.sampleZip)
+        func key(_ m: HealthMetric) -> String { "\(m.type)|\(m.startDate)|\(m.endDate)|\(m.sourceApp)|\(m.value)|\(m.unit)" }
+        #expect(collector.metrics.map(key).sorted() == direct.map(key).sorted())
+        // Same metadata, key for key.
+        let byKey = Dictionary(direct.map { (key($0), $0.metadata) }, uniquingKeysWith: { a, _ in a })
+        for metric in collector.metrics { #expect(metric.metadata == byKey[key(metric)], "\(metric.type)") }
+        #expect(collector.metrics.map(\.startDate) == collector.metrics.map(\.startDate).sorted())
+    }
+
+    @Test func exportFiltersAndPending() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        try store.importExport(StorePaths.sampleZip)
+        let collector = Collector()
+        try store.export(filter: MetricFilter(types: ["heartRate"]), pendingOnly: true, to: collector)
+        #expect(collector.metrics.count == 3)
+        // Acknowledge two of them for a CloudCare server: pending drops to the rest.
+        try store.database.execute("""
+            INSERT INTO upload_target(target, server) VALUES ('cloudcare', 'http://127.0.0.1:1');
+            INSERT INTO upload_ack(target_id, metric_id) SELECT 1, id FROM metric LIMIT 2;
+            """)
+        let pending = Collector()
+        try store.export(pendingOnly: true, to: pending)
+        #expect(pending.metrics.count == 22)
+        #expect(try store.status().pending == 22)
+        #expect(try store.status().targets.first?.acknowledged == 2)
+    }
+
+    @Test func damagedInputKeepsWhatCameBeforeAndRecordsTheFailure() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let full = stepsExport(firstDay: 1, days: 5)
+        let cut = try StorePaths.write(String(full.prefix(full.count * 3 / 4)))
+        #expect(throws: ConversionError.self) { try store.importExport(cut) }
+        let status = try store.status()
+        #expect(status.metrics > 60)
+        #expect(status.metrics < 120)
+        #expect(status.imports.first?.outcome == "failed")
+        #expect(status.imports.first?.reason?.contains("damaged XML") == true)
+        #expect(try store.integrityCheck() == "ok")
+        // The complete export then fills in the rest, without doubles.
+        let result = try store.importExport(try StorePaths.write(full))
+        #expect(result.newCount + status.metrics == 120)
+        #expect(try store.status().metrics == 120)
+    }
+
+    @Test func identityIsMadeOnceAndKept() throws {
+        let path = try StorePaths.newStore()
+        let first = try StagingStore(path: path, access: .write).identity()
+        let again = try StagingStore(path: path, access: .write).identity()
+        #expect(first == again)
+        #expect(UUID(uuidString: first.userId) != nil)
+        #expect(UUID(uuidString: first.deviceId) != nil)
+        #expect(first.userId != first.deviceId)
+    }
+
+    @Test func aSecondWriterIsRefused() throws {
+        let path = try StorePaths.newStore()
+        let writer = try StagingStore(path: path, access: .write)
+        #expect { try StagingStore(path: path, access: .write) } throws: { error in
+            guard case StoreError.locked = error else { return false }
+            return "\(error)".contains("in use by another cloudsync process")
+        }
+        // Readers still read.
+        #expect(try StagingStore(path: path, access: .read).status().metrics == 0)
+        _ = writer
+    }
+
+    @Test func aNewerSchemaIsRefused() throws {
+        let path = try StorePaths.newStore()
+        do {
+            let store = try StagingStore(path: path, access: .write)
+            try store.database.execute("PRAGMA user_version = 99")
+        }
+        #expect { try StagingStore(path: path, access: .read) } throws: { "\($0)".contains("newer cloudsync (schema 99") }
+        #expect { try StagingStore(path: path, access: .write) } throws: { "\($0)".contains("newer cloudsync") }
+    }
+
+    @Test func aReadOnlyPlaceIsRefusedClearly() throws {
+        // /proc refuses file creation even to root.
+        #expect { try StagingStore(path: "/proc/cloudsync/staging.sqlite", access: .write) } throws: { error in
+            guard case StoreError.readOnly = error else { return false }
+            return true
+        }
+        #expect { try StagingStore(path: "/nonexistent/staging.sqlite", access: .read) } throws: { "\($0)".contains("no store there yet") }
+    }
+
+    @Test func aFileThatIsNotAStore() throws {
+        let path = try StorePaths.write(String(repeating: "not sqlite ", count: 1000), "fake.sqlite")
+        #expect { try StagingStore(path: path, access: .write) } throws: { "\($0)".contains("not a cloudsync store") }
+    }
+
+    @Test func defaultLocationFollowsTheEnvironment() {
+        #expect(StoreLocation.defaultPath(environment: ["CLOUDSYNC_STORE": "/a/b.sqlite", "HOME": "/h"]) == "/a/b.sqlite")
+        #expect(StoreLocation.defaultPath(environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"]) == "/x/cloudsync/staging.sqlite")
+        #expect(StoreLocation.defaultPath(environment: ["HOME": "/h"]) == "/h/.local/share/cloudsync/staging.sqlite")
+    }
+}
+
+@Suite(.enabled(if: StorePaths.corpusExists, "../shared/corpus is not present: corpus import tests skipped"))
+struct StoreCorpusTests {
+    /// Per type, the store holds what convert produced, one row per identity
+    /// (type, startDate, endDate, sourceApp, value, unit).
+    @Test(arguments: ["v11-en_FR-garmin-workouts.zip", "v13-en_FR-hrv-routes.zip", "v13-broken-dtd-stray-gt.zip", "v-old-inline-locations.xml"])
+    func importsWithConvertsCountsPerType(_ name: String) throws {
+        let input = StorePaths.corpus.appendingPathComponent("exports/\(name)").path
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let result = try store.importExport(input)
+        let converted = try convertDirectly(input)
+        var identities: [String: Set<String>] = [:]
+        for m in converted { identities[m.type, default: []].insert("\(m.startDate)|\(m.endDate)|\(m.sourceApp)|\(m.value)|\(m.unit)") }
+        #expect(try store.status().byType == identities.mapValues(\.count))
+        #expect(result.newCount + result.duplicateCount == converted.count)
+    }
+}

@@ -1,0 +1,69 @@
+import CloudSyncCore
+@testable import CloudSyncStore
+import Foundation
+import Testing
+
+enum StorePaths {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let sampleZip = repository.appendingPathComponent("samples/export.zip").path
+    static let corpus = repository.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    static var corpusExists: Bool { FileManager.default.fileExists(atPath: corpus.path) }
+
+    /// A fresh directory and a store path inside it, per test.
+    static func newStore(_ name: String = #function) throws -> String {
+        let dir = FileManager.default.temporaryDirectory
+            .appendingPathComponent("cloudsync-store-\(name.filter { $0.isLetter })-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent("staging.sqlite").path
+    }
+
+    static func write(_ text: String, _ name: String = "export.xml") throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cloudsync-\(UUID().uuidString)-\(name)")
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+}
+
+/// An export of `days` days of step records (one every hour) from `firstDay`, Watch and iPhone.
+func stepsExport(firstDay: Int, days: Int) -> String {
+    var body = ""
+    for day in firstDay..<(firstDay + days) {
+        for hour in 0..<24 {
+            let date = String(format: "2024-03-%02d %02d:00:00 +0000", day, hour)
+            let end = String(format: "2024-03-%02d %02d:10:00 +0000", day, hour)
+            body += " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"Watch\" sourceVersion=\"10.1\" device=\"&lt;&lt;HKDevice: 0x1&gt;, name:Apple Watch, model:Watch&gt;\" unit=\"count\" startDate=\"\(date)\" endDate=\"\(end)\" value=\"\(100 + hour)\"/>\n"
+        }
+    }
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2024-04-01 10:00:00 +0000\"/>\n\(body)</HealthData>\n"
+}
+
+/// Collects metrics written by the store's export.
+final class Collector: MetricSink {
+    var metrics: [HealthMetric] = []
+    var lines: [String] = []
+    func write(_ metric: MappedMetric) throws {
+        var buffer = ByteBuffer(capacity: 512)
+        MetricJSON.append(metric, to: &buffer)
+        let line = buffer.withBytes { $0.string }
+        lines.append(line)
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+        metrics.append(HealthMetric(type: object["type"] as! String, startDate: metric.startDate, endDate: metric.endDate,
+                                    value: metric.value, unit: object["unit"] as! String, sourceApp: object["sourceApp"] as! String,
+                                    metadata: object["metadata"] as! [String: String]))
+    }
+    func finish() throws {}
+    func abandon() throws {}
+}
+
+/// Converts an input with the core (no store), for comparisons.
+func convertDirectly(_ path: String) throws -> [HealthMetric] {
+    final class Sink: MetricSink {
+        var metrics: [HealthMetric] = []
+        func write(_ metric: MappedMetric) throws { metrics.append(HealthMetric(metric)) }
+        func finish() throws {}
+        func abandon() throws {}
+    }
+    let sink = Sink()
+    try ExportConverter(input: path, sink: sink).run()
+    return sink.metrics
+}
