@@ -10,7 +10,11 @@
 # 4. times each row on both exports with /usr/bin/time, best of --runs (default 2), and prints seconds,
 #    ratio to the floor, peak RSS, metrics/s (counts.json's metrics / seconds)
 #
-# Targets: convert (zip) <= 1.5x the floor, peak RSS <= 64 MiB. Exit status 0 = PASS, 1 = FAIL, 2 = could not run.
+# 5. times `cloudsync import` against healthkit-to-sqlite (PyPI, installed in a virtual environment in
+#    $BENCH_DIR) on the same 100 MB export
+#
+# Targets: convert (zip) <= 1.5x the floor, peak RSS <= 64 MiB; import (zip) <= 3x the floor, peak RSS
+# <= 160 MiB; import >= 20x faster than healthkit-to-sqlite. Exit status 0 = PASS, 1 = FAIL, 2 = could not run.
 # Not part of the test suite: a run takes minutes and its numbers depend on the machine.
 # CLOUDSYNC=/path/to/stand-in runs another binary (taking `convert INPUT --output FILE`) in place of the build.
 # To add a row, add one `measure` line at the bottom.
@@ -182,10 +186,56 @@ report() {
     if ((FAIL)); then echo "VERDICT: FAIL"; else echo "VERDICT: PASS"; fi
 }
 
+# healthkit-to-sqlite against `cloudsync import`, on one 100 MB export, best of $RUNS each.
+compare_with_healthkit_to_sqlite() {
+    local dir="$BENCH_DIR/100" venv="$BENCH_DIR/hk-venv"
+    if [[ ! -x "$venv/bin/healthkit-to-sqlite" ]]; then
+        echo "== installing healthkit-to-sqlite from PyPI into $venv" >&2
+        python3 -m venv "$venv" && "$venv/bin/pip" install -q healthkit-to-sqlite >&2 || die "could not install healthkit-to-sqlite"
+    fi
+    local stamp; stamp="$(sha256sum < "$HERE/generate-export.py" | cut -c1-16) seed=$SEED size=100"
+    if [[ ! -f "$dir/export.zip" || "$(cat "$dir/.stamp" 2>/dev/null)" != "$stamp" ]]; then
+        python3 "$HERE/generate-export.py" --size-mb 100 --seed "$SEED" --out "$dir" --no-xml >&2
+        echo "$stamp" > "$dir/.stamp"
+    fi
+    local metrics; metrics="$(json "$dir/counts.json" 'metrics["total"]')"
+    best() {  # best NAME COMMAND… : prints the best wall time of $RUNS runs, each on a fresh database
+        local best="" secs run
+        for ((run = 1; run <= RUNS; run++)); do
+            rm -f "$dir"/compare.db*
+            /usr/bin/time -f '%e' -o "$LOGS/compare.time" "$@" > "$LOGS/compare-$(basename "$1").out" 2>&1 || die "$* failed"
+            secs="$(tail -n 1 "$LOGS/compare.time")"
+            echo "   $(basename "$1") run $run: $secs s" >&2
+            if [[ -z "$best" ]] || awk -v a="$secs" -v b="$best" 'BEGIN { exit !(a < b) }'; then best="$secs"; fi
+        done
+        echo "$best"
+    }
+    echo "== healthkit-to-sqlite vs cloudsync import, 100 MB export ($metrics metrics)" >&2
+    local theirs ours
+    theirs="$(best "$venv/bin/healthkit-to-sqlite" "$dir/export.zip" "$dir/compare.db")"
+    ours="$(best "$CLOUDSYNC" import "$dir/export.zip" --store "$dir/compare.db" --quiet)"
+    local speedup; speedup="$(awk -v a="$theirs" -v b="$ours" 'BEGIN { printf "%.1f", a / b }')"
+    COMPARISON=$(printf 'healthkit-to-sqlite %.2f s (%.0f metrics/s), cloudsync import %.2f s (%.0f metrics/s): %sx faster' \
+        "$theirs" "$(awk -v m="$metrics" -v s="$theirs" 'BEGIN { print m / s }')" \
+        "$ours" "$(awk -v m="$metrics" -v s="$ours" 'BEGIN { print m / s }')" "$speedup")
+    if awk -v x="$speedup" 'BEGIN { exit !(x >= 20) }'; then
+        VERDICTS+=("PASS  import vs healthkit-to-sqlite (100 MiB): ${speedup}x >= 20x")
+    else
+        VERDICTS+=("FAIL  import vs healthkit-to-sqlite (100 MiB): ${speedup}x < 20x"); FAIL=1
+    fi
+}
+
 # --- the rows --------------------------------------------------------------------------------------------------
 measure "floor (xml)" "$FLOOR" "{dir}/export.xml"
 measure --max-ratio 1.5 --max-rss 64 "convert (zip)" "$CLOUDSYNC" convert "{dir}/export.zip" --output /dev/null
 measure --max-rss 64 "convert (xml)" "$CLOUDSYNC" convert "{dir}/export.xml" --output /dev/null
+# A fresh store for every run: the import of a whole export, not a re-import.
+measure --max-ratio 3 --max-rss 160 "import (zip)" \
+    bash -c 'rm -f "$1".store*; exec "$0" import "$1" --store "$1.store" --quiet' "$CLOUDSYNC" "{dir}/export.zip"
+measure --max-rss 160 "re-import (zip)" "$CLOUDSYNC" import "{dir}/export.zip" --store "{dir}/export.zip.store" --quiet
+COMPARISON=""
+compare_with_healthkit_to_sqlite
 
 report
+[[ -n "$COMPARISON" ]] && echo "$COMPARISON"
 exit "$FAIL"

@@ -73,8 +73,9 @@ struct Convert: ParsableCommand {
 }
 
 /// Runs a conversion with progress, the summary line and exit codes; shared by the commands.
+@discardableResult
 func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, quiet: Bool,
-                   observer: (any ConversionObserver)? = nil) throws {
+                   observer: (any ConversionObserver)? = nil) throws -> ConversionReport {
     let converter = ExportConverter(input: input, filter: filter, sink: sink)
     converter.observer = observer
     let progress = ProgressLine()
@@ -85,6 +86,7 @@ func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, qu
         let report = try converter.run()
         progress.clear()
         if !quiet || report.invalidCount > 0 { printError(String(report.summary.dropFirst("cloudsync: ".count))) }
+        return report
     } catch let error as ConversionError {
         progress.clear()
         let report = converter.currentReport

@@ -24,17 +24,7 @@ struct Inspect: ParsableCommand {
 
     func run() throws {
         let inspector = ExportInspector()
-        let converter = ExportConverter(input: input, sink: inspector)
-        converter.observer = inspector
-        converter.shouldStop = { StopSignal.received }
-        StopSignal.install()
-        let conversion: ConversionReport
-        do {
-            conversion = try converter.run()
-        } catch let error as ConversionError {
-            printError(error.description)
-            throw ExitStatus.code(for: error)
-        }
+        let conversion = try runConversion(input: input, filter: .all, sink: inspector, quiet: true, observer: inspector)
         let report = inspector.report(conversion)
         if json {
             let encoder = JSONEncoder()

@@ -60,9 +60,3 @@ struct Status: ParsableCommand {
         print(lines.joined(separator: "\n"))
     }
 }
-
-extension String {
-    func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: " ", count: width - count) + self
-    }
-}

@@ -14,7 +14,6 @@ final class ChunkPipeline: @unchecked Sendable {
         var doctype: DoctypeReport?
         var sawDoctype = false
         var controlCharactersReplaced = 0
-        var bytesRead: Int64 = 0
     }
 
     final class Chunk {
@@ -64,7 +63,6 @@ final class ChunkPipeline: @unchecked Sendable {
         var stripper = DoctypeStripper()
         var current: Chunk?
         var replaced = 0
-        var bytesRead: Int64 = 0
         func ship(_ chunk: Chunk) {
             replaced += ControlCharacterFilter.replaceForbidden(
                 in: UnsafeMutableBufferPointer(start: chunk.storage, count: chunk.count))
@@ -87,10 +85,7 @@ final class ChunkPipeline: @unchecked Sendable {
             }
         }
         do {
-            try source.produce { bytes in
-                bytesRead += Int64(bytes.count)
-                try stripper.process(bytes, emit: append)
-            }
+            try source.produce { bytes in try stripper.process(bytes, emit: append) }
             try stripper.finish(emit: append)
         } catch is HandoffQueue<Chunk>.Cancelled {
         } catch {
@@ -100,7 +95,6 @@ final class ChunkPipeline: @unchecked Sendable {
         statistics.sawDoctype = stripper.sawDoctype
         statistics.doctype = stripper.sawDoctype ? DoctypeReport(doctypeText: stripper.doctypeText) : nil
         statistics.controlCharactersReplaced = replaced
-        statistics.bytesRead = bytesRead
         queue.close()
     }
 }

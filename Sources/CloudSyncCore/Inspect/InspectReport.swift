@@ -83,7 +83,8 @@ public struct InspectReport: Sendable, Codable {
 }
 
 extension String {
-    func leftPadded(_ width: Int) -> String {
+    /// Right-aligned in `width` columns (for the text tables of `inspect`, `status`, `aggregate`).
+    public func leftPadded(_ width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }
