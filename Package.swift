@@ -5,6 +5,9 @@ import PackageDescription
 //   CLibXML2, CloudSyncZlib, CSQLite3   system libraries (C)
 //   CloudSyncCore        the export format, the HealthMetric model, mapping and writers
 //   CloudSyncStore       the SQLite staging store (import, status, export, aggregate)
+//   CloudSyncUpload      the uploader (AsyncHTTPClient) for CloudCare, Flō backfill, HealthStepsSync
+//   CloudSyncReceiver    `serve`: the receiver of the three wire contracts (Hummingbird)
+//   CloudSyncPairing     the pairing object and its QR code (libqrencode)
 //   cloudsync            the command-line tool on top
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -22,6 +25,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -53,12 +61,48 @@ let package = Package(
             dependencies: ["CloudSyncCore", "CSQLite3"],
             swiftSettings: strictSettings
         ),
+        .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
+        .target(
+            name: "CloudSyncUpload",
+            dependencies: [
+                "CloudSyncCore", "CloudSyncStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CloudSyncReceiver",
+            dependencies: [
+                "CloudSyncCore", "CloudSyncStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CloudSyncPairing",
+            dependencies: ["CloudSyncCore", "CQRencode", "CloudSyncZlib"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "cloudsync",
             dependencies: [
                 "CloudSyncCore",
                 "CloudSyncStore",
+                "CloudSyncUpload",
+                "CloudSyncReceiver",
+                "CloudSyncPairing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -74,7 +118,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncCLITests",
-            dependencies: ["CloudSyncCore", "CloudSyncStore", "cloudsync"],
+            dependencies: ["CloudSyncCore", "CloudSyncStore", "CloudSyncUpload", "CloudSyncReceiver", "cloudsync"],
             swiftSettings: strictSettings
         ),
     ]

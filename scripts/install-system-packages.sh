@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages CloudSync builds against, only those not installed yet.
 set -euo pipefail
-packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev)
+packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -11,6 +11,8 @@ enum ExitStatus {
     static let ioError = ExitCode(74)        // output cannot be written, disk full
     static let storeBusy = ExitCode(75)      // the store is locked by another cloudsync (try again later)
     static let software = ExitCode(70)       // the store is damaged or of a newer schema
+    static let unavailable = ExitCode(69)    // the server kept failing (retries exhausted)
+    static let noPermission = ExitCode(77)   // the server refused the token
     static let interrupted = ExitCode(130)   // SIGINT / SIGTERM
 
     static let helpText = """
@@ -18,7 +20,7 @@ enum ExitStatus {
         64 bad arguments; 65 damaged input or not an Apple Health export; 66 input cannot be read; \
         70 the store is damaged or newer than this cloudsync; 73 the store cannot be created or written; \
         74 output cannot be written or the disk is full; 75 the store is in use by another cloudsync process; \
-        130 interrupted.
+        69 the server kept failing after every retry; 77 the server refused the token; 130 interrupted.
         """
 
     static func code(for error: ConversionError) -> ExitCode {

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Faults injected into the data endpoints (CloudCare import, Flō samples, steps), for testing
+/// clients against a real server: `--faults 503,429:2,ok,lost:3,stall:5`. The n-th data request
+/// gets the n-th action; after the list, every request is served normally.
+///
+/// - `503` (any status 500–599): answer that status, store nothing.
+/// - `429:S`: answer 429 with `Retry-After: S`, store nothing.
+/// - `lost:S`: store the batch, then wait S seconds before answering, so that a client with a
+///   shorter timeout never sees the acknowledgement (an ack lost in transit).
+/// - `stall:S`: store nothing and say nothing for S seconds (a server that stops answering).
+/// - `ok`: serve normally.
+public struct FaultPlan: Sendable, Equatable {
+    public enum Action: Sendable, Equatable {
+        case ok
+        case status(Int)
+        case tooManyRequests(retryAfter: Int)
+        case lostAcknowledgement(seconds: Double)
+        case stall(seconds: Double)
+    }
+
+    public var actions: [Action] = []
+    /// Added to every data request (a slow server).
+    public var delay: Double = 0
+
+    public init(actions: [Action] = [], delay: Double = 0) {
+        self.actions = actions
+        self.delay = delay
+    }
+
+    /// Parses `503,429:2,ok,lost:3,stall:5`.
+    public init(parsing text: String) throws {
+        for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+            let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
+            let argument = parts.count > 1 ? Double(parts[1]) : nil
+            switch parts[0] {
+            case "ok": actions.append(.ok)
+            case "429": actions.append(.tooManyRequests(retryAfter: Int(argument ?? 1)))
+            case "lost": actions.append(.lostAcknowledgement(seconds: argument ?? 30))
+            case "stall": actions.append(.stall(seconds: argument ?? 30))
+            default:
+                guard let code = Int(parts[0]), (500...599).contains(code) else {
+                    throw FaultPlanError(item: item)
+                }
+                actions.append(.status(code))
+            }
+        }
+    }
+}
+
+public struct FaultPlanError: Error, CustomStringConvertible {
+    public var item: String
+    public var description: String { "unknown fault '\(item)': use 5xx, 429:S, lost:S, stall:S or ok" }
+}
+
+/// Hands out the plan's actions in request order (shared by all connections).
+final class FaultSchedule: @unchecked Sendable {
+    private let lock = NSLock()
+    private var remaining: ArraySlice<FaultPlan.Action>
+    let delay: Double
+
+    init(_ plan: FaultPlan) {
+        remaining = plan.actions[...]
+        delay = plan.delay
+    }
+
+    func next() -> FaultPlan.Action {
+        lock.lock()
+        defer { lock.unlock() }
+        return remaining.popFirst() ?? .ok
+    }
+}

@@ -1,0 +1,23 @@
+/// How `cloudsync serve` runs.
+public struct ReceiverConfiguration: Sendable {
+    /// Address to bind; 127.0.0.1 unless told otherwise.
+    public var host = "127.0.0.1"
+    /// 0 picks a free port (printed when listening).
+    public var port = 8080
+    /// The receiver's own SQLite file (not a staging store).
+    public var databasePath = "cloudsync-serve.sqlite"
+    /// The JSONL file of the steps API; next to the database by default.
+    public var stepsFilePath: String?
+    /// When set, every route but `/health` requires `Authorization: Bearer <token>`.
+    public var token: String?
+    /// Larger request bodies get 413. A CloudCare batch of 1000 metrics is about 300 KB.
+    public var maxBodySize = 16 << 20
+    /// What `sync-status` recommends as the start of a historical backfill.
+    public var recommendedStartDate = "2021-12-07T00:00:00.000Z"
+    /// Faults to inject into the data endpoints, for testing clients (see `FaultPlan`).
+    public var faults = FaultPlan()
+
+    public init() {}
+
+    var resolvedStepsFilePath: String { stepsFilePath ?? databasePath + ".steps.jsonl" }
+}

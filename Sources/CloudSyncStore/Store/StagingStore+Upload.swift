@@ -1,0 +1,154 @@
+import CloudSyncCore
+import Foundation
+
+/// One metric as an upload reads it.
+public struct PendingMetric: Sendable {
+    public var id: Int64
+    public var type: String
+    public var startDate: Int64
+    public var endDate: Int64
+    public var value: Double
+    public var unit: String
+    public var sourceApp: String
+    public var device: String
+    /// The metadata object, encoded.
+    public var metadataJSON: String
+}
+
+/// What is pending for one upload: counts and the date range (the envelopes' `dataRange`).
+public struct PendingSummary: Sendable {
+    public var count: Int
+    public var firstStart: Int64?
+    public var lastEnd: Int64?
+}
+
+/// Streams the metrics a target has not acknowledged yet, in (startDate, id) order, through a
+/// connection of its own: acknowledgements are written on the store's connection meanwhile, and
+/// WAL gives this reader a stable snapshot.
+public final class PendingMetricCursor {
+    private let connection: SQLiteDatabase
+    private let rows: SQLiteStatement
+
+    init(path: String, targetID: Int64, filter: MetricFilter, typeIDs: [Int64]?) throws {
+        connection = try SQLiteDatabase(path: path, mode: .readOnly)
+        var conditions = ["NOT EXISTS (SELECT 1 FROM upload_ack a WHERE a.target_id = ? AND a.metric_id = m.id)"]
+        var arguments: [SQLiteValue] = [.int(targetID)]
+        if let typeIDs { conditions.append("m.type_id IN (\(typeIDs.isEmpty ? "NULL" : typeIDs.map(String.init).joined(separator: ",")))") }
+        if let since = filter.since { conditions.append("m.start_date >= ?"); arguments.append(.int(since)) }
+        if let until = filter.until { conditions.append("m.start_date < ?"); arguments.append(.int(until)) }
+        rows = try connection.prepare("""
+            SELECT m.id, t.name, m.start_date, m.end_date, m.value, u.name, s.name, d.name, v.name, m.extra
+            FROM metric m JOIN metric_type t ON t.id = m.type_id JOIN unit u ON u.id = m.unit_id
+            JOIN source s ON s.id = m.source_id JOIN device d ON d.id = m.device_id
+            LEFT JOIN source_version v ON v.id = m.source_version_id
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY m.start_date, m.id
+            """)
+        try rows.bind(arguments)
+    }
+
+    /// Up to `count` next metrics; empty at the end.
+    public func next(_ count: Int) throws -> [PendingMetric] {
+        var batch: [PendingMetric] = []
+        batch.reserveCapacity(count)
+        var metadata = ByteBuffer(capacity: 512)
+        while batch.count < count, try rows.step() {
+            metadata.removeAll()
+            metadata.append("{\"device\":")
+            metadata.appendJSONString(rows.bytes(7))
+            if !rows.isNull(8) {
+                metadata.append(",\"sourceVersion\":")
+                metadata.appendJSONString(rows.bytes(8))
+            }
+            if !rows.isNull(9) {
+                metadata.append(UInt8(ascii: ","))
+                metadata.append(rows.bytes(9))
+            }
+            metadata.append(UInt8(ascii: "}"))
+            batch.append(PendingMetric(
+                id: rows.int64(0), type: rows.text(1) ?? "", startDate: rows.int64(2), endDate: rows.int64(3),
+                value: rows.double(4), unit: rows.text(5) ?? "", sourceApp: rows.text(6) ?? "", device: rows.text(7) ?? "",
+                metadataJSON: metadata.withBytes { $0.string }))
+        }
+        return batch
+    }
+}
+
+extension StagingStore {
+    /// The id of (target, server), made on first use.
+    public func uploadTargetID(target: String, server: String) throws -> Int64 {
+        try storeErrors {
+            try database.prepare("INSERT OR IGNORE INTO upload_target(target, server) VALUES (?, ?)").run([.text(target), .text(server)])
+            return try database.scalarInt("SELECT id FROM upload_target WHERE target = ? AND server = ?", [.text(target), .text(server)]) ?? 0
+        }
+    }
+
+    /// How many metrics `targetID` has not acknowledged, with their date range.
+    public func pendingSummary(targetID: Int64, filter: MetricFilter = .all) throws -> PendingSummary {
+        try storeErrors {
+            var conditions = ["NOT EXISTS (SELECT 1 FROM upload_ack a WHERE a.target_id = ? AND a.metric_id = m.id)"]
+            var arguments: [SQLiteValue] = [.int(targetID)]
+            if let types = filter.types {
+                let ids = try typeIDs(matching: types)
+                conditions.append("m.type_id IN (\(ids.isEmpty ? "NULL" : ids.map(String.init).joined(separator: ",")))")
+            }
+            if let since = filter.since { conditions.append("m.start_date >= ?"); arguments.append(.int(since)) }
+            if let until = filter.until { conditions.append("m.start_date < ?"); arguments.append(.int(until)) }
+            let query = try database.prepare("SELECT count(*), min(m.start_date), max(m.end_date) FROM metric m WHERE \(conditions.joined(separator: " AND "))")
+            try query.bind(arguments)
+            _ = try query.step()
+            return PendingSummary(count: Int(query.int64(0)), firstStart: query.isNull(1) ? nil : query.int64(1),
+                                  lastEnd: query.isNull(2) ? nil : query.int64(2))
+        }
+    }
+
+    public func pendingMetrics(targetID: Int64, filter: MetricFilter = .all) throws -> PendingMetricCursor {
+        try storeErrors {
+            try PendingMetricCursor(path: path, targetID: targetID, filter: filter,
+                                    typeIDs: try filter.types.map { try typeIDs(matching: $0) })
+        }
+    }
+
+    /// Marks a batch as acknowledged by the target's server, in the same transaction that writes
+    /// its upload-history row: after a crash either both are there or neither is.
+    public func acknowledge(_ batch: [PendingMetric], targetID: Int64) throws {
+        try storeErrors {
+            try database.transaction {
+                let insert = try database.prepare("INSERT OR IGNORE INTO upload_ack(target_id, metric_id) VALUES (?, ?)")
+                for metric in batch { try insert.run([.int(targetID), .int(metric.id)]) }
+                try recordBatch(targetID: targetID, batch: batch, success: true, error: nil)
+            }
+        }
+    }
+
+    /// Writes a failed batch into the upload history.
+    public func recordFailedBatch(_ batch: [PendingMetric], targetID: Int64, error: String) throws {
+        try storeErrors { try database.transaction { try recordBatch(targetID: targetID, batch: batch, success: false, error: error) } }
+    }
+
+    private func recordBatch(targetID: Int64, batch: [PendingMetric], success: Bool, error: String?) throws {
+        try database.prepare("""
+            INSERT INTO upload_batch(target_id, at, count, first_start, last_end, success, error) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """).run([.int(targetID), .int(Self.now), .int(Int64(batch.count)),
+                      batch.map(\.startDate).min().map { .int($0) } ?? .null, batch.map(\.endDate).max().map { .int($0) } ?? .null,
+                      .int(success ? 1 : 0), error.map { .text($0) } ?? .null])
+    }
+
+    /// Records the Flō backfill state of a target.
+    public func recordBackfill(targetID: Int64, complete: Bool, backfillDate: String?, recommendedStart: String?) throws {
+        try storeErrors {
+            try database.prepare("""
+                INSERT OR REPLACE INTO backfill_state(target_id, complete, backfill_date, recommended_start, updated_at) VALUES (?, ?, ?, ?, ?)
+                """).run([.int(targetID), .int(complete ? 1 : 0), backfillDate.map { .text($0) } ?? .null,
+                          recommendedStart.map { .text($0) } ?? .null, .int(Self.now)])
+        }
+    }
+
+    /// How many metrics `targetID` acknowledged with a startDate at or after `since`.
+    public func acknowledgedCount(targetID: Int64, since: Int64?) throws -> Int {
+        try storeErrors {
+            Int(try database.scalarInt("""
+                SELECT count(*) FROM upload_ack a JOIN metric m ON m.id = a.metric_id WHERE a.target_id = ? AND m.start_date >= ?
+                """, [.int(targetID), .int(since ?? .min)]) ?? 0)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import CloudSyncCore
+import CloudSyncStore
+import Crypto
+import Foundation
+
+/// The request bodies of the three contracts, built from pending metrics.
+enum BatchBody {
+    /// A CloudCare `HealthDataExport` envelope. The metrics' JSON is assembled from stored parts so
+    /// that it is byte for byte what `convert` writes.
+    static func cloudCare(_ batch: [PendingMetric], identity: CloudCareIdentity, range: PendingSummary) -> [UInt8] {
+        var out = ByteBuffer(capacity: batch.count * 300 + 512)
+        out.append("{\"userId\":")
+        out.append(json(identity.userId))
+        out.append(",\"deviceId\":")
+        out.append(json(identity.deviceId))
+        out.append(",\"exportTimestamp\":\"")
+        out.append(UTCDateFormatter.string(Int64(Date().timeIntervalSince1970)))
+        out.append("\",\"dataRange\":{\"startDate\":\"")
+        out.append(UTCDateFormatter.string(range.firstStart ?? 0))
+        out.append("\",\"endDate\":\"")
+        out.append(UTCDateFormatter.string(range.lastEnd ?? 0))
+        out.append("\"},\"metrics\":[")
+        var metric = MappedMetric()
+        for (i, pending) in batch.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            withMapped(pending, &metric) { MetricJSON.append($0, to: &out) }
+        }
+        out.append("]}")
+        return out.withBytes { Array($0) }
+    }
+
+    /// Flō samples: `{"samples":[{dataType, value, unit, startDate, endDate, sourceName, sourceBundleId,
+    /// deviceName, deviceManufacturer, deviceModel, metadata, uuid}]}`.
+    static func flo(_ batch: [PendingMetric]) -> [UInt8] {
+        let samples: [[String: Any]] = batch.map { metric in
+            let metadata = (try? JSONSerialization.jsonObject(with: Data(metric.metadataJSON.utf8))) as? [String: Any] ?? [:]
+            let isApple = metric.device.hasPrefix("Apple") || metric.device.hasPrefix("iPhone") || metric.device.hasPrefix("iPad")
+            return [
+                "dataType": metric.type, "value": metric.value, "unit": metric.unit,
+                "startDate": isoMilliseconds(metric.startDate), "endDate": isoMilliseconds(metric.endDate),
+                "sourceName": metric.sourceApp, "sourceBundleId": NSNull(), "deviceName": metric.device,
+                "deviceManufacturer": isApple ? "Apple Inc." : NSNull(), "deviceModel": metric.device,
+                "metadata": metadata, "uuid": stableUUID(metric),
+            ]
+        }
+        return Array((try? JSONSerialization.data(withJSONObject: ["samples": samples], options: [.sortedKeys])) ?? Data())
+    }
+
+    /// HealthStepsSync samples: `{"samples":[{uuid, startDate, endDate, count, sourceBundleId, sourceDeviceName}]}`.
+    static func steps(_ batch: [PendingMetric]) -> [UInt8] {
+        let samples: [[String: Any]] = batch.map { metric in
+            ["uuid": stableUUID(metric), "startDate": isoMilliseconds(metric.startDate), "endDate": isoMilliseconds(metric.endDate),
+             "count": Int(metric.value.rounded()), "sourceBundleId": metric.sourceApp, "sourceDeviceName": metric.device]
+        }
+        return Array((try? JSONSerialization.data(withJSONObject: ["samples": samples], options: [.sortedKeys])) ?? Data())
+    }
+
+    /// A UUID that is the same on every run for the same metric: version 5 (SHA-1, RFC 4122) of
+    /// the metric's identity `(type, startDate, endDate, sourceApp, value, unit)`, so a server that
+    /// deduplicates by uuid absorbs a batch sent twice.
+    static func stableUUID(_ metric: PendingMetric) -> String {
+        let name = "\(metric.type)|\(metric.startDate)|\(metric.endDate)|\(metric.sourceApp)|\(metric.value.bitPattern)|\(metric.unit)"
+        var hasher = Insecure.SHA1()
+        hasher.update(data: namespace)
+        hasher.update(data: Data(name.utf8))
+        var bytes = Array(hasher.finalize().prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x50
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
+    }
+
+    /// The namespace of CloudSync's metric UUIDs (a fixed random UUID).
+    private static let namespace = Data([0x6f, 0x0b, 0x7a, 0x1e, 0x43, 0x52, 0x4c, 0x8e, 0x9d, 0x21, 0x5a, 0x3f, 0xc4, 0x77, 0x10, 0x2b])
+
+    static func isoMilliseconds(_ seconds: Int64) -> String {
+        String(UTCDateFormatter.string(seconds).dropLast()) + ".000Z"
+    }
+
+    private static func json(_ string: String) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: [string], options: [])) ?? Data("[\"\"]".utf8), as: UTF8.self)
+            .dropFirst().dropLast().description
+    }
+
+    private static func withMapped(_ pending: PendingMetric, _ metric: inout MappedMetric, _ body: (MappedMetric) -> Void) {
+        var type = pending.type, unit = pending.unit, source = pending.sourceApp, metadata = pending.metadataJSON
+        type.withUTF8 { typeBytes in
+            unit.withUTF8 { unitBytes in
+                source.withUTF8 { sourceBytes in
+                    metadata.withUTF8 { metadataBytes in
+                        metric.type = typeBytes
+                        metric.unit = unitBytes
+                        metric.sourceApp = sourceBytes
+                        metric.metadataJSON = metadataBytes
+                        metric.startDate = pending.startDate
+                        metric.endDate = pending.endDate
+                        metric.value = pending.value
+                        metric.valueText = nil
+                        body(metric)
+                    }
+                }
+            }
+        }
+    }
+}

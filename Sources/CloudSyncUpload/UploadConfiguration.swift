@@ -1,0 +1,48 @@
+import CloudSyncCore
+import Foundation
+
+/// The three backends an upload can feed (`../shared/spec/wire-contracts.md`).
+public enum UploadTarget: String, Sendable, CaseIterable {
+    /// `HealthDataExport` envelopes to `{server}/wearables/import/apple-health`.
+    case cloudcare
+    /// Flō-style historical backfill: `{server}/api/healthkit/…`.
+    case flo
+    /// HealthStepsSync: the StepCount metrics to `{server}/steps`.
+    case steps
+}
+
+/// How an upload runs. Defaults follow the contracts: batches of 1000, bounded retries.
+public struct UploadConfiguration: Sendable {
+    public var server: URL
+    public var target: UploadTarget = .cloudcare
+    public var batchSize = 1000
+    /// Batches in flight at once.
+    public var concurrency = 1
+    public var filter: MetricFilter = .all
+    public var dryRun = false
+    /// Sent as `Authorization: Bearer …`; never logged, never in an error.
+    public var token: String?
+    /// One request's deadline, connection included.
+    public var requestTimeout: Double = 30
+    public var retry = RetryPolicy()
+
+    public init(server: URL) { self.server = server }
+}
+
+/// Exponential backoff with full jitter, a cap and a bounded number of attempts. 5xx, 429 and
+/// network errors are retried; 429's `Retry-After` is honoured (up to `maximumRetryAfter`).
+public struct RetryPolicy: Sendable {
+    public var maximumAttempts = 6
+    public var initialDelay = 0.5
+    public var maximumDelay = 30.0
+    public var maximumRetryAfter = 300.0
+
+    public init() {}
+
+    /// The wait before attempt `attempt + 1` (attempt counts from 1), with full jitter.
+    func delay(afterAttempt attempt: Int, retryAfter: Double?) -> Double {
+        if let retryAfter { return min(retryAfter, maximumRetryAfter) }
+        let ceiling = min(maximumDelay, initialDelay * pow(2, Double(attempt - 1)))
+        return Double.random(in: ceiling / 2...ceiling)
+    }
+}

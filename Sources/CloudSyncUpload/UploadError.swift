@@ -1,0 +1,29 @@
+/// Why an upload stopped. Built from status and the server's own words; never holds the token.
+public struct UploadError: Error, Sendable, CustomStringConvertible {
+    enum Code: Sendable {
+        case refusedToken
+        case rejected
+        case gaveUp
+        case invalidServer
+        case interrupted
+    }
+
+    let code: Code
+    public let description: String
+
+    /// True when the server refused the credentials (401/403): retrying cannot help.
+    public var isAuthorization: Bool { code == .refusedToken }
+    public var isInterrupted: Bool { code == .interrupted }
+
+    static func refusedToken(_ status: Int, _ words: String) -> UploadError {
+        UploadError(code: .refusedToken, description: "the server refused the token (\(status)\(words.isEmpty ? "" : ": \(words)"))")
+    }
+    static func rejected(_ status: Int, _ words: String, what: String) -> UploadError {
+        UploadError(code: .rejected, description: "the server rejected \(what) (\(status)\(words.isEmpty ? "" : ": \(words)"))")
+    }
+    static func gaveUp(_ attempts: Int, _ last: String, what: String) -> UploadError {
+        UploadError(code: .gaveUp, description: "gave up on \(what) after \(attempts) attempts; last: \(last)")
+    }
+    static func invalidServer(_ why: String) -> UploadError { UploadError(code: .invalidServer, description: why) }
+    static let interrupted = UploadError(code: .interrupted, description: "interrupted")
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import CloudSyncCore
+import CloudSyncPairing
+import CloudSyncStore
+import CloudSyncUpload
+import Foundation
+
+struct Pair: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the pairing QR code (userId and deviceId from the store), or post the pairing request.",
+        discussion: """
+            Prints the pairing object as JSON on stdout and draws it as a QR code on stderr (or with --png FILE as an \
+            image). The code expires 15 minutes after it was made. With --server and --android-user-id, posts the \
+            pairing request to {server}/wearables/devices/pair.
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "The device name shown to the other side (default: this machine's host name).")
+    var deviceName: String?
+
+    @Option(help: "Also write the QR code as a PNG image.")
+    var png: String?
+
+    @Flag(help: "Do not draw the QR code in the terminal.")
+    var noQR = false
+
+    @Option(help: "Post the pairing request to this server (the CloudCare base URL).")
+    var server: String?
+
+    @Option(help: "The Android user to pair with (with --server).")
+    var androidUserId: String?
+
+    @OptionGroup var tokenOptions: TokenOptions
+
+    func validate() throws {
+        if (server == nil) != (androidUserId == nil) { throw ValidationError("--server and --android-user-id go together") }
+    }
+
+    func run() async throws {
+        let store = try storeOptions.open(.write)
+        let identity: (userId: String, deviceId: String)
+        do {
+            let stored = try store.identity()
+            identity = (stored.userId, stored.deviceId)
+        } catch { throw ExitStatus.report(error) }
+        var request = PairingRequest(userId: identity.userId, deviceId: identity.deviceId,
+                                     deviceName: deviceName ?? ProcessInfo.processInfo.hostName)
+        let qr = try QRCode(String(decoding: request.json(includingAndroidUser: false), as: UTF8.self))
+        if let png {
+            do { try qr.png().write(to: URL(fileURLWithPath: png)) } catch {
+                printError("\(png): cannot write the image: \(error.localizedDescription)")
+                throw ExitStatus.ioError
+            }
+        }
+        if !noQR { FileHandle.standardError.write(Data((qr.terminalText() + "\n").utf8)) }
+        if let server, let androidUserId {
+            request.androidUserId = androidUserId
+            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
+            do {
+                let answer = try await JSONPoster.post(server: url, path: "/wearables/devices/pair",
+                                                       json: request.json(includingAndroidUser: true), token: try tokenOptions.token())
+                FileHandle.standardOutput.write(answer.body)
+                FileHandle.standardOutput.write(Data("\n".utf8))
+            } catch let error as UploadError {
+                printError("pairing with \(server) failed: \(error.description)")
+                throw error.isAuthorization ? ExitStatus.noPermission : ExitStatus.unavailable
+            }
+            return
+        }
+        FileHandle.standardOutput.write(request.json(includingAndroidUser: false))
+        FileHandle.standardOutput.write(Data("\n".utf8))
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import CloudSyncReceiver
+import Foundation
+import Logging
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a receiver for the three wire contracts (CloudCare, Flō backfill, HealthStepsSync).",
+        discussion: """
+            Endpoints: POST /api/v1/wearables/import/apple-health (also without /api/v1), \
+            POST /api/v1/wearables/devices/pair, GET /api/healthkit/sync-status, POST /api/healthkit/samples, \
+            POST /api/healthkit/mark-backfill-complete, POST|GET|DELETE /steps, GET /health. \
+            Bodies are validated like the real backends (422 with field errors, 400 for the steps API, 413 over \
+            --max-body-size, 401 without the token when one is set). Stops cleanly on SIGTERM or SIGINT.
+
+            --faults injects faults into the data endpoints, for testing clients: a comma-separated list applied \
+            to the first data requests in order: 503 (any 5xx), 429:SECONDS (Retry-After), lost:SECONDS (store, \
+            then answer too late), stall:SECONDS (store nothing, answer too late), ok.
+
+            Example:
+              cloudsync serve --port 8080 --db received.sqlite & cloudsync upload --server http://127.0.0.1:8080/api/v1
+            """
+    )
+
+    @Option(help: "Address to bind (127.0.0.1 unless told otherwise).")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port (0 picks a free one; the address is printed on stderr).")
+    var port = 8080
+
+    @Option(help: "The receiver's SQLite file.")
+    var db = "cloudsync-serve.sqlite"
+
+    @Option(help: "The steps API's JSONL file (default: next to --db).")
+    var stepsFile: String?
+
+    @Option(help: "Largest request body accepted, in bytes (larger get 413).")
+    var maxBodySize = 16 << 20
+
+    @Option(help: "sync-status's recommendedStartDate.")
+    var recommendedStartDate = "2021-12-07T00:00:00.000Z"
+
+    @Option(help: "Faults to inject, for testing clients (see above).")
+    var faults = ""
+
+    @Option(help: "Seconds added to every data request (a slow server).")
+    var delay = 0.0
+
+    @OptionGroup var tokenOptions: TokenOptions
+
+    func run() async throws {
+        var configuration = ReceiverConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.databasePath = db
+        configuration.stepsFilePath = stepsFile
+        configuration.maxBodySize = maxBodySize
+        configuration.recommendedStartDate = recommendedStartDate
+        configuration.token = try tokenOptions.token()
+        do {
+            configuration.faults = try FaultPlan(parsing: faults)
+        } catch {
+            throw ValidationError("--faults: \(error)")
+        }
+        configuration.faults.delay = delay
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "cloudsync.serve")
+        logger.logLevel = .info
+        let receiver: Receiver
+        do {
+            receiver = try Receiver(configuration: configuration, logger: logger)
+        } catch {
+            printError("\(db): cannot open the receiver's database: \(error)")
+            throw ExitStatus.cannotCreate
+        }
+        let host = self.host
+        try await receiver.run { port in
+            printError("serve: listening on http://\(host):\(port)")
+        }
+        printError("serve: stopped")
+    }
+}
