@@ -83,14 +83,18 @@ public final class Uploader {
             if filter.types == nil || filter.types!.contains("stepCount") { filter.types = ["stepCount"] } else { filter.types = [] }
         case .flo:
             let status = try await transport.send(.GET, "/api/healthkit/sync-status", body: nil, what: "the sync-status request").object ?? [:]
-            if status["needsHistoricalSync"] as? Bool == true, let start = status["recommendedStartDate"] as? String,
-               let seconds = Self.isoSeconds(start) {
-                // A historical backfill from the date the server recommends.
-                backfillStart = (start, seconds)
+            // Flō's window starts at the recommended date: a backfill sends everything from there;
+            // later runs send, inside the same window, what this server has not acknowledged yet
+            // (what is new since the last successful sync).
+            let recorded = try store.backfillStart(targetID: targetID)
+            let recommended = (status["recommendedStartDate"] as? String) ?? recorded
+            if let recommended, let seconds = Self.isoSeconds(recommended) {
                 filter.since = max(filter.since ?? .min, seconds)
-                report.backfill = true
+                if status["needsHistoricalSync"] as? Bool == true {
+                    backfillStart = (recommended, seconds)
+                    report.backfill = true
+                }
             }
-            // Otherwise only what this server has not acknowledged yet: what is new since the last sync.
         }
 
         let summary = try store.pendingSummary(targetID: targetID, filter: filter)

@@ -41,6 +41,9 @@ struct Upload: AsyncParsableCommand {
     @Option(help: "Attempts per request before giving up.")
     var maxAttempts = 6
 
+    @Option(help: "Seconds before the first retry; each retry waits about twice as long (with jitter), at most 30 s.")
+    var retryDelay = 0.5
+
     @Flag(help: "Count what would be sent; send nothing.")
     var dryRun = false
 
@@ -55,6 +58,7 @@ struct Upload: AsyncParsableCommand {
         guard (1...16).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 16") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
+        guard retryDelay > 0 else { throw ValidationError("--retry-delay must be positive") }
         guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
             throw ValidationError("--server must be an http:// or https:// URL")
         }
@@ -67,6 +71,7 @@ struct Upload: AsyncParsableCommand {
         configuration.concurrency = concurrency
         configuration.requestTimeout = timeout
         configuration.retry.maximumAttempts = maxAttempts
+        configuration.retry.initialDelay = retryDelay
         configuration.dryRun = dryRun
         configuration.filter = try filters.makeFilter()
         configuration.token = try tokenOptions.token()

@@ -143,6 +143,11 @@ extension StagingStore {
         }
     }
 
+    /// The recommended start date recorded with the target's backfill, if any.
+    public func backfillStart(targetID: Int64) throws -> String? {
+        try storeErrors { try database.scalarText("SELECT recommended_start FROM backfill_state WHERE target_id = ?", [.int(targetID)]) }
+    }
+
     /// How many metrics `targetID` acknowledged with a startDate at or after `since`.
     public func acknowledgedCount(targetID: Int64, since: Int64?) throws -> Int {
         try storeErrors {

@@ -1,0 +1,156 @@
+import CloudSyncStore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A real `cloudsync serve` child process on 127.0.0.1 and a free port.
+final class ServeProcess {
+    let process = Process()
+    let port: Int
+    let database: String
+    let stderrPath: String
+
+    init(_ extraArguments: [String] = [], directory: URL) throws {
+        database = directory.appendingPathComponent("received.sqlite").path
+        stderrPath = directory.appendingPathComponent("serve.err").path
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = CLI.binary
+        process.arguments = ["serve", "--port", "0", "--db", database] + extraArguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        try process.run()
+        var found: Int?
+        let deadline = Date().addingTimeInterval(30)
+        while found == nil && Date() < deadline && process.isRunning {
+            Thread.sleep(forTimeInterval: 0.05)
+            let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                found = Int(text[range].split(separator: ":").last!)
+            }
+        }
+        guard let found else { throw ServeError.didNotStart((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "") }
+        port = found
+    }
+
+    struct ServeError: Error { let log: String; static func didNotStart(_ log: String) -> ServeError { ServeError(log: log) } }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// SIGTERM, then the exit status (0 for a clean stop).
+    func stop() -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+
+    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// One value from the receiver's SQLite file.
+    func count(_ sql: String) throws -> Int {
+        Int(try SQLiteDatabase(path: database, mode: .readOnly).scalarInt(sql) ?? 0)
+    }
+
+    /// An HTTP request with Foundation's client (independent of the uploader's AsyncHTTPClient).
+    func request(_ method: String, _ path: String, json: Any? = nil, body: Data? = nil, token: String? = nil) throws -> (status: Int, object: [String: Any]) {
+        var request = URLRequest(url: URL(string: url + path)!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let json { request.httpBody = try JSONSerialization.data(withJSONObject: json) }
+        if let body { request.httpBody = body }
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let done = DispatchSemaphore(value: 0)
+        final class Box: @unchecked Sendable { var status = 0; var data = Data() }
+        let box = Box()
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            box.data = data ?? Data()
+            done.signal()
+        }.resume()
+        done.wait()
+        return (box.status, (try? JSONSerialization.jsonObject(with: box.data)) as? [String: Any] ?? [:])
+    }
+}
+
+/// A TCP proxy on 127.0.0.1 that resets its first `resets` connections (RST, no answer) and then
+/// forwards bytes both ways: connection resets, as a flaky network gives them.
+final class ResettingProxy: @unchecked Sendable {
+    private let listener: Int32
+    let port: Int
+    private let target: Int
+    private let lock = NSLock()
+    private var resetsLeft: Int
+
+    init(forwardingTo target: Int, resets: Int) throws {
+        self.target = target
+        resetsLeft = resets
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        listen(listener, 64)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        start()
+    }
+
+    private func start() {
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    deinit { close(listener) }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            lock.lock()
+            let reset = resetsLeft > 0
+            if reset { resetsLeft -= 1 }
+            lock.unlock()
+            if reset {
+                // Read the start of the request, then close with RST.
+                var buffer = [UInt8](repeating: 0, count: 1024)
+                _ = read(client, &buffer, buffer.count)
+                var linger = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+                close(client)
+                continue
+            }
+            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = in_port_t(UInt16(target).bigEndian)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { close(client); close(upstream); continue }
+            Thread { Self.pump(from: client, to: upstream) }.start()
+            Thread { Self.pump(from: upstream, to: client) }.start()
+        }
+    }
+
+    private static func pump(from source: Int32, to destination: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = read(source, &buffer, buffer.count)
+            if n <= 0 { break }
+            var offset = 0
+            while offset < n {
+                let written = buffer.withUnsafeBytes { write(destination, $0.baseAddress! + offset, n - offset) }
+                if written <= 0 { break }
+                offset += written
+            }
+        }
+        shutdown(destination, Int32(SHUT_WR))
+    }
+}

@@ -1,0 +1,236 @@
+import CloudSyncStore
+import Foundation
+import Testing
+
+/// Uploads to a real `cloudsync serve` on 127.0.0.1, with faults injected, and crashes.
+@Suite(.serialized) struct UploadTests {
+    /// A store holding the sample (24 metrics) plus `heartRates` generated heart rates.
+    func makeStore(heartRates: Int, in directory: URL) throws -> (path: String, metrics: Int) {
+        let store = directory.appendingPathComponent("staging.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        if heartRates > 0 {
+            let input = directory.appendingPathComponent("hr.xml")
+            try Data(heartRateExport(count: heartRates).utf8).write(to: input)
+            #expect(try CLI.run(["import", input.path, "--store", store, "-q"]).status == 0)
+        }
+        return (store, 24 + heartRates)
+    }
+
+    func pending(_ store: String) throws -> Int { try StagingStore(path: store, access: .read).status().pending }
+
+    @Test func cloudCareUploadThroughFaultsEndsWithEveryMetricOnce() throws {
+        let dir = try CLI.temporaryDirectory()
+        let (store, total) = try makeStore(heartRates: 576, in: dir)   // 600 metrics, 6 batches of 100
+        // 503, 429 with Retry-After, an acknowledgement lost after the server stored the batch, a server
+        // that stops answering, then a 502; and two connections reset on the way.
+        let serve = try ServeProcess(["--faults", "503,429:1,lost:3,stall:3,ok,502"], directory: dir)
+        let proxy = try ResettingProxy(forwardingTo: serve.port, resets: 2)
+        let upload = try CLI.run(["upload", "--store", store, "--server", "http://127.0.0.1:\(proxy.port)/api/v1",
+                                  "--batch-size", "100", "--timeout", "1.5", "--max-attempts", "10", "--retry-delay", "0.05"])
+        #expect(upload.status == 0, "\(upload.stderr)")
+        #expect(upload.stderr.contains("uploaded \(total) metrics in 6 batches"))
+        #expect(try serve.count("SELECT count(*) FROM cloudcare_metric") == total)
+        #expect(try serve.count("SELECT count(*) FROM request_log WHERE status = -201") == 1)   // the lost one was stored
+        #expect(try pending(store) == 0)
+        let requestsBefore = try serve.count("SELECT count(*) FROM request_log")
+        // The same server (state is kept per target and server; the proxy's URL is the one used).
+        let again = try CLI.run(["upload", "--store", store, "--server", "http://127.0.0.1:\(proxy.port)/api/v1"])
+        #expect(again.status == 0)
+        #expect(again.stderr.contains("uploaded 0 metrics"))
+        #expect(try serve.count("SELECT count(*) FROM request_log") == requestsBefore)   // nothing sent
+        let status = try StagingStore(path: store, access: .read).status()
+        #expect(status.uploads.count == 6)
+        #expect(status.targets.first?.acknowledged == total)
+        #expect(serve.stop() == 0)   // SIGTERM: a clean stop
+        #expect(serve.log.contains("serve: stopped"))
+    }
+
+    @Test func killDuringUploadThenUploadAgainLosesAndDoublesNothing() throws {
+        let dir = try CLI.temporaryDirectory()
+        let (store, total) = try makeStore(heartRates: 2976, in: dir)   // 3000 metrics, 30 batches of 100
+        let serve = try ServeProcess(["--delay", "0.1"], directory: dir)
+        let child = Process()
+        child.executableURL = CLI.binary
+        child.arguments = ["upload", "--store", store, "--server", serve.url, "--batch-size", "100", "-q"]
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        let deadline = Date().addingTimeInterval(60)
+        while (try serve.count("SELECT count(*) FROM cloudcare_metric")) < 500 && child.isRunning && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(child.isRunning, "the upload ended before it could be killed")
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        let onServer = try serve.count("SELECT count(*) FROM cloudcare_metric")
+        #expect(onServer > 0 && onServer < total)
+        #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
+        let again = try CLI.run(["upload", "--store", store, "--server", serve.url, "--batch-size", "100"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try serve.count("SELECT count(*) FROM cloudcare_metric") == total)
+        #expect(try pending(store) == 0)
+        #expect(try CLI.run(["upload", "--store", store, "--server", serve.url]).stderr.contains("uploaded 0 metrics"))
+        _ = serve.stop()
+    }
+
+    @Test func floBackfillIsMarkedCompleteOnlyAfterEveryBatch() throws {
+        let dir = try CLI.temporaryDirectory()
+        let (store, _) = try makeStore(heartRates: 0, in: dir)
+        // The 2023 workout is before the recommended start: the backfill holds the 23 others.
+        let serve = try ServeProcess(["--faults", "ok,503,503", "--recommended-start-date", "2024-01-01T00:00:00.000Z"], directory: dir)
+        let failing = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "flo",
+                                   "--batch-size", "10", "--max-attempts", "2", "--retry-delay", "0.05"])
+        #expect(failing.status == 69, "\(failing.stderr)")
+        #expect(failing.stderr.contains("gave up"))
+        #expect(try serve.count("SELECT mark_calls FROM flo_state") == 0)
+        #expect(try serve.count("SELECT count(*) FROM flo_sample") == 10)
+        let resumed = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "flo", "--batch-size", "10"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("backfill marked complete"))
+        #expect(try serve.count("SELECT count(*) FROM flo_sample") == 23)
+        #expect(try serve.count("SELECT mark_calls FROM flo_state") == 1)
+        #expect(try serve.count("SELECT marked_sample_count FROM flo_state") == 23)
+        // Complete now: the next run sends only what is new, which is nothing.
+        let next = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "flo"])
+        #expect(next.stderr.contains("uploaded 0 metrics"))
+        #expect(try serve.count("SELECT mark_calls FROM flo_state") == 1)
+        // The uuids are stable: the same metric gives the same uuid in a new store.
+        let other = dir.appendingPathComponent("other.sqlite").path
+        _ = try CLI.run(["import", CLI.sample, "--store", other, "-q"])
+        let serve2 = try ServeProcess(["--recommended-start-date", "2024-01-01T00:00:00.000Z"], directory: try CLI.temporaryDirectory())
+        _ = try CLI.run(["upload", "--store", other, "--server", serve2.url, "--target", "flo"])
+        let uuids = { (s: ServeProcess) in try SQLiteDatabase(path: s.database, mode: .readOnly).scalarText("SELECT group_concat(uuid) FROM (SELECT uuid FROM flo_sample ORDER BY uuid)") }
+        #expect(try uuids(serve) == uuids(serve2))
+        _ = serve.stop(); _ = serve2.stop()
+    }
+
+    @Test func stepsGoToTheStepsAPIOnce() throws {
+        let dir = try CLI.temporaryDirectory()
+        let (store, _) = try makeStore(heartRates: 10, in: dir)
+        let serve = try ServeProcess(["--faults", "503"], directory: dir)
+        let upload = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "steps"])
+        #expect(upload.status == 0, "\(upload.stderr)")
+        #expect(upload.stderr.contains("uploaded 1 metrics"))   // the sample's one StepCount
+        #expect(try serve.request("GET", "/steps").object["storedCount"] as? Int == 1)
+        _ = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "steps"])
+        let lines = try String(contentsOfFile: serve.database + ".steps.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1)
+        let sample = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(sample["count"] as? Int == 1200)
+        #expect(sample["startDate"] as? String == "2024-11-02T12:00:00.000Z")
+        _ = serve.stop()
+    }
+
+    @Test func aWrongTokenFailsFastWithoutARetryStorm() throws {
+        let dir = try CLI.temporaryDirectory()
+        let (store, _) = try makeStore(heartRates: 0, in: dir)
+        let tokenFile = dir.appendingPathComponent("token")
+        try Data("right-token\n".utf8).write(to: tokenFile)
+        let serve = try ServeProcess(["--token-file", tokenFile.path], directory: dir)
+        let started = Date()
+        let upload = try CLI.run(["upload", "--store", store, "--server", "\(serve.url)/api/v1"], environment: ["CLOUDSYNC_TOKEN": "wrong-token"])
+        #expect(upload.status == 77)
+        #expect(upload.stderr.contains("the server refused the token (401"))
+        #expect(!upload.stderr.contains("wrong-token"))
+        #expect(Date().timeIntervalSince(started) < 10)
+        let attempts = serve.log.components(separatedBy: "hb.request.path=/api/v1/wearables/import/apple-health").count - 1
+        #expect(attempts == 1)
+        #expect(!serve.log.contains("wrong-token") && !serve.log.contains("right-token"))
+        #expect(try pending(store) == 24)
+        let right = try CLI.run(["upload", "--store", store, "--server", "\(serve.url)/api/v1", "--token-file", tokenFile.path])
+        #expect(right.status == 0)
+        _ = serve.stop()
+    }
+}
+
+@Suite(.serialized) struct ServeTests {
+    nonisolated(unsafe) static let metric: [String: Any] = ["type": "HKQuantityTypeIdentifierHeartRate", "startDate": "2025-11-12T06:52:56Z",
+                                        "endDate": "2025-11-12T06:52:56Z", "value": 79, "unit": "bpm", "sourceApp": "Watch",
+                                        "metadata": ["device": "Apple Watch"]]
+    static func envelope(_ metrics: [[String: Any]]) -> [String: Any] {
+        ["userId": "U", "deviceId": "D", "exportTimestamp": "2025-11-13T06:49:53Z",
+         "dataRange": ["startDate": "2025-11-12T06:49:53Z", "endDate": "2025-11-13T06:49:53Z"], "metrics": metrics]
+    }
+
+    @Test func validatesLikeTheRealBackend() throws {
+        let dir = try CLI.temporaryDirectory()
+        try Data("t0k3n".utf8).write(to: dir.appendingPathComponent("token"))
+        let serve = try ServeProcess(["--token-file", dir.appendingPathComponent("token").path, "--max-body-size", "4096"], directory: dir)
+        let path = "/api/v1/wearables/import/apple-health"
+        #expect(try serve.request("POST", path, json: Self.envelope([Self.metric])).status == 401)
+        #expect(try serve.request("GET", "/health").status == 200)
+        var bad = Self.metric
+        bad["metadata"] = NSNull()
+        let invalid = try serve.request("POST", path, json: Self.envelope([Self.metric, bad]), token: "t0k3n")
+        #expect(invalid.status == 422)
+        let errors = try #require(invalid.object["errors"] as? [[String: String]])
+        #expect(errors.first?["field"] == "metrics[1].metadata")
+        let ok = try serve.request("POST", path, json: Self.envelope([Self.metric]), token: "t0k3n")
+        #expect(ok.status == 201)
+        #expect(ok.object["stored_count"] as? Int == 1)
+        // The same sample from a second source ending in the same second is kept (the real server drops it).
+        var otherSource = Self.metric
+        otherSource["sourceApp"] = "Phone"
+        let again = try serve.request("POST", path, json: Self.envelope([Self.metric, otherSource]), token: "t0k3n")
+        #expect(again.object["stored_count"] as? Int == 1)
+        #expect(again.object["duplicate_count"] as? Int == 1)
+        #expect(try serve.request("POST", path, body: Data(repeating: 0x20, count: 10_000), token: "t0k3n").status == 413)
+        #expect(try serve.request("POST", "/steps", json: ["samples": [["uuid": "x"]]], token: "t0k3n").status == 400)
+        let expired = ["userId": "U", "deviceId": "D", "deviceName": "Mac", "deviceType": "apple_watch",
+                       "generatedAt": "2020-01-01T00:00:00.000Z", "expiresAt": "2020-01-01T00:15:00.000Z",
+                       "pairingCode": "ABCD-1234", "androidUserId": "A"]
+        #expect(try serve.request("POST", "/api/v1/wearables/devices/pair", json: expired, token: "t0k3n").status == 400)
+        #expect(serve.stop() == 0)
+    }
+}
+
+@Suite struct PairCommandTests {
+    @Test func printsThePairingObjectAndItsQRCode() throws {
+        let dir = try CLI.temporaryDirectory()
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let png = dir.appendingPathComponent("qr.png").path
+        let result = try CLI.run(["pair", "--store", store, "--device-name", "Test Mac", "--png", png])
+        #expect(result.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: String])
+        #expect(Set(object.keys) == ["userId", "deviceId", "deviceName", "deviceType", "generatedAt", "expiresAt", "pairingCode"])
+        #expect(object["deviceType"] == "apple_watch")
+        #expect(try #/^[A-Z0-9]{4}-[A-Z0-9]{4}$/#.wholeMatch(in: object["pairingCode"]!) != nil)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let generated = try #require(formatter.date(from: object["generatedAt"]!)), expires = try #require(formatter.date(from: object["expiresAt"]!))
+        #expect(expires.timeIntervalSince(generated) == 900)
+        let status = try StagingStore(path: store, access: .read).status()
+        #expect(object["userId"] == status.userId && object["deviceId"] == status.deviceId)
+        #expect(result.stderr.contains("▀") || result.stderr.contains("▄"))
+        let image = try Data(contentsOf: URL(fileURLWithPath: png))
+        #expect(image.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        // Decode the image with an independent reader when the machine has one (Debian's zbar-tools).
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") {
+            let zbar = Process()
+            zbar.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+            zbar.arguments = ["-q", "--raw", png]
+            let out = Pipe()
+            zbar.standardOutput = out
+            zbar.standardError = FileHandle.nullDevice
+            try zbar.run()
+            let decoded = out.fileHandleForReading.readDataToEndOfFile()
+            zbar.waitUntilExit()
+            let fromImage = try JSONSerialization.jsonObject(with: decoded) as? [String: String]
+            #expect(fromImage == object)
+        }
+        // Two codes are never the same.
+        let second = try JSONSerialization.jsonObject(with: try CLI.run(["pair", "--store", store, "--no-qr"]).stdout) as? [String: String]
+        #expect(second?["pairingCode"] != object["pairingCode"])
+    }
+
+    @Test func postsThePairingRequest() throws {
+        let dir = try CLI.temporaryDirectory()
+        let serve = try ServeProcess([], directory: dir)
+        let result = try CLI.run(["pair", "--store", dir.appendingPathComponent("s.sqlite").path, "--no-qr",
+                                  "--server", "\(serve.url)/api/v1", "--android-user-id", "android-42"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        #expect(answer["android_user_id"] as? String == "android-42")
+        #expect(try serve.count("SELECT count(*) FROM pairing") == 1)
+        _ = serve.stop()
+    }
+}
