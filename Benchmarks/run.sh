@@ -13,6 +13,8 @@
 # 5. times `cloudsync import` against healthkit-to-sqlite (PyPI, installed in a virtual environment in
 #    $BENCH_DIR) on the same 100 MB export
 #
+# 6. times `cloudsync upload` of that 100 MB export's store to a local `cloudsync serve` (metrics/s)
+#
 # Targets: convert (zip) <= 1.5x the floor, peak RSS <= 64 MiB; import (zip) <= 3x the floor, peak RSS
 # <= 160 MiB; import >= 20x faster than healthkit-to-sqlite. Exit status 0 = PASS, 1 = FAIL, 2 = could not run.
 # Not part of the test suite: a run takes minutes and its numbers depend on the machine.
@@ -225,6 +227,34 @@ compare_with_healthkit_to_sqlite() {
     fi
 }
 
+# Upload throughput: the 100 MB export's store to a local `cloudsync serve`, batches of 1000.
+measure_upload() {
+    local dir="$BENCH_DIR/100" store="$BENCH_DIR/100/upload.store" received="$BENCH_DIR/100/received.sqlite"
+    rm -f "$store"* "$received"*
+    "$CLOUDSYNC" import "$dir/export.zip" --store "$store" --quiet || die "import for the upload benchmark failed"
+    "$CLOUDSYNC" serve --port 0 --db "$received" 2> "$LOGS/serve.err" &
+    local serve=$! port=""
+    for _ in $(seq 100); do
+        port="$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$LOGS/serve.err" | grep -o '[0-9]*$' || true)"
+        [[ -n "$port" ]] && break
+        sleep 0.1
+    done
+    [[ -n "$port" ]] || { kill "$serve"; die "serve did not start"; }
+    local metrics; metrics="$(json "$dir/counts.json" 'metrics["total"]')"
+    local concurrency secs kib
+    for concurrency in 1 2; do
+        # A new upload target each time (the server URL differs by a path-less query), so everything is sent.
+        /usr/bin/time -f '%e %M' -o "$LOGS/upload.time" "$CLOUDSYNC" upload --store "$store" \
+            --server "http://127.0.0.1:$port/api/v1?run=$concurrency" --concurrency "$concurrency" \
+            --quiet 2> "$LOGS/upload.err" || { kill "$serve"; die "upload failed: $(tail -n 2 "$LOGS/upload.err")"; }
+        read -r secs kib < <(tail -n 1 "$LOGS/upload.time")
+        UPLOAD+=$(awk -v m="$metrics" -v s="$secs" -v k="$kib" -v c="$concurrency" \
+            'BEGIN { printf "upload to a local serve, concurrency %d: %d metrics in %.2f s (%.0f metrics/s), peak RSS %.1f MiB\n", c, m, s, m / s, k / 1024 }')
+        UPLOAD+=$'\n'
+    done
+    kill -TERM "$serve"; wait "$serve" || true
+}
+
 # --- the rows --------------------------------------------------------------------------------------------------
 measure "floor (xml)" "$FLOOR" "{dir}/export.xml"
 measure --max-ratio 1.5 --max-rss 64 "convert (zip)" "$CLOUDSYNC" convert "{dir}/export.zip" --output /dev/null
@@ -235,7 +265,10 @@ measure --max-ratio 3 --max-rss 160 "import (zip)" \
 measure --max-rss 160 "re-import (zip)" "$CLOUDSYNC" import "{dir}/export.zip" --store "{dir}/export.zip.store" --quiet
 COMPARISON=""
 compare_with_healthkit_to_sqlite
+UPLOAD=""
+measure_upload
 
 report
 [[ -n "$COMPARISON" ]] && echo "$COMPARISON"
+[[ -n "$UPLOAD" ]] && printf '%s' "$UPLOAD"
 exit "$FAIL"

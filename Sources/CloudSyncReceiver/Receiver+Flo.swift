@@ -39,16 +39,10 @@ extension Receiver {
     }
 
     func storeFloSamples(_ body: ByteBuffer) throws -> (Response, Int?) {
-        guard let samples = JSONResponse.object(body)?["samples"] as? [[String: Any]] else {
-            return (JSONResponse.make(.badRequest, ["error": "body must be {\"samples\": [...]}"]), nil)
-        }
-        for (i, sample) in samples.enumerated() {
-            for key in ["dataType", "unit", "startDate", "endDate", "uuid"] where !(sample[key] is String) {
-                return (JSONResponse.make(.badRequest, ["error": "samples[\(i)].\(key) is required (a string)"]), nil)
-            }
-            guard sample["value"] is NSNumber else {
-                return (JSONResponse.make(.badRequest, ["error": "samples[\(i)].value must be a number"]), nil)
-            }
+        let samples: [FloSamplesBody.Sample]
+        switch BodyDecoding.decode(FloSamplesBody.self, from: Data(body.readableBytesView)) {
+        case .success(let decoded): samples = decoded.samples
+        case .failure(let problem): return (JSONResponse.make(.badRequest, ["error": problem.words]), nil)
         }
         let inserted = try database.write { db -> Int in
             let insert = try db.prepare("""
@@ -56,10 +50,8 @@ extension Receiver {
                 """)
             var inserted = 0
             for sample in samples {
-                let json = (try? JSONSerialization.data(withJSONObject: sample, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-                try insert.run([.text(sample["uuid"] as! String), .text(sample["dataType"] as! String),
-                                .double((sample["value"] as! NSNumber).doubleValue), .text(sample["unit"] as! String),
-                                .text(sample["startDate"] as! String), .text(sample["endDate"] as! String), .text(json)])
+                try insert.run([.text(sample.uuid), .text(sample.dataType), .double(sample.value), .text(sample.unit),
+                                .text(sample.startDate), .text(sample.endDate), .text(BodyDecoding.json(sample))])
                 inserted += db.changes
             }
             return inserted

@@ -21,37 +21,36 @@ extension Receiver {
     }
 
     func storeSteps(_ body: ByteBuffer) throws -> (Response, Int?) {
-        guard let samples = JSONResponse.object(body)?["samples"] as? [[String: Any]] else {
-            return (JSONResponse.make(.badRequest, ["error": "body must be {\"samples\": [...]}"]), nil)
+        let samples: [StepsBody.Sample]
+        switch BodyDecoding.decode(StepsBody.self, from: Data(body.readableBytesView)) {
+        case .success(let decoded): samples = decoded.samples
+        case .failure(let problem): return (JSONResponse.make(.badRequest, ["error": problem.words]), nil)
         }
         let dateForm = #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/#
         for (i, sample) in samples.enumerated() {
-            guard let uuid = sample["uuid"] as? String, UUID(uuidString: uuid) != nil else {
+            guard UUID(uuidString: sample.uuid) != nil else {
                 return (JSONResponse.make(.badRequest, ["error": "samples[\(i)].uuid must be a UUID"]), nil)
             }
-            for key in ["startDate", "endDate"] {
-                guard let date = sample[key] as? String, (try? dateForm.wholeMatch(in: date)) != nil else {
-                    return (JSONResponse.make(.badRequest, ["error": "samples[\(i)].\(key) must look like 2025-05-11T16:27:22.000Z"]), nil)
-                }
+            for date in [sample.startDate, sample.endDate] where (try? dateForm.wholeMatch(in: date)) == nil {
+                return (JSONResponse.make(.badRequest, ["error": "samples[\(i)]: dates must look like 2025-05-11T16:27:22.000Z"]), nil)
             }
-            guard let count = sample["count"] as? NSNumber, count.doubleValue == count.doubleValue.rounded(), count.doubleValue >= 0 else {
-                return (JSONResponse.make(.badRequest, ["error": "samples[\(i)].count must be a non-negative integer"]), nil)
+            guard sample.count >= 0 else {
+                return (JSONResponse.make(.badRequest, ["error": "samples[\(i)].count must not be negative"]), nil)
             }
         }
-        let fresh = try database.write { db -> [[String: Any]] in
+        let fresh = try database.write { db -> Int in
             let insert = try db.prepare("INSERT OR IGNORE INTO steps_sample(uuid) VALUES (?)")
-            var fresh: [[String: Any]] = []
+            var lines = Data()
+            var fresh = 0
             for sample in samples {
-                try insert.run([.text(sample["uuid"] as! String)])
-                if db.changes > 0 { fresh.append(sample) }
+                try insert.run([.text(sample.uuid)])
+                guard db.changes > 0 else { continue }
+                fresh += 1
+                lines.append(Data(BodyDecoding.json(sample).utf8))
+                lines.append(UInt8(ascii: "\n"))
             }
             // The JSON lines are written inside the transaction: if the file cannot be written,
             // the samples are not marked as stored either.
-            var lines = Data()
-            for sample in fresh {
-                lines.append(try JSONSerialization.data(withJSONObject: sample, options: [.sortedKeys]))
-                lines.append(UInt8(ascii: "\n"))
-            }
             let url = URL(fileURLWithPath: configuration.resolvedStepsFilePath)
             if !FileManager.default.fileExists(atPath: url.path) { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
             let handle = try FileHandle(forWritingTo: url)
@@ -60,6 +59,6 @@ extension Receiver {
             try handle.write(contentsOf: lines)
             return fresh
         }
-        return (JSONResponse.make(.ok, ["saved": fresh.count, "message": "Success"]), fresh.count)
+        return (JSONResponse.make(.ok, ["saved": fresh, "message": "Success"]), fresh)
     }
 }
