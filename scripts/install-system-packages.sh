@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages CloudSync builds against, only those not installed yet.
 set -euo pipefail
-packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev)
+# zbar-tools: the tests decode the pairing QR code with its zbarimg (they skip that check without it).
+packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev zbar-tools)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

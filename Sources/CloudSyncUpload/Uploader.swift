@@ -71,7 +71,9 @@ public final class Uploader {
         let retries = RetryCounter()
         defer { report.retries = retries.count }
         let transport = HTTPTransport(client: client, configuration: configuration, retries: retries)
-        let targetID = try store.uploadTargetID(target: configuration.target.rawValue, server: configuration.server.absoluteString)
+        // `…/api/v1` and `…/api/v1/` are one server.
+        let targetID = try store.uploadTargetID(target: configuration.target.rawValue,
+                                                server: configuration.server.absoluteString.trimmingTrailingSlash)
         var filter = configuration.filter
         var backfillStart: (iso: String, seconds: Int64)?
 

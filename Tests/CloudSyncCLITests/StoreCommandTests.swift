@@ -5,6 +5,11 @@ import Testing
 /// An export with `count` heart-rate records, one a minute (made here: large enough that an import
 /// takes a few seconds in a debug build, so that it can be killed half-way).
 func heartRateExport(count: Int) -> String {
+    sampleExport(count: count, type: "HKQuantityTypeIdentifierHeartRate", unit: "count/min")
+}
+
+/// An export with `count` records of `type`, one a minute from November 2023.
+func sampleExport(count: Int, type: String, unit: String) -> String {
     var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
     text.reserveCapacity(count * 260)
     let base = 1_700_000_000
@@ -12,7 +17,7 @@ func heartRateExport(count: Int) -> String {
         let date = Date(timeIntervalSince1970: TimeInterval(base + i * 60))
         let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
         let stamp = String(format: "%04d-%02d-%02d %02d:%02d:%02d +0000", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
-        text += " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" sourceVersion=\"10.1\" unit=\"count/min\" creationDate=\"\(stamp)\" startDate=\"\(stamp)\" endDate=\"\(stamp)\" value=\"\(60 + i % 50)\"/>\n"
+        text += " <Record type=\"\(type)\" sourceName=\"Watch\" sourceVersion=\"10.1\" unit=\"\(unit)\" creationDate=\"\(stamp)\" startDate=\"\(stamp)\" endDate=\"\(stamp)\" value=\"\(60 + i % 50)\"/>\n"
     }
     return text + "</HealthData>\n"
 }

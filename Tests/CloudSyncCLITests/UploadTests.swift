@@ -45,30 +45,54 @@ import Testing
         #expect(serve.log.contains("serve: stopped"))
     }
 
-    @Test func killDuringUploadThenUploadAgainLosesAndDoublesNothing() throws {
+    /// `kill -9` of the uploading process half-way, then `upload` again: every metric ends up on the
+    /// server exactly once, nothing stays pending, and a third upload sends nothing. For each target.
+    @Test(arguments: [("cloudcare", "cloudcare_metric"), ("flo", "flo_sample"), ("steps", "steps_sample")])
+    func killDuringUploadThenUploadAgainLosesAndDoublesNothing(_ target: String, _ table: String) throws {
         let dir = try CLI.temporaryDirectory()
-        let (store, total) = try makeStore(heartRates: 2976, in: dir)   // 3000 metrics, 30 batches of 100
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        let input = dir.appendingPathComponent("steps.xml")
+        try Data(sampleExport(count: 3000, type: "HKQuantityTypeIdentifierStepCount", unit: "count").utf8).write(to: input)
+        #expect(try CLI.run(["import", input.path, "--store", store, "-q"]).status == 0)
+        let total = 3000   // all StepCount, all after Flō's recommended start (2021-12-07)
         let serve = try ServeProcess(["--delay", "0.1"], directory: dir)
         let child = Process()
         child.executableURL = CLI.binary
-        child.arguments = ["upload", "--store", store, "--server", serve.url, "--batch-size", "100", "-q"]
+        child.arguments = ["upload", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100", "-q"]
         child.standardError = FileHandle.nullDevice
         try child.run()
         let deadline = Date().addingTimeInterval(60)
-        while (try serve.count("SELECT count(*) FROM cloudcare_metric")) < 500 && child.isRunning && Date() < deadline {
+        while (try serve.count("SELECT count(*) FROM \(table)")) < 500 && child.isRunning && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(child.isRunning, "the upload ended before it could be killed")
         kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
-        let onServer = try serve.count("SELECT count(*) FROM cloudcare_metric")
+        let onServer = try serve.count("SELECT count(*) FROM \(table)")
         #expect(onServer > 0 && onServer < total)
         #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
-        let again = try CLI.run(["upload", "--store", store, "--server", serve.url, "--batch-size", "100"])
+        let again = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100"])
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(try serve.count("SELECT count(*) FROM cloudcare_metric") == total)
-        #expect(try pending(store) == 0)
-        #expect(try CLI.run(["upload", "--store", store, "--server", serve.url]).stderr.contains("uploaded 0 metrics"))
+        #expect(try serve.count("SELECT count(*) FROM \(table)") == total)
+        let status = try StagingStore(path: store, access: .read).status()
+        #expect(status.targets.first { $0.target == target }?.pending == 0)
+        #expect(try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", target]).stderr.contains("uploaded 0 metrics"))
+        if target == "steps" {
+            let lines = try String(contentsOfFile: serve.database + ".steps.jsonl", encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == total)   // one line per sample, none twice
+        }
+        if target == "flo" { #expect(try serve.count("SELECT mark_calls FROM flo_state") == 1) }
+        _ = serve.stop()
+    }
+
+    @Test func aDryRunSendsNothing() throws {
+        let dir = try CLI.temporaryDirectory()
+        let (store, _) = try makeStore(heartRates: 0, in: dir)
+        let serve = try ServeProcess([], directory: dir)
+        let dry = try CLI.run(["upload", "--store", store, "--server", serve.url, "--dry-run", "--batch-size", "10"])
+        #expect(dry.stderr.contains("24 metrics pending for cloudcare"))
+        #expect(dry.stderr.contains("3 batches; nothing sent"))
+        #expect(try serve.count("SELECT count(*) FROM request_log") == 0)
         _ = serve.stop()
     }
 
