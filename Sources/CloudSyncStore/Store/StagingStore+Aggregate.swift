@@ -6,23 +6,15 @@ extension StagingStore {
     /// A sample belongs to the bucket of its `startDate`.
     public func aggregate(_ options: AggregateOptions) throws -> [AggregateRow] {
         try storeErrors {
-            var conditions: [String] = []
-            var arguments: [SQLiteValue] = []
-            if let types = options.filter.types {
-                let ids = try typeIDs(matching: types)
-                conditions.append("m.type_id IN (\(ids.isEmpty ? "NULL" : ids.map(String.init).joined(separator: ",")))")
-            }
-            if let since = options.filter.since { conditions.append("m.start_date >= ?"); arguments.append(.int(since)) }
-            if let until = options.filter.until { conditions.append("m.start_date < ?"); arguments.append(.int(until)) }
-            let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            let conditions = try conditions(options.filter)
             // The identity index is ordered by (type_id, start_date): no sort needed.
             let rows = try database.prepare("""
                 SELECT m.type_id, t.name, u.name, m.start_date, m.end_date, m.value, m.source_id, d.name
                 FROM metric m JOIN metric_type t ON t.id = m.type_id JOIN unit u ON u.id = m.unit_id
                 JOIN device d ON d.id = m.device_id
-                \(whereClause) ORDER BY m.type_id, m.start_date
+                \(conditions.whereClause) ORDER BY m.type_id, m.start_date
                 """)
-            try rows.bind(arguments)
+            try rows.bind(conditions.arguments)
             var labeler = BucketLabeler(bucket: options.bucket, zone: options.timeZone)
             var accumulator = BucketAccumulator()
             var merger: SourceMerger?

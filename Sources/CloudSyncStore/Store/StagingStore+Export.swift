@@ -6,51 +6,24 @@ extension StagingStore {
     @discardableResult
     public func export(filter: MetricFilter = .all, pendingOnly: Bool = false, to sink: any MetricSink) throws -> Int {
         try storeErrors {
-            var conditions: [String] = []
-            var arguments: [SQLiteValue] = []
-            if let types = filter.types {
-                let ids = try typeIDs(matching: types)
-                conditions.append("m.type_id IN (\(ids.isEmpty ? "NULL" : ids.map(String.init).joined(separator: ",")))")
-            }
-            if let since = filter.since { conditions.append("m.start_date >= ?"); arguments.append(.int(since)) }
-            if let until = filter.until { conditions.append("m.start_date < ?"); arguments.append(.int(until)) }
-            if pendingOnly {
-                conditions.append("""
-                    m.id NOT IN (SELECT a.metric_id FROM upload_ack a JOIN upload_target t ON t.id = a.target_id
-                                 WHERE t.target = 'cloudcare')
-                    """)
-            }
-            let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            var conditions = try conditions(filter)
+            if pendingOnly { conditions.add(MetricConditions.notAcknowledgedByCloudCare) }
             let rows = try database.prepare("""
-                SELECT t.name, m.start_date, m.end_date, m.value, u.name, s.name, d.name, v.name, m.extra
-                FROM metric m JOIN metric_type t ON t.id = m.type_id JOIN unit u ON u.id = m.unit_id
-                JOIN source s ON s.id = m.source_id JOIN device d ON d.id = m.device_id
-                LEFT JOIN source_version v ON v.id = m.source_version_id
-                \(whereClause) ORDER BY m.start_date, m.id
+                SELECT \(StoredMetricSQL.columns) \(StoredMetricSQL.joins) \(conditions.whereClause) ORDER BY m.start_date, m.id
                 """)
-            try rows.bind(arguments)
+            try rows.bind(conditions.arguments)
             var metric = MappedMetric()
             var metadata = ByteBuffer(capacity: 4096)
             var count = 0
             while try rows.step() {
-                metric.type = rows.bytes(0)
-                metric.startDate = rows.int64(1)
-                metric.endDate = rows.int64(2)
-                metric.value = rows.double(3)
-                metric.unit = rows.bytes(4)
-                metric.sourceApp = rows.bytes(5)
+                metric.type = rows.bytes(1)
+                metric.startDate = rows.int64(2)
+                metric.endDate = rows.int64(3)
+                metric.value = rows.double(4)
+                metric.unit = rows.bytes(5)
+                metric.sourceApp = rows.bytes(6)
                 metadata.removeAll()
-                metadata.append("{\"device\":")
-                metadata.appendJSONString(rows.bytes(6))
-                if !rows.isNull(7) {
-                    metadata.append(",\"sourceVersion\":")
-                    metadata.appendJSONString(rows.bytes(7))
-                }
-                if !rows.isNull(8) {
-                    metadata.append(UInt8(ascii: ","))
-                    metadata.append(rows.bytes(8))
-                }
-                metadata.append(UInt8(ascii: "}"))
+                StoredMetricSQL.appendMetadata(of: rows, to: &metadata)
                 try metadata.withBytes { encoded in
                     metric.metadataJSON = encoded
                     try sink.write(metric)

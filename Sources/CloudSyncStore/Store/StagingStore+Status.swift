@@ -26,10 +26,8 @@ extension StagingStore {
                 targets.append(.init(target: targetRows.text(0) ?? "", server: targetRows.text(1) ?? "",
                                      acknowledged: acknowledged, pending: metrics - acknowledged))
             }
-            let pending = Int(try database.scalarInt("""
-                SELECT count(*) FROM metric WHERE id NOT IN (
-                    SELECT a.metric_id FROM upload_ack a JOIN upload_target t ON t.id = a.target_id WHERE t.target = 'cloudcare')
-                """) ?? 0)
+            let pending = Int(try database.scalarInt(
+                "SELECT count(*) FROM metric m WHERE \(MetricConditions.notAcknowledgedByCloudCare)") ?? 0)
 
             var imports: [StoreStatus.ImportRun] = []
             let importRows = try database.prepare("""

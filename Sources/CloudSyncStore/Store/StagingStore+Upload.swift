@@ -29,21 +29,12 @@ public final class PendingMetricCursor {
     private let connection: SQLiteDatabase
     private let rows: SQLiteStatement
 
-    init(path: String, targetID: Int64, filter: MetricFilter, typeIDs: [Int64]?) throws {
+    init(path: String, conditions: MetricConditions) throws {
         connection = try SQLiteDatabase(path: path, mode: .readOnly)
-        var conditions = ["NOT EXISTS (SELECT 1 FROM upload_ack a WHERE a.target_id = ? AND a.metric_id = m.id)"]
-        var arguments: [SQLiteValue] = [.int(targetID)]
-        if let typeIDs { conditions.append("m.type_id IN (\(typeIDs.isEmpty ? "NULL" : typeIDs.map(String.init).joined(separator: ",")))") }
-        if let since = filter.since { conditions.append("m.start_date >= ?"); arguments.append(.int(since)) }
-        if let until = filter.until { conditions.append("m.start_date < ?"); arguments.append(.int(until)) }
         rows = try connection.prepare("""
-            SELECT m.id, t.name, m.start_date, m.end_date, m.value, u.name, s.name, d.name, v.name, m.extra
-            FROM metric m JOIN metric_type t ON t.id = m.type_id JOIN unit u ON u.id = m.unit_id
-            JOIN source s ON s.id = m.source_id JOIN device d ON d.id = m.device_id
-            LEFT JOIN source_version v ON v.id = m.source_version_id
-            WHERE \(conditions.joined(separator: " AND ")) ORDER BY m.start_date, m.id
+            SELECT \(StoredMetricSQL.columns) \(StoredMetricSQL.joins) \(conditions.whereClause) ORDER BY m.start_date, m.id
             """)
-        try rows.bind(arguments)
+        try rows.bind(conditions.arguments)
     }
 
     /// Up to `count` next metrics; empty at the end.
@@ -53,17 +44,7 @@ public final class PendingMetricCursor {
         var metadata = ByteBuffer(capacity: 512)
         while batch.count < count, try rows.step() {
             metadata.removeAll()
-            metadata.append("{\"device\":")
-            metadata.appendJSONString(rows.bytes(7))
-            if !rows.isNull(8) {
-                metadata.append(",\"sourceVersion\":")
-                metadata.appendJSONString(rows.bytes(8))
-            }
-            if !rows.isNull(9) {
-                metadata.append(UInt8(ascii: ","))
-                metadata.append(rows.bytes(9))
-            }
-            metadata.append(UInt8(ascii: "}"))
+            StoredMetricSQL.appendMetadata(of: rows, to: &metadata)
             batch.append(PendingMetric(
                 id: rows.int64(0), type: rows.text(1) ?? "", startDate: rows.int64(2), endDate: rows.int64(3),
                 value: rows.double(4), unit: rows.text(5) ?? "", sourceApp: rows.text(6) ?? "", device: rows.text(7) ?? "",
@@ -85,16 +66,10 @@ extension StagingStore {
     /// How many metrics `targetID` has not acknowledged, with their date range.
     public func pendingSummary(targetID: Int64, filter: MetricFilter = .all) throws -> PendingSummary {
         try storeErrors {
-            var conditions = ["NOT EXISTS (SELECT 1 FROM upload_ack a WHERE a.target_id = ? AND a.metric_id = m.id)"]
-            var arguments: [SQLiteValue] = [.int(targetID)]
-            if let types = filter.types {
-                let ids = try typeIDs(matching: types)
-                conditions.append("m.type_id IN (\(ids.isEmpty ? "NULL" : ids.map(String.init).joined(separator: ",")))")
-            }
-            if let since = filter.since { conditions.append("m.start_date >= ?"); arguments.append(.int(since)) }
-            if let until = filter.until { conditions.append("m.start_date < ?"); arguments.append(.int(until)) }
-            let query = try database.prepare("SELECT count(*), min(m.start_date), max(m.end_date) FROM metric m WHERE \(conditions.joined(separator: " AND "))")
-            try query.bind(arguments)
+            var conditions = try conditions(filter)
+            conditions.add(MetricConditions.notAcknowledged, .int(targetID))
+            let query = try database.prepare("SELECT count(*), min(m.start_date), max(m.end_date) FROM metric m \(conditions.whereClause)")
+            try query.bind(conditions.arguments)
             _ = try query.step()
             return PendingSummary(count: Int(query.int64(0)), firstStart: query.isNull(1) ? nil : query.int64(1),
                                   lastEnd: query.isNull(2) ? nil : query.int64(2))
@@ -103,8 +78,9 @@ extension StagingStore {
 
     public func pendingMetrics(targetID: Int64, filter: MetricFilter = .all) throws -> PendingMetricCursor {
         try storeErrors {
-            try PendingMetricCursor(path: path, targetID: targetID, filter: filter,
-                                    typeIDs: try filter.types.map { try typeIDs(matching: $0) })
+            var conditions = try conditions(filter)
+            conditions.add(MetricConditions.notAcknowledged, .int(targetID))
+            return try PendingMetricCursor(path: path, conditions: conditions)
         }
     }
 
