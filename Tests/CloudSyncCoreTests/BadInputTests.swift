@@ -1,6 +1,7 @@
 @testable import CloudSyncCore
 import Foundation
 import Testing
+@preconcurrency import ZIPFoundation
 
 /// Structural damage stops the run with an error naming the input and the place, after every
 /// complete metric before the damage reached the sink.
@@ -143,11 +144,13 @@ import Testing
         #expect { try convert(path) } throws: { "\($0)".contains("damaged zip") }
     }
 
-    @Test func streamingReaderMatchesTheArchiveReader() throws {
-        // The streaming reader (used for pipes) on the same bytes, through a FileReader over a pipe.
+    /// The streaming reader (used for pipes) on the same bytes, through a FileReader over a pipe
+    /// written in small pieces, deflated and stored: the first 4 KiB arrive over several reads.
+    @Test(arguments: [true, false], [7, 1000, 65536])
+    func streamingReaderMatchesTheArchiveReader(_ deflated: Bool, _ writeSize: Int) throws {
         let dir = try makeTemporaryDirectory()
         let path = try ZipFixtures.make([("apple_health_export/workout-routes/r.gpx", Data("<gpx/>".utf8)),
-                                         ("apple_health_export/export.xml", Self.sample)], in: dir)
+                                         ("apple_health_export/export.xml", Self.sample)], in: dir, method: deflated ? .deflate : .none)
         let zipBytes = try Data(contentsOf: URL(fileURLWithPath: path))
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
@@ -156,7 +159,7 @@ import Testing
             zipBytes.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
-                    let n = write(writeEnd, raw.baseAddress! + offset, raw.count - offset)
+                    let n = write(writeEnd, raw.baseAddress! + offset, min(writeSize, raw.count - offset))
                     if n <= 0 { break }
                     offset += n
                 }
@@ -167,7 +170,7 @@ import Testing
         let source = try StreamingZipSource(reader: FileReader(descriptor: fds[0], name: "pipe", owns: true))
         var streamed: [UInt8] = []
         try source.produce { streamed.append(contentsOf: $0) }
-        #expect(streamed == [UInt8](Self.sample))
+        #expect(Data(streamed) == Self.sample)
         #expect(source.info.entryName == "apple_health_export/export.xml")
         #expect(source.info.otherEntries == ["apple_health_export/workout-routes/r.gpx"])
     }

@@ -4,12 +4,13 @@ import ZIPFoundation
 /// Real zip files for the tests, written with ZIPFoundation.
 enum ZipFixtures {
     /// Writes a zip of `entries` (path → content), deflated, and returns its path.
-    static func make(_ entries: [(String, Data)], in directory: URL, name: String = "export.zip") throws -> String {
+    static func make(_ entries: [(String, Data)], in directory: URL, name: String = "export.zip",
+                     method: CompressionMethod = .deflate) throws -> String {
         let url = directory.appendingPathComponent(name)
         try? FileManager.default.removeItem(at: url)
         let archive = try Archive(url: url, accessMode: .create)
         for (path, data) in entries {
-            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: method) { position, size in
                 data.subdata(in: Int(position)..<Int(position) + size)
             }
         }

@@ -57,25 +57,30 @@ final class StreamingZipSource: ExportByteSource {
 
     /// Reads one entry's data. Emits it when it is the export; returns whether it was.
     private func readEntry(path: String, method: UInt16, size: Int64, emit: (ByteText) throws -> Void) throws -> Bool {
-        let candidate = ExportSources.isCandidateEntry(path)
-        var decided = !candidate
-        var isExport = false
+        // Undecided until the first `sniffLength` bytes are in; then either every byte goes to
+        // `emit` (the export) or none does.
+        enum State { case undecided, export, skip }
+        var state: State = ExportSources.isCandidateEntry(path) ? .undecided : .skip
         var head: [UInt8] = []
-        inflater.reset()
-        func handle(_ output: ByteText) throws {
-            if !decided {
-                head.append(contentsOf: output.prefix(ExportSources.sniffLength - head.count))
-                if head.count >= ExportSources.sniffLength || output.count == 0 {
-                    decided = true
-                    isExport = head.withUnsafeBufferPointer { ExportSources.declaresHealthData($0) }
-                    if isExport { try head.withUnsafeBufferPointer { try emit($0) } }
-                    if isExport, output.count > head.count { try emit(output.slice(head.count..<output.count)) }
-                    return
-                }
-                return
-            }
-            if isExport { try emit(output) }
+        func decide() throws {
+            let isExport = head.withUnsafeBufferPointer { ExportSources.declaresHealthData($0) }
+            state = isExport ? .export : .skip
+            if isExport { try head.withUnsafeBufferPointer { try emit($0) } }
+            head = []
         }
+        func handle(_ output: ByteText) throws {
+            switch state {
+            case .export: try emit(output)
+            case .skip: return
+            case .undecided:
+                let taken = Swift.min(output.count, ExportSources.sniffLength - head.count)
+                head.append(contentsOf: output.prefix(taken))
+                guard head.count >= ExportSources.sniffLength else { return }
+                try decide()
+                if state == .export, taken < output.count { try emit(output.slice(taken..<output.count)) }
+            }
+        }
+        inflater.reset()
         if method == 0 {
             var left = size
             while left > 0 {
@@ -89,12 +94,8 @@ final class StreamingZipSource: ExportByteSource {
         } else {
             try inflater.inflateAll(from: reader, entry: path, output: { try handle($0) })
         }
-        if !decided {  // shorter than the sniff length
-            decided = true
-            isExport = head.withUnsafeBufferPointer { ExportSources.declaresHealthData($0) }
-            if isExport { try head.withUnsafeBufferPointer { try emit($0) } }
-        }
-        return isExport
+        if state == .undecided { try decide() }  // an entry shorter than the sniff length
+        return state == .export
     }
 
     private func readDescriptor(zip64: Bool, path: String) throws -> UInt32 {
