@@ -108,4 +108,36 @@ func sampleExport(count: Int, type: String, unit: String) -> String {
         #expect(status.imports.first?.duplicates == kept)
         #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
     }
+
+    @Test func sigintDuringImportStopsCleanlyAndTheNextImportContinues() throws {
+        let dir = try CLI.temporaryDirectory()
+        let input = dir.appendingPathComponent("big.xml")
+        let count = 150_000
+        try Data(heartRateExport(count: count).utf8).write(to: input)
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        let child = Process()
+        child.executableURL = CLI.binary
+        child.arguments = ["import", input.path, "--store", store]
+        let errors = Pipe()
+        child.standardError = errors
+        try child.run()
+        var committed = 0
+        let deadline = Date().addingTimeInterval(120)
+        while committed == 0 && child.isRunning && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            committed = (try? StagingStore(path: store, access: .read).status().metrics) ?? 0
+        }
+        #expect(child.isRunning, "the import ended before it could be interrupted")
+        kill(child.processIdentifier, SIGINT)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        #expect(child.terminationStatus == 130)
+        #expect(message.contains("interrupted"))
+        let status = try StagingStore(path: store, access: .read).status()
+        #expect(status.imports.first?.outcome == "interrupted")
+        #expect(status.metrics > 0 && status.metrics < count)
+        #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
+        #expect(try CLI.run(["import", input.path, "--store", store, "-q"]).status == 0)
+        #expect(try StagingStore(path: store, access: .read).status().metrics == count)
+    }
 }
