@@ -22,6 +22,35 @@ func sampleExport(count: Int, type: String, unit: String) -> String {
     return text + "</HealthData>\n"
 }
 
+/// A child `cloudsync import` of `count` generated records, returned once it has committed
+/// something (so that it can be killed or interrupted half-way).
+struct ImportInProgress {
+    let child = Process()
+    let input: URL
+    let store: String
+    let count: Int
+    let stderr = Pipe()
+
+    init(count: Int) throws {
+        let dir = try CLI.temporaryDirectory()
+        input = dir.appendingPathComponent("big.xml")
+        store = dir.appendingPathComponent("staging.sqlite").path
+        self.count = count
+        try Data(heartRateExport(count: count).utf8).write(to: input)
+        child.executableURL = CLI.binary
+        child.arguments = ["import", input.path, "--store", store]
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = stderr
+        try child.run()
+        var committed = 0
+        let deadline = Date().addingTimeInterval(120)
+        while committed == 0 && child.isRunning && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            committed = (try? StagingStore(path: store, access: .read).status().metrics) ?? 0
+        }
+    }
+}
+
 @Suite(.serialized) struct StoreCommandTests {
     func storePath() throws -> String { try CLI.temporaryDirectory().appendingPathComponent("staging.sqlite").path }
 
@@ -68,25 +97,8 @@ func sampleExport(count: Int, type: String, unit: String) -> String {
     }
 
     @Test func killDuringImportLeavesASoundStoreThatTheNextImportCompletes() throws {
-        let dir = try CLI.temporaryDirectory()
-        let input = dir.appendingPathComponent("big.xml")
-        let count = 150_000
-        try Data(heartRateExport(count: count).utf8).write(to: input)
-        let store = dir.appendingPathComponent("staging.sqlite").path
-
-        let child = Process()
-        child.executableURL = CLI.binary
-        child.arguments = ["import", input.path, "--store", store, "-q"]
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-        // Wait until the import has committed something, then check the lock, then kill -9.
-        var committed = 0
-        let deadline = Date().addingTimeInterval(120)
-        while committed == 0 && child.isRunning && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-            committed = (try? StagingStore(path: store, access: .read).status().metrics) ?? 0
-        }
+        let running = try ImportInProgress(count: 150_000)
+        let (child, input, store, count) = (running.child, running.input, running.store, running.count)
         #expect(child.isRunning, "the import ended before it could be killed; make the input larger")
         let second = try CLI.run(["import", input.path, "--store", store])
         #expect(second.status == 75)
@@ -110,26 +122,11 @@ func sampleExport(count: Int, type: String, unit: String) -> String {
     }
 
     @Test func sigintDuringImportStopsCleanlyAndTheNextImportContinues() throws {
-        let dir = try CLI.temporaryDirectory()
-        let input = dir.appendingPathComponent("big.xml")
-        let count = 150_000
-        try Data(heartRateExport(count: count).utf8).write(to: input)
-        let store = dir.appendingPathComponent("staging.sqlite").path
-        let child = Process()
-        child.executableURL = CLI.binary
-        child.arguments = ["import", input.path, "--store", store]
-        let errors = Pipe()
-        child.standardError = errors
-        try child.run()
-        var committed = 0
-        let deadline = Date().addingTimeInterval(120)
-        while committed == 0 && child.isRunning && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-            committed = (try? StagingStore(path: store, access: .read).status().metrics) ?? 0
-        }
+        let running = try ImportInProgress(count: 150_000)
+        let (child, input, store, count) = (running.child, running.input, running.store, running.count)
         #expect(child.isRunning, "the import ended before it could be interrupted")
         kill(child.processIdentifier, SIGINT)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: running.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         child.waitUntilExit()
         #expect(child.terminationStatus == 130)
         #expect(message.contains("interrupted"))
