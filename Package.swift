@@ -52,7 +52,6 @@ let package = Package(
             dependencies: [
                 "CLibXML2",
                 "CloudSyncZlib",
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strictSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),

@@ -24,3 +24,70 @@ enum ZipFixtures {
         return (0...(bytes.count - 4)).filter { Array(bytes[$0..<($0 + 4)]) == signature }
     }
 }
+
+/// A zip written byte by byte, so a test can say exactly what each header claims, including lies.
+struct RawZip {
+    struct Entry {
+        var path: String
+        /// The entry's data as stored in the zip (already deflated when `method` is 8).
+        var data: Data
+        var method: UInt16 = 0
+        var crc32: UInt32? = nil
+        var uncompressedSize: UInt64? = nil
+    }
+    var entries: [Entry]
+    /// Writes sizes and offsets in the zip64 extra field and adds the zip64 end records.
+    var zip64 = false
+
+    var bytes: Data {
+        var out = Data(), directory = Data()
+        for entry in entries {
+            let offset = UInt64(out.count)
+            let name = Data(entry.path.utf8)
+            let crc = entry.crc32 ?? RawZip.crc32(entry.data)
+            let size = entry.uncompressedSize ?? UInt64(entry.data.count)
+            out.le(UInt32(0x0403_4B50)); out.le(UInt16(zip64 ? 45 : 20)); out.le(UInt16(0)); out.le(entry.method)
+            out.le(UInt32(0)); out.le(crc); out.le(UInt32(entry.data.count)); out.le(UInt32(truncatingIfNeeded: size))
+            out.le(UInt16(name.count)); out.le(UInt16(0)); out.append(name); out.append(entry.data)
+
+            var extra = Data()
+            if zip64 { extra.le(UInt16(1)); extra.le(UInt16(24)); extra.le(size); extra.le(UInt64(entry.data.count)); extra.le(offset) }
+            directory.le(UInt32(0x0201_4B50)); directory.le(UInt16(45)); directory.le(UInt16(zip64 ? 45 : 20))
+            directory.le(UInt16(0)); directory.le(entry.method); directory.le(UInt32(0)); directory.le(crc)
+            directory.le(zip64 ? UInt32.max : UInt32(entry.data.count)); directory.le(zip64 ? UInt32.max : UInt32(truncatingIfNeeded: size))
+            directory.le(UInt16(name.count)); directory.le(UInt16(extra.count)); directory.le(UInt16(0))
+            directory.le(UInt16(0)); directory.le(UInt16(0)); directory.le(UInt32(0))
+            directory.le(zip64 ? UInt32.max : UInt32(offset)); directory.append(name); directory.append(extra)
+        }
+        let directoryOffset = UInt64(out.count)
+        out.append(directory)
+        if zip64 {
+            let recordOffset = UInt64(out.count)
+            out.le(UInt32(0x0606_4B50)); out.le(UInt64(44)); out.le(UInt16(45)); out.le(UInt16(45))
+            out.le(UInt32(0)); out.le(UInt32(0)); out.le(UInt64(entries.count)); out.le(UInt64(entries.count))
+            out.le(UInt64(directory.count)); out.le(directoryOffset)
+            out.le(UInt32(0x0706_4B50)); out.le(UInt32(0)); out.le(recordOffset); out.le(UInt32(1))
+        }
+        out.le(UInt32(0x0605_4B50)); out.le(UInt16(0)); out.le(UInt16(0))
+        out.le(zip64 ? UInt16.max : UInt16(entries.count)); out.le(zip64 ? UInt16.max : UInt16(entries.count))
+        out.le(zip64 ? UInt32.max : UInt32(directory.count)); out.le(zip64 ? UInt32.max : UInt32(directoryOffset))
+        out.le(UInt16(0))
+        return out
+    }
+
+    /// The zip CRC-32 (reflected polynomial 0xEDB88320), bit by bit: slow and obviously right.
+    static func crc32(_ data: Data) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+}
+
+extension Data {
+    mutating func le<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+}

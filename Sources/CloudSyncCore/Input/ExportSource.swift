@@ -36,9 +36,10 @@ public enum ExportSources {
         if prefix == emptyZipMagic { throw ConversionError.notAnExport(name, "the zip archive is empty") }
         guard prefix == zipMagic else { return PlainXMLSource(reader: reader) }
         if kind == .regular {
-            // A seekable zip: read it through its central directory with ZIPFoundation.
-            let url = URL(fileURLWithPath: isStdin ? "/proc/self/fd/0" : path)
-            return try ZipArchiveSource(url: url, name: name)
+            // A seekable zip: read it through its central directory.
+            let size = lseek(fd, 0, SEEK_END)
+            guard size >= 0 else { throw ConversionError.unreadable(name, String(cString: strerror(errno))) }
+            return try ZipArchiveSource(file: reader, descriptor: fd, fileSize: Int64(size))
         }
         return try StreamingZipSource(reader: reader)
     }

@@ -1,9 +1,13 @@
 /// Sequential reads from a file descriptor into one reused buffer, with a look-ahead used to tell
-/// zip from XML on inputs that cannot seek (pipes).
+/// zip from XML on inputs that cannot seek (pipes). On a seekable file it can also read one byte
+/// range with `pread` (a zip entry), ending there as if the file ended.
 final class FileReader {
     let name: String
     private let descriptor: Int32
     private let owns: Bool
+    /// The next file offset and the end of the range, for range readers; nil for sequential reads.
+    private var rangeOffset: Int64?
+    private var rangeEnd: Int64 = 0
     private let capacity = 256 << 10
     private let storage: UnsafeMutablePointer<UInt8>
     private var start = 0
@@ -16,6 +20,16 @@ final class FileReader {
         self.descriptor = descriptor
         self.name = name
         self.owns = owns
+        storage = .allocate(capacity: capacity)
+    }
+
+    /// Reads `range` of a seekable file that someone else keeps open.
+    init(descriptor: Int32, name: String, range: Range<Int64>) {
+        self.descriptor = descriptor
+        self.name = name
+        owns = false
+        rangeOffset = range.lowerBound
+        rangeEnd = range.upperBound
         storage = .allocate(capacity: capacity)
     }
 
@@ -74,7 +88,14 @@ final class FileReader {
             start = 0
         }
         while end - start < n, end < capacity {
-            let got = Glibc.read(descriptor, storage + end, capacity - end)
+            let got: Int
+            if let offset = rangeOffset {
+                let wanted = Int(Swift.min(Int64(capacity - end), rangeEnd - offset))
+                got = wanted == 0 ? 0 : pread(descriptor, storage + end, wanted, off_t(offset))
+                if got > 0 { rangeOffset = offset + Int64(got) }
+            } else {
+                got = Glibc.read(descriptor, storage + end, capacity - end)
+            }
             if got < 0 {
                 if errno == EINTR { continue }
                 throw ConversionError.unreadable(name, String(cString: strerror(errno)))

@@ -3,13 +3,12 @@ import CloudSyncZlib
 /// The export inside a zip that arrives as a stream (a pipe on standard input), read front to back
 /// through the local file headers, since the central directory at the end cannot be reached first.
 ///
-/// ZIPFoundation needs a seekable file, so this small reader does the streaming case on zlib.
 /// Deflated entries end themselves, which also covers entries written with data descriptors
 /// (sizes 0 in the local header), as Apple's exports are.
 final class StreamingZipSource: ExportByteSource {
     private(set) var info: ExportSourceInfo
     private let reader: FileReader
-    private var inflater = Inflater()
+    private let inflater = Inflater()
 
     private static let localHeader: UInt32 = 0x0403_4B50
     private static let dataDescriptor: UInt32 = 0x0807_4B50
@@ -123,19 +122,22 @@ func le32(_ b: [UInt8], _ i: Int) -> UInt32 { UInt32(le16(b, i)) | UInt32(le16(b
 func le64(_ b: [UInt8], _ i: Int) -> UInt64 { UInt64(le32(b, i)) | UInt64(le32(b, i + 4)) << 32 }
 
 /// A raw-deflate inflater over zlib that also keeps the CRC-32 of what it produced.
-struct Inflater {
+final class Inflater {
     private(set) var crc: UInt32 = 0
     private let output = UnsafeMutablePointer<UInt8>.allocate(capacity: 256 << 10)
     private let outputCapacity = 256 << 10
 
-    mutating func reset() { crc = 0 }
+    deinit { output.deallocate() }
 
-    mutating func updateCRC(_ bytes: ByteText) {
+    func reset() { crc = 0 }
+
+    func updateCRC(_ bytes: ByteText) {
         crc = UInt32(crc32(uLong(crc), bytes.baseAddress, uInt(bytes.count)))
     }
 
     /// Inflates one deflate stream from `reader`, leaving the reader just after it.
-    mutating func inflateAll(from reader: FileReader, entry: String, output handle: (ByteText) throws -> Void) throws {
+    /// The stream must end within what `reader` holds: a reader that runs dry first is damage.
+    func inflateAll(from reader: FileReader, entry: String, output handle: (ByteText) throws -> Void) throws {
         var stream = z_stream()
         guard cloudsync_inflate_init_raw(&stream) == Z_OK else {
             throw ConversionError.damagedZip(reader.name, entry: entry, "zlib cannot start")

@@ -1,84 +1,93 @@
-import CloudSyncZlib
 import Foundation
-import ZIPFoundation
 
-/// The export inside a seekable zip file, read with ZIPFoundation: the central directory lists the
-/// entries (zip64 and data descriptors included), and the export entry is inflated chunk by chunk
-/// straight into the parser, never to disk. Its CRC-32 is checked at the end.
+/// The export inside a seekable zip file: the central directory lists the entries (zip64 and data
+/// descriptors included), and the export entry is inflated chunk by chunk straight into the
+/// parser, never to disk, reading only its own byte range. Its size and CRC-32 are checked at the end.
 final class ZipArchiveSource: ExportByteSource {
     let info: ExportSourceInfo
-    private let archive: Archive
-    private let entry: Entry
+    /// Keeps the descriptor open while the range readers use it.
+    private let file: FileReader
+    private let descriptor: Int32
+    private let directory: ZipDirectory
+    private let entry: ZipEntry
+    private let inflater = Inflater()
 
     private struct StopReading: Error {}
 
-    init(url: URL, name: String) throws {
-        let archive: Archive
-        do {
-            archive = try Archive(url: url, accessMode: .read, pathEncoding: .utf8)
-        } catch {
-            throw ConversionError.damagedZip(name, entry: nil, "cannot read the zip directory (\(error))")
-        }
-        var found: Entry?
+    init(file: FileReader, descriptor: Int32, fileSize: Int64) throws {
+        self.file = file
+        self.descriptor = descriptor
+        let name = file.name
+        directory = try ZipDirectory(descriptor: descriptor, fileSize: fileSize, name: name)
+        var found: ZipEntry?
         var others: [String] = []
-        var unreadable: (path: String, error: any Error)?
-        for entry in archive {
-            if found == nil, entry.type == .file, ExportSources.isCandidateEntry(entry.path) {
+        var unreadable: ConversionError?
+        for entry in directory.entries where !entry.isDirectory {
+            if found == nil, ExportSources.isCandidateEntry(entry.path) {
                 do {
-                    if try Self.sniff(archive, entry) { found = entry; continue }
-                } catch {
-                    unreadable = unreadable ?? (entry.path, error)
+                    if try Self.sniff(entry, directory, descriptor, name, inflater) { found = entry; continue }
+                } catch let error as ConversionError {
+                    unreadable = unreadable ?? error
                 }
             }
-            if entry.type == .file { others.append(entry.path) }
+            others.append(entry.path)
         }
-        if found == nil, let unreadable {
-            // Most likely the export itself is damaged: say so rather than "no export".
-            throw ConversionError.damagedZip(name, entry: unreadable.path, "cannot inflate (\(unreadable.error))")
-        }
+        // Most likely the export itself is damaged: say so rather than "no export".
+        if found == nil, let unreadable { throw unreadable }
         guard let found else {
             throw ConversionError.notAnExport(name, "no file in the zip declares <HealthData> (\(others.count) files looked at)")
         }
-        self.archive = archive
         entry = found
         info = ExportSourceInfo(inputName: name, entryName: found.path, otherEntries: others)
     }
 
     /// Reads the first bytes of `entry` and looks for the HealthData declaration.
-    private static func sniff(_ archive: Archive, _ entry: Entry) throws -> Bool {
-        var head = Data()
+    private static func sniff(_ entry: ZipEntry, _ directory: ZipDirectory, _ descriptor: Int32, _ name: String,
+                              _ inflater: Inflater) throws -> Bool {
+        var head: [UInt8] = []
         do {
-            _ = try archive.extract(entry, bufferSize: ExportSources.sniffLength, skipCRC32: true) { data in
-                head.append(data)
+            try read(entry, directory, descriptor, name, inflater) { bytes in
+                head.append(contentsOf: bytes.prefix(ExportSources.sniffLength - head.count))
                 if head.count >= ExportSources.sniffLength { throw StopReading() }
             }
         } catch is StopReading {
         }
-        return head.withUnsafeBytes { ExportSources.declaresHealthData($0.bindMemory(to: UInt8.self)) }
+        return head.withUnsafeBufferPointer { ExportSources.declaresHealthData($0) }
     }
 
     func produce(_ emit: (ByteText) throws -> Void) throws {
-        // ZIPFoundation's own CRC-32 on Linux is a table loop in Swift: 0.8 s per GB of XML, 17% of
-        // all samples in perf. zlib's crc32 does the same check several times faster.
-        var checksum: UInt32 = 0
-        do {
-            _ = try archive.extract(entry, bufferSize: 256 << 10, skipCRC32: true) { data in
-                try data.withUnsafeBytes { raw in
-                    let bytes = raw.bindMemory(to: UInt8.self)
-                    checksum = UInt32(crc32(uLong(checksum), bytes.baseAddress, uInt(bytes.count)))
-                    try emit(bytes)
-                }
+        var produced: Int64 = 0
+        let declared = entry.uncompressedSize
+        try Self.read(entry, directory, descriptor, info.inputName, inflater) { bytes in
+            produced += Int64(bytes.count)
+            // A zip bomb or a damaged directory: never inflate past what the zip declares.
+            guard produced <= declared else {
+                throw ConversionError.damagedZip(info.inputName, entry: entry.path, "it inflates to more than the \(declared) bytes the zip declares")
             }
-        } catch let error as ConversionError {
-            throw error
-        } catch let error as XMLSyntaxError {
-            throw error
-        } catch {
-            throw ConversionError.damagedZip(info.inputName, entry: entry.path, "\(error)")
+            try emit(bytes)
         }
-        guard checksum == entry.checksum else {
+        guard produced == declared else {
+            throw ConversionError.damagedZip(info.inputName, entry: entry.path, "it inflates to \(produced) bytes where the zip declares \(declared)")
+        }
+        guard inflater.crc == entry.crc32 else {
             throw ConversionError.damagedZip(info.inputName, entry: entry.path,
-                String(format: "CRC-32 mismatch (computed %08x, the zip says %08x)", checksum, entry.checksum))
+                String(format: "CRC-32 mismatch (computed %08x, the zip says %08x)", inflater.crc, entry.crc32))
+        }
+    }
+
+    /// Inflates (or copies, when stored) `entry`'s data, reading only its byte range.
+    private static func read(_ entry: ZipEntry, _ directory: ZipDirectory, _ descriptor: Int32, _ name: String,
+                             _ inflater: Inflater, _ handle: (ByteText) throws -> Void) throws {
+        let range = try directory.dataRange(of: entry)
+        let reader = FileReader(descriptor: descriptor, name: name, range: range)
+        inflater.reset()
+        if entry.method == 0 {
+            while let chunk = try reader.next() {
+                inflater.updateCRC(chunk)
+                try handle(chunk)
+            }
+        } else {
+            try inflater.inflateAll(from: reader, entry: entry.path, output: handle)
         }
     }
 }
