@@ -105,9 +105,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The fuzz targets (scripts/fuzz.sh builds them with -sanitize=fuzzer and -DFUZZING;
+        // a normal build makes them replay the files they are given).
+        .systemLibrary(name: "CLibFuzzer"),
+        .target(
+            name: "CloudSyncFuzzing",
+            dependencies: ["CloudSyncCore", "CLibFuzzer"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(name: "FuzzExport", dependencies: ["CloudSyncFuzzing"], swiftSettings: strictSettings),
+        .executableTarget(name: "FuzzParsers", dependencies: ["CloudSyncFuzzing"], swiftSettings: strictSettings),
         .testTarget(
             name: "CloudSyncCoreTests",
-            dependencies: ["CloudSyncCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: ["CloudSyncCore", "CloudSyncFuzzing", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -56,9 +56,17 @@ import Testing
 
     @Test(arguments: ["", "2024-10-25", "2024-13-01 00:00:00 +0000", "2023-02-29 00:00:00 +0000", "2024-04-31 00:00:00 +0000",
                       "2024-10-25 24:00:00 +0000", "2024-10-25 07:60:00 +0000", "2024-10-25 07:05:11 -05", "2024-10-25 07:05:11 +2500",
-                      "2024/10/25 07:05:11 +0000", "2024-10-25 07:05:11 -0500 extra", "yyyy-MM-dd HH:mm:ss Z", "2024-1O-25 07:05:11 +0000"])
+                      "2024/10/25 07:05:11 +0000", "2024-10-25 07:05:11 -0500 extra", "yyyy-MM-dd HH:mm:ss Z", "2024-1O-25 07:05:11 +0000",
+                      // instants in the years 10000 and -1, which the output cannot write (found by the fuzzer)
+                      "9999-12-31 23:59:60 -1400", "0000-01-01 00:00:00 +0100"])
     func rejectsInvalidDates(_ input: String) {
         #expect(seconds(input) == nil)
+    }
+
+    @Test func theFirstAndLastWritableInstantsParse() {
+        #expect(seconds("0000-01-01 00:00:00 +0000").map(UTCDateFormatter.string) == "0000-01-01T00:00:00Z")
+        #expect(seconds("9999-12-31 23:59:59 +0000").map(UTCDateFormatter.string) == "9999-12-31T23:59:59Z")
+        #expect(seconds("9999-12-31 23:59:59 +1400").map(UTCDateFormatter.string) == "9999-12-31T09:59:59Z")
     }
 
     @Test func parsesActivitySummaryDays() {

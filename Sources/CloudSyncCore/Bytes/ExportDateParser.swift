@@ -21,8 +21,14 @@ public enum ExportDateParser {
         else { return nil }
         guard let offset = offsetSeconds(ByteText(start: p + 19, count: text.count - 19)) else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
-        return days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - offset
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - offset
+        // `9999-12-31 23:00:00 -1400` is in the year 10000 in UTC, which the 4-digit output cannot
+        // write (the fuzzer found it printed as year 0000): such a date is not valid here.
+        return representable.contains(seconds) ? seconds : nil
     }
+
+    /// The instants the output format can write: 0000-01-01T00:00:00Z ... 9999-12-31T23:59:59Z.
+    public static let representable: ClosedRange<Int64> = -62_167_219_200...253_402_300_799
 
     /// A `yyyy-MM-dd` day (ActivitySummary's `dateComponents`) as the epoch seconds of its UTC midnight.
     public static func dayStartSeconds(_ text: ByteText) -> Int64? {

@@ -1,0 +1,14 @@
+import CloudSyncFuzzing
+
+@main enum FuzzParsers {
+    static func main() {
+        FuzzMain.run(fuzzOneInput, replaying: FuzzTargets.parsers)
+    }
+}
+
+/// libFuzzer's callback (its archive, linked whole by -sanitize=fuzzer, also wants it by this name).
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    FuzzTargets.parsers(UnsafeRawBufferPointer(start: data, count: size))
+    return 0
+}
