@@ -127,7 +127,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncCLITests",
-            dependencies: ["CloudSyncCore", "CloudSyncStore", "CloudSyncUpload", "CloudSyncReceiver", "cloudsync"],
+            dependencies: ["CloudSyncCore", "CloudSyncStore", "CloudSyncUpload", "CloudSyncReceiver", "cloudsync",
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),
     ]

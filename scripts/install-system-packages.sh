@@ -2,7 +2,8 @@
 # Installs the Debian/Ubuntu packages CloudSync builds against, only those not installed yet.
 set -euo pipefail
 # zbar-tools: the tests decode the pairing QR code with its zbarimg (they skip that check without it).
-packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev zbar-tools)
+# time: GNU time measures the peak memory of cloudsync runs in the hostile-input tests.
+packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev zbar-tools time)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -77,6 +77,15 @@ public struct ByteBuffer: ~Copyable {
 
     public mutating func removeAll() { count = 0 }
 
+    /// Empties the buffer and gives its memory back when it grew past `limit` bytes.
+    public mutating func removeAll(shrinkingAbove limit: Int, to smaller: Int) {
+        count = 0
+        guard capacity > limit else { return }
+        storage.deallocate()
+        capacity = Swift.max(smaller, 64)
+        storage = .allocate(capacity: capacity)
+    }
+
     /// Drops everything after the first `n` bytes.
     public mutating func truncate(to n: Int) { count = Swift.min(count, n) }
 

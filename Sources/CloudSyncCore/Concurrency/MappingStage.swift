@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Why: on two cores the parser thread is the critical path (libxml2 alone is the floor); moving
 /// mapping and writing off it brought the 1 GB convert from about 1.6× to about 1.2× the floor.
-/// Three batches of `batchSize` trees circulate, so memory stays bounded.
+/// Three batches of `batchSize` trees circulate, and a batch leaves early once its trees hold
+/// `batchBytes`, so memory stays bounded even when every element is large.
 ///
 /// `@unchecked Sendable`: `current` belongs to the parser thread; the batches move between the
 /// threads through `queue`; `failure` is written by the mapping thread before `done` is signalled
@@ -20,13 +21,17 @@ final class MappingStage: ElementTreeHandoff, @unchecked Sendable {
     private let consumer: any ExportElementConsumer
     private let queue: HandoffQueue<Batch>
     private var current: Batch
+    /// Bytes held by the trees of `current`.
+    private var currentBytes = 0
+    private let batchBytes: Int
     private let done = DispatchSemaphore(value: 0)
     private let failureLock = NSLock()
     private var failure: (any Error)?
     private var finished = false
 
-    init(consumer: any ExportElementConsumer, batchSize: Int = 256, batchCount: Int = 3) {
+    init(consumer: any ExportElementConsumer, batchSize: Int = 256, batchCount: Int = 3, batchBytes: Int = 8 << 20) {
         self.consumer = consumer
+        self.batchBytes = batchBytes
         let batches = (0..<batchCount).map { _ in Batch(size: batchSize) }
         queue = HandoffQueue(items: Array(batches.dropFirst()))
         current = batches[0]
@@ -46,12 +51,14 @@ final class MappingStage: ElementTreeHandoff, @unchecked Sendable {
         let spare = current.trees[current.count]
         current.trees[current.count] = tree
         current.count += 1
-        if current.count == current.trees.count { try sendCurrent() }
+        currentBytes += tree.footprint
+        if current.count == current.trees.count || currentBytes >= batchBytes { try sendCurrent() }
         return spare
     }
 
     private func sendCurrent() throws {
         queue.send(current)
+        currentBytes = 0
         do {
             current = try queue.takeFree()
         } catch {

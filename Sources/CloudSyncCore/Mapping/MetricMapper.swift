@@ -24,7 +24,8 @@ public final class MetricMapper {
         metric.line = Int(tree.nodes[0].line)
         // Scratch holds generated text (numbers, category names); it must not move while the metric
         // points into it, so it is sized for the worst case of this element up front.
-        scratch.removeAll()
+        // A huge element's scratch is given back at the next element, not kept for the run.
+        scratch.removeAll(shrinkingAbove: 1 << 20, to: 64 << 10)
         scratch.reserve(16 << 10 + 2 * tree.byteCount)
         switch tree.name(tree.root) {
         case .record: return mapRecord(tree)

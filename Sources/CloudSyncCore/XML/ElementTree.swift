@@ -27,7 +27,11 @@ public final class ElementTree {
     }
 
     /// Largest element accepted: a real Workout with inline GPS points stays under a few MB.
-    public static let maximumBytes = 256 << 20
+    public static let maximumBytes = 64 << 20
+    /// A tree that held an element larger than this gives the memory back when it is reused, so
+    /// that one huge element does not stay resident in each of the hundreds of circulating trees.
+    static let retainedBytes = 1 << 20
+    static let retainedNodes = 1 << 14
 
     public internal(set) var nodes: [Node] = []
     var attributes: [Attribute] = []
@@ -43,9 +47,9 @@ public final class ElementTree {
     }
 
     func removeAll() {
-        nodes.removeAll(keepingCapacity: true)
-        attributes.removeAll(keepingCapacity: true)
-        arena.removeAll()
+        nodes.removeAll(keepingCapacity: nodes.capacity <= Self.retainedNodes)
+        attributes.removeAll(keepingCapacity: attributes.capacity <= Self.retainedNodes * 4)
+        arena.removeAll(shrinkingAbove: Self.retainedBytes, to: 2048)
         if !unknownNames.isEmpty { unknownNames.removeAll() }
     }
 
@@ -73,6 +77,11 @@ public final class ElementTree {
     }
 
     var byteCount: Int { arena.count }
+
+    /// The memory this element takes: its attribute bytes plus its node and attribute records.
+    var footprint: Int {
+        arena.count + nodes.count * MemoryLayout<Node>.stride + attributes.count * MemoryLayout<Attribute>.stride
+    }
 
     // MARK: Reading
 

@@ -42,8 +42,13 @@ public final class ExportParser {
     /// How many elements of each kind were seen, nested ones included (for `inspect`).
     public var elementCounts: [Int] { Array(UnsafeBufferPointer(start: counts, count: ElementName.allCases.count)) }
     private let counts = UnsafeMutablePointer<Int>.allocate(capacity: ElementName.allCases.count)
-    /// Element names outside the export DTD, with counts.
+    /// Element names outside the export DTD, with counts; past `maximumUnknownNames` distinct
+    /// names, the rest are counted under `otherUnknownName` so a hostile file cannot grow this.
     public private(set) var unknownElements: [String: Int] = [:]
+    static let maximumUnknownNames = 1000
+    public static let otherUnknownName = "(other names)"
+    /// libxml2's own default limit, which its push parser does not apply to every path.
+    public static let maximumDepth = 256
 
     private var context: xmlParserCtxtPtr?
     private var tree = ElementTree()
@@ -114,9 +119,12 @@ public final class ExportParser {
         if let pendingError { throw pendingError }
         guard status != 0 else { return }
         if let error = xmlCtxtGetLastError(context) {
-            let message = error.pointee.message.map { String(cString: $0) } ?? "error \(status)"
-            throw XMLSyntaxError(line: Int(error.pointee.line), column: Int(error.pointee.int2),
-                                 message: message.trimmingTrailingNewlines())
+            var message = (error.pointee.message.map { String(cString: $0) } ?? "error \(status)").trimmingTrailingNewlines()
+            // libxml2 says this when a value passes its 10,000,000-byte limit (no XML_PARSE_HUGE).
+            if message.contains("Huge input lookup") || message.contains("length too long") {
+                message += " (a value longer than libxml2's limit of 10,000,000 bytes)"
+            }
+            throw XMLSyntaxError(line: Int(error.pointee.line), column: Int(error.pointee.int2), message: message)
         }
         throw XMLSyntaxError(line: currentLine, column: 0, message: "libxml2 error \(status)")
     }
@@ -126,9 +134,13 @@ public final class ExportParser {
     private func startElement(_ localname: UnsafePointer<xmlChar>, _ attributeCount: Int,
                               _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
         depth += 1
+        guard depth <= Self.maximumDepth else {
+            stop(with: XMLSyntaxError(line: currentLine, column: 0, message: "elements nested deeper than \(Self.maximumDepth) levels"))
+            return
+        }
         let name = elementNames.name(localname)
         counts[Int(name.rawValue)] += 1
-        if name == .unknown { unknownElements[String(cString: localname), default: 0] += 1 }
+        if name == .unknown { countUnknown(localname) }
         if depth == 1 {
             rootName = String(cString: localname)
             if let value = attributeValue(named: "locale", attributeCount, attributes) { locale = value }
@@ -136,7 +148,7 @@ public final class ExportParser {
         }
         let tree = self.tree
         if depth == 2 { tree.removeAll(); openNodes.removeAll(keepingCapacity: true) }
-        guard tree.byteCount < ElementTree.maximumBytes else {
+        guard tree.footprint < ElementTree.maximumBytes else {
             stop(with: XMLSyntaxError(line: currentLine, column: 0,
                                       message: "element larger than \(ElementTree.maximumBytes >> 20) MiB"))
             return
@@ -157,6 +169,15 @@ public final class ExportParser {
         tree.appendNode(.init(name: name, parent: parent, firstAttribute: firstAttribute,
                               attributeCount: Int32(tree.attributes.count) - firstAttribute,
                               line: Int32(truncatingIfNeeded: currentLine)))
+    }
+
+    private func countUnknown(_ localname: UnsafePointer<xmlChar>) {
+        let key = String(cString: localname)
+        if unknownElements[key] != nil || unknownElements.count < Self.maximumUnknownNames {
+            unknownElements[key, default: 0] += 1
+        } else {
+            unknownElements[Self.otherUnknownName, default: 0] += 1
+        }
     }
 
     private func endElement() {

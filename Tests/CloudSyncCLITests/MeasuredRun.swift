@@ -1,0 +1,40 @@
+import Foundation
+
+/// A `cloudsync` run whose peak memory is measured by GNU time (`%M`, the child's own maximum
+/// resident set). Not `wait4` from here: a child spawned by this large test process inherits the
+/// parent's high-water mark in `ru_maxrss` when it execs, which made every figure 478 MiB.
+struct MeasuredRun {
+    var status: Int32
+    var stdoutBytes: Int
+    var stderr: String
+    var peakRSSMiB: Double
+    var seconds: Double
+
+    static func run(_ arguments: [String], in directory: URL? = nil) throws -> MeasuredRun {
+        let scratch = try CLI.temporaryDirectory()
+        let timeFile = scratch.appendingPathComponent("time")
+        let stdoutFile = scratch.appendingPathComponent("stdout")
+        _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+        process.arguments = ["-f", "%M", "-o", timeFile.path, CLI.binary.path] + arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let output = try FileHandle(forWritingTo: stdoutFile)
+        defer { try? output.close() }
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        let started = Date()
+        try process.run()
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let seconds = Date().timeIntervalSince(started)
+        // GNU time writes "Command exited with non-zero status N" before the figure when N != 0.
+        let figures = try String(contentsOf: timeFile, encoding: .utf8).split(separator: "\n")
+        let kibibytes = figures.last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? .infinity
+        let size = (try FileManager.default.attributesOfItem(atPath: stdoutFile.path)[.size] as? Int) ?? 0
+        return MeasuredRun(status: process.terminationStatus, stdoutBytes: size,
+                           stderr: String(decoding: stderr, as: UTF8.self), peakRSSMiB: kibibytes / 1024, seconds: seconds)
+    }
+}
