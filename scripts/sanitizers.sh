@@ -12,6 +12,8 @@ sanitizers=("$@")
 # few objects of its own at exit; scripts/lsan-suppressions.txt names it and nothing of ours.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:halt_on_error=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0}"
+# Swift's own crash backtracer and the sanitizers' reports fight over a dying process: off here.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
 
 for sanitizer in "${sanitizers[@]}"; do
