@@ -18,7 +18,10 @@ struct HTTPTransport: Sendable {
 
     /// Sends the request until it succeeds (2xx), with backoff on 5xx, 429 and network errors.
     /// Other statuses throw at once with the server's words; 401 and 403 say the token was refused.
-    func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, what: String) async throws -> Reply {
+    /// With `answerKeys`, a 2xx counts only when its body is a JSON object holding one of them: a
+    /// proxy or web page that answers 200 with HTML has not stored anything, so the batch must not
+    /// be acknowledged (it is retried like a 5xx, which the receivers' duplicate keys make safe).
+    func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, what: String, answerKeys: [String] = []) async throws -> Reply {
         let url = configuration.server.absoluteString.trimmingTrailingSlash + path
         var attempt = 0
         while true {
@@ -41,6 +44,10 @@ struct HTTPTransport: Sendable {
                 let reply = Reply(status: Int(response.status.code), body: Array(buffer.readableBytesView))
                 switch reply.status {
                 case 200..<300:
+                    guard answerKeys.isEmpty || reply.object.map({ object in answerKeys.contains { object[$0] != nil } }) == true else {
+                        lastProblem = "\(reply.status) with an answer that is not the \(Self.contractName(path)) reply (\(Self.words(reply.body)))"
+                        break
+                    }
                     return reply
                 case 401, 403:
                     throw UploadError.refusedToken(reply.status, Self.words(reply.body))
@@ -67,6 +74,12 @@ struct HTTPTransport: Sendable {
             let wait = configuration.retry.delay(afterAttempt: attempt, retryAfter: retryAfter)
             try await Task.sleep(for: .seconds(wait))
         }
+    }
+
+    static func contractName(_ path: String) -> String {
+        if path.hasSuffix("/steps") { return "steps API" }
+        if path.contains("/api/healthkit/") { return "Flō" }
+        return "CloudCare"
     }
 
     static func networkProblem(_ error: any Error) -> String {

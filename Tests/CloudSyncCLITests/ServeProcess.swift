@@ -78,8 +78,8 @@ final class ServeProcess {
 /// A TCP proxy on 127.0.0.1 that resets its first `resets` connections (RST, no answer) and then
 /// forwards bytes both ways: connection resets, as a flaky network gives them.
 final class ResettingProxy: @unchecked Sendable {
-    private let listener: Int32
-    let port: Int
+    private var listener: TCPListener!
+    var port: Int { listener.port }
     private let target: Int
     private let lock = NSLock()
     private var resetsLeft: Int
@@ -87,56 +87,31 @@ final class ResettingProxy: @unchecked Sendable {
     init(forwardingTo target: Int, resets: Int) throws {
         self.target = target
         resetsLeft = resets
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
-        listen(listener, 64)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        start()
+        listener = TCPListener { [self] client in handle(client) }
     }
 
-    private func start() {
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
-    }
-
-    deinit { close(listener) }
-
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
-            lock.lock()
-            let reset = resetsLeft > 0
-            if reset { resetsLeft -= 1 }
-            lock.unlock()
-            if reset {
-                // Read the start of the request, then close with RST.
-                var buffer = [UInt8](repeating: 0, count: 1024)
-                _ = read(client, &buffer, buffer.count)
-                var linger = linger(l_onoff: 1, l_linger: 0)
-                setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
-                close(client)
-                continue
-            }
-            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = in_port_t(UInt16(target).bigEndian)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { close(client); close(upstream); continue }
-            Thread { Self.pump(from: client, to: upstream) }.start()
-            Thread { Self.pump(from: upstream, to: client) }.start()
+    private func handle(_ client: Int32) {
+        lock.lock()
+        let reset = resetsLeft > 0
+        if reset { resetsLeft -= 1 }
+        lock.unlock()
+        if reset {
+            // Read the start of the request, then close with RST.
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            _ = read(client, &buffer, buffer.count)
+            var linger = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+            close(client)
+            return
         }
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = TCPListener.loopback(port: target)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(client); close(upstream); return }
+        Thread { Self.pump(from: upstream, to: client) }.start()
+        Self.pump(from: client, to: upstream)
     }
 
     private static func pump(from source: Int32, to destination: Int32) {
@@ -152,5 +127,45 @@ final class ResettingProxy: @unchecked Sendable {
             }
         }
         shutdown(destination, Int32(SHUT_WR))
+    }
+}
+
+/// A TCP server on 127.0.0.1 and a free port; each accepted connection is given to `handle` on a
+/// thread of its own.
+final class TCPListener: @unchecked Sendable {
+    private let socketDescriptor: Int32
+    let port: Int
+    private let handle: @Sendable (Int32) -> Void
+
+    init(handle: @escaping @Sendable (Int32) -> Void) {
+        self.handle = handle
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        socketDescriptor = listener
+        var address = Self.loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        listen(listener, 64)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    deinit { shutdown(socketDescriptor, Int32(SHUT_RDWR)); close(socketDescriptor) }
+
+    static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return address
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(socketDescriptor, nil, nil)
+            guard client >= 0 else { return }
+            let handle = self.handle
+            Thread { handle(client) }.start()
+        }
     }
 }

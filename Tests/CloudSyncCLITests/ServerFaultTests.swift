@@ -1,0 +1,105 @@
+import CloudSyncStore
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Servers that misbehave below HTTP's level, written as raw sockets on 127.0.0.1: the upload
+/// ends within its bounds (timeout × attempts), says what happened, exits 69, and acknowledges
+/// nothing, so the next run sends everything again.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ServerFaultTests {
+    static let options = ["--timeout", "1", "--max-attempts", "3", "--retry-delay", "0.05"]
+
+    func upload(to listener: TCPListener) throws -> (result: CLIResult, seconds: Double, store: String) {
+        let dir = try CLI.temporaryDirectory()
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        let started = Date()
+        let result = try CLI.run(["upload", "--store", store, "--server", "http://127.0.0.1:\(listener.port)/api/v1"] + Self.options)
+        return (result, Date().timeIntervalSince(started), store)
+    }
+
+    func pending(_ store: String) throws -> Int { try StagingStore(path: store, access: .read).status().pending }
+
+    /// Reads the request head, so the client is not stopped by a full socket buffer.
+    static func readRequest(_ client: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        _ = read(client, &buffer, buffer.count)
+    }
+
+    /// Writes without SIGPIPE: the client may have given up and closed already.
+    static func reply(_ client: Int32, _ text: String) {
+        _ = Array(text.utf8).withUnsafeBytes { send(client, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    @Test func aServerThatAcceptsAndNeverAnswers() throws {
+        let listener = TCPListener { client in
+            Self.readRequest(client)
+            Thread.sleep(forTimeInterval: 30)
+            close(client)
+        }
+        let (result, seconds, store) = try upload(to: listener)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("after 3 attempts; last: no answer in time"), "\(result.stderr)")
+        #expect(seconds < 10, "\(seconds) s for 3 attempts of 1 s")
+        #expect(try pending(store) == 24)
+    }
+
+    /// A valid 201 that arrives one byte every 100 ms: the deadline is for the whole answer.
+    @Test func aServerThatAnswersTooSlowly() throws {
+        let answer = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"stored_count\":24,\"total_metrics\":24} "
+        let listener = TCPListener { client in
+            Self.readRequest(client)
+            for byte in answer.utf8 {
+                Self.reply(client, String(UnicodeScalar(byte)))
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            close(client)
+        }
+        let (result, seconds, store) = try upload(to: listener)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("no answer in time"), "\(result.stderr)")
+        #expect(seconds < 10)
+        #expect(try pending(store) == 24)
+    }
+
+    @Test func aServerThatAnswersSlowlyButInTime() throws {
+        let dir = try CLI.temporaryDirectory()
+        let serve = try ServeProcess(["--delay", "0.4"], directory: dir)
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        let result = try CLI.run(["upload", "--store", store, "--server", "\(serve.url)/api/v1", "--batch-size", "10"] + Self.options)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try serve.count("SELECT count(*) FROM cloudcare_metric") == 24)
+        #expect(try pending(store) == 0)
+        _ = serve.stop()
+    }
+
+    @Test func aServerThatAnswersBytesThatAreNotHTTP() throws {
+        let listener = TCPListener { client in
+            Self.readRequest(client)
+            Self.reply(client, "\u{1}\u{2}garbage\u{0}\u{FF}\r\n\r\nmore garbage")
+            close(client)
+        }
+        let (result, _, store) = try upload(to: listener)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("after 3 attempts; last:"), "\(result.stderr)")
+        #expect(try pending(store) == 24)
+    }
+
+    /// A 200 whose body is a web page (a captive portal, a wrong URL): nothing was stored, so
+    /// nothing is acknowledged.
+    @Test func aServerThatAnswers200WithAWebPage() throws {
+        let page = "<html><body>Welcome to the hotel network</body></html>"
+        let listener = TCPListener { client in
+            Self.readRequest(client)
+            Self.reply(client, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(page.utf8.count)\r\nConnection: close\r\n\r\n\(page)")
+            close(client)
+        }
+        let (result, _, store) = try upload(to: listener)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("not the CloudCare reply") && result.stderr.contains("Welcome to the hotel network"), "\(result.stderr)")
+        #expect(try pending(store) == 24)
+    }
+}
