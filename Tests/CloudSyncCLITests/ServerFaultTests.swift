@@ -102,4 +102,52 @@ import Glibc
         #expect(result.stderr.contains("not the CloudCare reply") && result.stderr.contains("Welcome to the hotel network"), "\(result.stderr)")
         #expect(try pending(store) == 24)
     }
+
+    /// The token comes from the environment or a file, never from arguments: it is not in the
+    /// process list while an upload runs, and an option that would put it there does not exist.
+    @Test func theTokenIsNeverInTheProcessList() throws {
+        let token = "secret-\(UUID().uuidString)"
+        let listener = TCPListener { client in
+            Self.readRequest(client)
+            Thread.sleep(forTimeInterval: 5)
+            close(client)
+        }
+        let dir = try CLI.temporaryDirectory()
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["upload", "--store", store, "--server", "http://127.0.0.1:\(listener.port)/api/v1"] + Self.options
+        process.environment = ProcessInfo.processInfo.environment.merging(["CLOUDSYNC_TOKEN": token]) { _, new in new }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 0.5)
+        let commandLine = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/cmdline"))
+        #expect(commandLine.range(of: Data("upload".utf8)) != nil)   // it is the upload we are looking at
+        #expect(commandLine.range(of: Data(token.utf8)) == nil)
+        if FileManager.default.isExecutableFile(atPath: "/bin/ps") {
+            #expect(!(try Self.output("/bin/ps", ["-eo", "args"])).contains(token))
+        }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 69)
+        #expect(!stderr.contains(token))
+        let asArgument = try CLI.run(["upload", "--store", store, "--server", "http://127.0.0.1:1", "--token", token])
+        #expect(asArgument.status == 64)
+        #expect(!asArgument.stderr.contains(token))
+    }
+
+    static func output(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
 }

@@ -1,0 +1,54 @@
+import CloudSyncStore
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The disk fills up during an import: the store lives on a real 4 MiB tmpfs (mounting one needs
+/// root or CAP_SYS_ADMIN; without them the test says it skipped).
+@Suite(.serialized) struct DiskFullTests {
+    @Test func theDiskFillsUpDuringImport() throws {
+        let root = try CLI.temporaryDirectory()
+        let input = root.appendingPathComponent("heart.xml")
+        try Data(heartRateExport(count: 150_000).utf8).write(to: input)   // 35 MB of XML, about 10 MB in the store
+        let mountPoint = root.appendingPathComponent("small-disk")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        guard try Self.mount(mountPoint, size: "4m") else {
+            print("DiskFullTests: skipped, mounting a tmpfs needs root or CAP_SYS_ADMIN")
+            return
+        }
+        defer { _ = try? Self.run("/bin/umount", [mountPoint.path]) }
+        let store = mountPoint.appendingPathComponent("staging.sqlite").path
+
+        let full = try CLI.run(["import", input.path, "--store", store])
+        #expect(full.status == 74, "\(full.stderr)")
+        #expect(full.stderr.contains("the disk is full; the store is intact"), "\(full.stderr)")
+        let database = try SQLiteDatabase(path: store, mode: .readOnly)
+        #expect(try database.scalarText("PRAGMA integrity_check") == "ok")
+        let kept = try StagingStore(path: store, access: .read).status().metrics
+        #expect(kept == 50_000)   // the first commit; the second did not fit
+
+        // More room, the same command: it continues and ends with every record exactly once.
+        #expect(try Self.run("/bin/mount", ["-o", "remount,size=64m", mountPoint.path]) == 0)
+        let again = try CLI.run(["import", input.path, "--store", store])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("100000 new, 50000 already there"), "\(again.stderr)")
+        #expect(try StagingStore(path: store, access: .read).status().metrics == 150_000)
+        #expect(try SQLiteDatabase(path: store, mode: .readOnly).scalarText("PRAGMA integrity_check") == "ok")
+    }
+
+    static func mount(_ point: URL, size: String) throws -> Bool {
+        try run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", point.path]) == 0
+    }
+
+    static func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
