@@ -150,4 +150,35 @@ import Glibc
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }
+
+    /// SIGINT or SIGTERM during an upload: exit 130 with a message, the batches acknowledged
+    /// before are kept, and the next upload sends the rest; the server ends with each metric once.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalDuringUploadStopsCleanlyAndTheNextUploadContinues(_ signal: Int32) throws {
+        let dir = try CLI.temporaryDirectory()
+        let serve = try ServeProcess(["--delay", "0.5"], directory: dir)
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["upload", "--store", store, "--server", "\(serve.url)/api/v1", "--batch-size", "4"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while try pending(store) == 24, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        kill(process.processIdentifier, signal)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(message)")
+        #expect(message.contains("interrupted"), "\(message)")
+        let left = try pending(store)
+        #expect(left > 0 && left < 24)
+        let again = try CLI.run(["upload", "--store", store, "--server", "\(serve.url)/api/v1", "--batch-size", "4"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try pending(store) == 0)
+        #expect(try serve.count("SELECT count(*) FROM cloudcare_metric") == 24)
+        _ = serve.stop()
+    }
 }

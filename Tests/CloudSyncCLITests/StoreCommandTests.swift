@@ -121,11 +121,12 @@ struct ImportInProgress {
         #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
     }
 
-    @Test func sigintDuringImportStopsCleanlyAndTheNextImportContinues() throws {
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalDuringImportStopsCleanlyAndTheNextImportContinues(_ signal: Int32) throws {
         let running = try ImportInProgress(count: 150_000)
         let (child, input, store, count) = (running.child, running.input, running.store, running.count)
         #expect(child.isRunning, "the import ended before it could be interrupted")
-        kill(child.processIdentifier, SIGINT)
+        kill(child.processIdentifier, signal)
         let message = String(decoding: running.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         child.waitUntilExit()
         #expect(child.terminationStatus == 130)
