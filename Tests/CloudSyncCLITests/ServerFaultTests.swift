@@ -28,6 +28,15 @@ import Glibc
         _ = read(client, &buffer, buffer.count)
     }
 
+    /// A server that reads each request and answers `text`, then closes.
+    static func answering(_ text: String) -> TCPListener {
+        TCPListener { client in
+            readRequest(client)
+            reply(client, text)
+            close(client)
+        }
+    }
+
     /// Writes without SIGPIPE: the client may have given up and closed already.
     static func reply(_ client: Int32, _ text: String) {
         _ = Array(text.utf8).withUnsafeBytes { send(client, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -77,12 +86,7 @@ import Glibc
     }
 
     @Test func aServerThatAnswersBytesThatAreNotHTTP() throws {
-        let listener = TCPListener { client in
-            Self.readRequest(client)
-            Self.reply(client, "\u{1}\u{2}garbage\u{0}\u{FF}\r\n\r\nmore garbage")
-            close(client)
-        }
-        let (result, _, store) = try upload(to: listener)
+        let (result, _, store) = try upload(to: Self.answering("\u{1}\u{2}garbage\u{0}\u{FF}\r\n\r\nmore garbage"))
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("after 3 attempts; last:"), "\(result.stderr)")
         #expect(try pending(store) == 24)
@@ -92,12 +96,8 @@ import Glibc
     /// nothing is acknowledged.
     @Test func aServerThatAnswers200WithAWebPage() throws {
         let page = "<html><body>Welcome to the hotel network</body></html>"
-        let listener = TCPListener { client in
-            Self.readRequest(client)
-            Self.reply(client, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(page.utf8.count)\r\nConnection: close\r\n\r\n\(page)")
-            close(client)
-        }
-        let (result, _, store) = try upload(to: listener)
+        let answer = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(page.utf8.count)\r\nConnection: close\r\n\r\n\(page)"
+        let (result, _, store) = try upload(to: Self.answering(answer))
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("not the CloudCare reply") && result.stderr.contains("Welcome to the hotel network"), "\(result.stderr)")
         #expect(try pending(store) == 24)
