@@ -70,13 +70,15 @@ import Testing
             record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "")
             + record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "inf")
             + record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "abc")
+            + record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "NaN")
+            + record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "1e999")   // overflows to infinity
             + record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "60", start: "yesterday")
             + record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "60", end: "2024-13-02 07:10:00 -0500")
             + record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "60", start: "2024-11-02 07:10:01 -0500")
             + record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "61"))
         let (metrics, _, report) = try convert(try writeFile(xml))
         #expect(metrics.map(\.value) == [61])
-        #expect(report.invalid == ["value is not a finite number": 3, "startDate does not parse": 1,
+        #expect(report.invalid == ["value is not a finite number": 5, "startDate does not parse": 1,
                                    "endDate does not parse": 1, "endDate is before startDate": 1])
         #expect(report.firstInvalidLine["value is not a finite number"] == 4)
     }
