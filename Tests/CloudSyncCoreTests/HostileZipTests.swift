@@ -1,6 +1,9 @@
 @testable import CloudSyncCore
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Zips whose headers lie: every one ends in a clear error naming the zip (and the entry when
 /// there is one), in bounded time, never a hang or a crash.
@@ -92,6 +95,34 @@ import Testing
         let url = try makeTemporaryDirectory().appendingPathComponent("export.zip")
         try bytes.write(to: url)
         #expect { try convert(url.path) } throws: { "\($0)".contains("zip64 end record lies outside the file") }
+    }
+
+    /// Through a pipe, another file whose size the zip states is skipped unread: here its deflate
+    /// data is garbage that inflate would reject, and the export after it still converts.
+    @Test func aPipeSkipsOtherFilesUnread() throws {
+        let garbage = Data([0xFF, 0xFF, 0xFF, 0xFF] + (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let bytes = RawZip(entries: [.init(path: "apple_health_export/electrocardiograms/ecg.csv", data: garbage, method: 8),
+                                     .init(path: Self.exportPath, data: Self.sample)]).bytes
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let writeEnd = fds[1]
+        let writer = Thread {
+            bytes.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Glibc.write(writeEnd, raw.baseAddress! + offset, raw.count - offset)
+                    if n <= 0 { break }
+                    offset += n
+                }
+            }
+            close(writeEnd)
+        }
+        writer.start()
+        let source = try StreamingZipSource(reader: FileReader(descriptor: fds[0], name: "pipe", owns: true))
+        var streamed: [UInt8] = []
+        try source.produce { streamed.append(contentsOf: $0) }
+        #expect(Data(streamed) == Self.sample)
+        #expect(source.info.otherEntries == ["apple_health_export/electrocardiograms/ecg.csv"])
     }
 
     /// Random damage anywhere in a small deflated zip: every outcome is a conversion or a

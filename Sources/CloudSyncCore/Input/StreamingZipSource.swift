@@ -40,6 +40,13 @@ final class StreamingZipSource: ExportByteSource {
                 throw ConversionError.damagedZip(info.inputName, entry: path,
                     "compression method \(method) cannot be read from a stream; give the zip as a file")
             }
+            if !ExportSources.isCandidateEntry(path), !hasDescriptor {
+                // Not the export and its size is known: skip its bytes unread, so that a deflate
+                // bomb among the other files costs the time of its compressed size only.
+                try reader.skip(compressedSize, what: "a zip entry")
+                if !path.hasSuffix("/") { info.otherEntries.append(path) }
+                continue
+            }
             let isExport = try readEntry(path: path, method: method, size: compressedSize, emit: emit)
             var expectedCRC = crc
             if hasDescriptor { expectedCRC = try readDescriptor(zip64: zip64 != nil, path: path) }
