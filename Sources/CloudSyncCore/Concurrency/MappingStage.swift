@@ -12,10 +12,16 @@ import Foundation
 /// threads through `queue`; `failure` is written by the mapping thread before `done` is signalled
 /// and read by the parser thread after `cancelled` or `done`.
 final class MappingStage: ElementTreeHandoff, @unchecked Sendable {
+    /// Trees are created as the first elements arrive, then reused: a small export (or a fuzz
+    /// input) does not pay for 768 trees it never fills.
     final class Batch {
-        var trees: [ElementTree]
+        var trees: [ElementTree] = []
         var count = 0
-        init(size: Int) { trees = (0..<size).map { _ in ElementTree() } }
+        let capacity: Int
+        init(capacity: Int) {
+            self.capacity = capacity
+            trees.reserveCapacity(capacity)
+        }
     }
 
     private let consumer: any ExportElementConsumer
@@ -32,7 +38,7 @@ final class MappingStage: ElementTreeHandoff, @unchecked Sendable {
     init(consumer: any ExportElementConsumer, batchSize: Int = 256, batchCount: Int = 3, batchBytes: Int = 8 << 20) {
         self.consumer = consumer
         self.batchBytes = batchBytes
-        let batches = (0..<batchCount).map { _ in Batch(size: batchSize) }
+        let batches = (0..<batchCount).map { _ in Batch(capacity: batchSize) }
         queue = HandoffQueue(items: Array(batches.dropFirst()))
         current = batches[0]
     }
@@ -48,11 +54,17 @@ final class MappingStage: ElementTreeHandoff, @unchecked Sendable {
     /// Puts `tree` into the batch and returns the tree that held its slot, to be filled next
     /// (the parser always holds one tree of its own).
     func completed(_ tree: ElementTree) throws -> ElementTree {
-        let spare = current.trees[current.count]
-        current.trees[current.count] = tree
+        let spare: ElementTree
+        if current.count < current.trees.count {
+            spare = current.trees[current.count]
+            current.trees[current.count] = tree
+        } else {
+            current.trees.append(tree)
+            spare = ElementTree()
+        }
         current.count += 1
         currentBytes += tree.footprint
-        if current.count == current.trees.count || currentBytes >= batchBytes { try sendCurrent() }
+        if current.count == current.capacity || currentBytes >= batchBytes { try sendCurrent() }
         return spare
     }
 
