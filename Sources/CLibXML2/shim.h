@@ -27,6 +27,18 @@ static inline void cloudsync_xml_silence_errors(xmlSAXHandler *handler) {
     handler->fatalError = NULL;
 }
 
+/// Encoding failures bypass the SAX handler: libxml2 prints them through its generic error
+/// function ("encoding error : input conversion failed …"). That function is per thread, so the
+/// parser thread silences it before parsing; the failure still reaches us as the chunk's status.
+static void cloudsync_xml_ignore_generic_error(void *context, const char *message, ...) {
+    (void)context;
+    (void)message;
+}
+
+static inline void cloudsync_xml_silence_generic_errors(void) {
+    xmlSetGenericErrorFunc(NULL, cloudsync_xml_ignore_generic_error);
+}
+
 static inline int cloudsync_xml_current_line(xmlParserCtxtPtr ctxt) {
     return (ctxt != NULL && ctxt->input != NULL) ? ctxt->input->line : 0;
 }

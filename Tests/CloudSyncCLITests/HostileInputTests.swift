@@ -116,6 +116,17 @@ import Glibc
         #expect(result.stderr.contains("\(url.path):6:") && result.stderr.contains("not proper UTF-8"), "\(result.stderr)")
     }
 
+    /// Bytes that do not match the declared encoding: one clear error, and none of libxml2's own
+    /// messages on stderr (they bypass the SAX error handler; found by the fuzzer).
+    @Test func bytesThatDoNotMatchTheDeclaredEncoding() throws {
+        let path = try write(Self.header.replacingOccurrences(of: "UTF-8", with: "UTF-7") + "<HealthData locale=\"en_US\">\n"
+                             + Self.exportDate + Self.record("Alex’s Watch") + "</HealthData>\n")
+        let result = try CLI.run(["convert", path])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("the bytes do not match the encoding the file declares"), "\(result.stderr)")
+        #expect(!result.stderr.contains("encoding error :") && !result.stderr.contains("I/O error"), "\(result.stderr)")
+    }
+
     /// A zip whose entry names climb out (`../`, absolute paths): entries are only ever read, never
     /// extracted, so importing it writes nothing but the store.
     @Test func zipEntryNamesThatClimbOutWriteNothing() throws {

@@ -94,6 +94,7 @@ public final class ExportParser {
     /// Parses the next bytes of the document.
     public func parse(_ bytes: ByteText) throws {
         guard bytes.count > 0 else { return }
+        cloudsync_xml_silence_generic_errors()  // per thread, and cheap: on every chunk to be sure
         var offset = 0
         // xmlParseChunk takes an Int32 size.
         while offset < bytes.count {
@@ -108,6 +109,7 @@ public final class ExportParser {
 
     /// Ends the document: reports truncation and a missing root.
     public func finish() throws {
+        cloudsync_xml_silence_generic_errors()
         let status = xmlParseChunk(context, nil, 0, 1)
         try check(status)
     }
@@ -126,7 +128,10 @@ public final class ExportParser {
             }
             throw XMLSyntaxError(line: Int(error.pointee.line), column: Int(error.pointee.int2), message: message)
         }
-        throw XMLSyntaxError(line: currentLine, column: 0, message: "libxml2 error \(status)")
+        let message = status == Int32(XML_ERR_INVALID_ENCODING.rawValue)
+            ? "the bytes do not match the encoding the file declares (Apple's exports are UTF-8)"
+            : "libxml2 error \(status)"
+        throw XMLSyntaxError(line: currentLine, column: 0, message: message)
     }
 
     // MARK: SAX callbacks
