@@ -152,22 +152,7 @@ import Testing
         let path = try ZipFixtures.make([("apple_health_export/workout-routes/r.gpx", Data("<gpx/>".utf8)),
                                          ("apple_health_export/export.xml", Self.sample)], in: dir, method: deflated ? .deflate : .none)
         let zipBytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        let writeEnd = fds[1]
-        let writer = Thread {
-            zipBytes.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = write(writeEnd, raw.baseAddress! + offset, min(writeSize, raw.count - offset))
-                    if n <= 0 { break }
-                    offset += n
-                }
-            }
-            close(writeEnd)
-        }
-        writer.start()
-        let source = try StreamingZipSource(reader: FileReader(descriptor: fds[0], name: "pipe", owns: true))
+        let source = try StreamingZipSource(reader: try pipeReader(writing: zipBytes, inPiecesOf: writeSize))
         var streamed: [UInt8] = []
         try source.produce { streamed.append(contentsOf: $0) }
         #expect(Data(streamed) == Self.sample)

@@ -1,9 +1,6 @@
 @testable import CloudSyncCore
 import Foundation
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Zips whose headers lie: every one ends in a clear error naming the zip (and the entry when
 /// there is one), in bounded time, never a hang or a crash.
@@ -103,22 +100,7 @@ import Glibc
         let garbage = Data([0xFF, 0xFF, 0xFF, 0xFF] + (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let bytes = RawZip(entries: [.init(path: "apple_health_export/electrocardiograms/ecg.csv", data: garbage, method: 8),
                                      .init(path: Self.exportPath, data: Self.sample)]).bytes
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        let writeEnd = fds[1]
-        let writer = Thread {
-            bytes.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = Glibc.write(writeEnd, raw.baseAddress! + offset, raw.count - offset)
-                    if n <= 0 { break }
-                    offset += n
-                }
-            }
-            close(writeEnd)
-        }
-        writer.start()
-        let source = try StreamingZipSource(reader: FileReader(descriptor: fds[0], name: "pipe", owns: true))
+        let source = try StreamingZipSource(reader: try pipeReader(writing: bytes))
         var streamed: [UInt8] = []
         try source.produce { streamed.append(contentsOf: $0) }
         #expect(Data(streamed) == Self.sample)

@@ -1,4 +1,4 @@
-import CloudSyncCore
+@testable import CloudSyncCore
 import Foundation
 import Testing
 
@@ -81,4 +81,24 @@ extension String {
         var copy = self
         return copy.withUTF8(body)
     }
+}
+
+/// A reader over a real pipe that a thread fills with `bytes`, `inPiecesOf` bytes per write, then
+/// closes: input that arrives in pieces, as standard input does.
+func pipeReader(writing bytes: Data, inPiecesOf pieceSize: Int = 64 << 10) throws -> FileReader {
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
+    let writeEnd = fds[1]
+    Thread {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(writeEnd, raw.baseAddress! + offset, min(pieceSize, raw.count - offset))
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+        close(writeEnd)
+    }.start()
+    return FileReader(descriptor: fds[0], name: "pipe", owns: true)
 }
