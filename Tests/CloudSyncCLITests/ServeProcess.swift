@@ -138,6 +138,8 @@ final class TCPListener: @unchecked Sendable {
     private let handle: @Sendable (Int32) -> Void
 
     init(handle: @escaping @Sendable (Int32) -> Void) {
+        // A peer that hangs up must give the writer EPIPE, not a SIGPIPE that ends the test process.
+        signal(SIGPIPE, SIG_IGN)
         self.handle = handle
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         socketDescriptor = listener
