@@ -32,7 +32,10 @@ for target in "${targets[@]}"; do
     corpus="$scratch/corpus/$name"
     mkdir -p "$corpus" "Fuzz/regressions/$name"
     echo "== fuzzing $target for ${seconds}s" >&2
-    if ! "$binary" "$corpus" "Fuzz/seeds/$name" "Fuzz/regressions/$name" \
+    # Fuzz/corpus/NAME: a minimized corpus from earlier runs (`-merge=1`), read only, so a short run
+    # starts where the long ones got to; new finds go to the working corpus in $scratch.
+    mkdir -p "Fuzz/corpus/$name"
+    if ! "$binary" "$corpus" "Fuzz/seeds/$name" "Fuzz/regressions/$name" "Fuzz/corpus/$name" \
         -dict="Fuzz/$name.dict" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="Fuzz/crashes/$target-" -print_final_stats=1; then
         echo "fuzz.sh: $target found a crash, kept in Fuzz/crashes/; replay it with .build/debug/$target FILE" >&2
