@@ -18,10 +18,11 @@ struct HTTPTransport: Sendable {
 
     /// Sends the request until it succeeds (2xx), with backoff on 5xx, 429 and network errors.
     /// Other statuses throw at once with the server's words; 401 and 403 say the token was refused.
-    /// With `answerKeys`, a 2xx counts only when its body is a JSON object holding one of them: a
-    /// proxy or web page that answers 200 with HTML has not stored anything, so the batch must not
-    /// be acknowledged (it is retried like a 5xx, which the receivers' duplicate keys make safe).
-    func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, what: String, answerKeys: [String] = []) async throws -> Reply {
+    /// With `replyOf`, a 2xx counts only when its body is that target's reply (a JSON object with
+    /// one of its `replyKeys`): a proxy or web page that answers 200 with HTML has not stored
+    /// anything, so the batch must not be acknowledged (it is retried like a 5xx, which the
+    /// receivers' duplicate keys make safe).
+    func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, what: String, replyOf target: UploadTarget? = nil) async throws -> Reply {
         let url = configuration.server.absoluteString.trimmingTrailingSlash + path
         var attempt = 0
         while true {
@@ -44,8 +45,8 @@ struct HTTPTransport: Sendable {
                 let reply = Reply(status: Int(response.status.code), body: Array(buffer.readableBytesView))
                 switch reply.status {
                 case 200..<300:
-                    guard answerKeys.isEmpty || reply.object.map({ object in answerKeys.contains { object[$0] != nil } }) == true else {
-                        lastProblem = "\(reply.status) with an answer that is not the \(Self.contractName(path)) reply (\(Self.words(reply.body)))"
+                    if let target, reply.object.map({ object in target.replyKeys.contains { object[$0] != nil } }) != true {
+                        lastProblem = "\(reply.status) with an answer that is not the \(target.contractName) reply (\(Self.words(reply.body)))"
                         break
                     }
                     return reply
@@ -74,12 +75,6 @@ struct HTTPTransport: Sendable {
             let wait = configuration.retry.delay(afterAttempt: attempt, retryAfter: retryAfter)
             try await Task.sleep(for: .seconds(wait))
         }
-    }
-
-    static func contractName(_ path: String) -> String {
-        if path.hasSuffix("/steps") { return "steps API" }
-        if path.contains("/api/healthkit/") { return "Flō" }
-        return "CloudCare"
     }
 
     static func networkProblem(_ error: any Error) -> String {

@@ -11,6 +11,26 @@ public enum UploadTarget: String, Sendable, CaseIterable {
     case steps
 }
 
+extension UploadTarget {
+    /// Keys that the target's success reply always holds (wire-contracts.md).
+    var replyKeys: [String] {
+        switch self {
+        case .cloudcare: return ["stored_count", "total_metrics"]
+        case .flo: return ["inserted", "total"]
+        case .steps: return ["saved"]
+        }
+    }
+
+    /// The backend's name, for messages.
+    var contractName: String {
+        switch self {
+        case .cloudcare: return "CloudCare"
+        case .flo: return "Flō"
+        case .steps: return "steps API"
+        }
+    }
+}
+
 /// How an upload runs. Defaults follow the contracts: batches of 1000, bounded retries.
 public struct UploadConfiguration: Sendable {
     public var server: URL

@@ -116,12 +116,12 @@ public final class Uploader {
                 guard !batch.isEmpty else { exhausted = true; return }
                 let body = Self.body(configuration.target, batch, identity: identity, range: summary)
                 let path = Self.path(configuration.target)
-                let answerKeys = Self.answerKeys(configuration.target)
+                let target = configuration.target
                 let what = "a batch of \(batch.count) metrics (\(UTCDateFormatter.string(batch[0].startDate)) …)"
                 group.addTask {
                     do {
                         return .sent(batch, try await transport.send(.POST, path, body: body, what: what,
-                                                                     answerKeys: answerKeys))
+                                                                     replyOf: target))
                     } catch {
                         return .failed(batch, error)
                     }
@@ -171,15 +171,6 @@ public final class Uploader {
     private enum BatchOutcome: Sendable {
         case sent([PendingMetric], HTTPTransport.Reply)
         case failed([PendingMetric], any Error)
-    }
-
-    /// A key that the target's success reply always holds (wire-contracts.md).
-    static func answerKeys(_ target: UploadTarget) -> [String] {
-        switch target {
-        case .cloudcare: return ["stored_count", "total_metrics"]
-        case .flo: return ["inserted", "total"]
-        case .steps: return ["saved"]
-        }
     }
 
     static func path(_ target: UploadTarget) -> String {
