@@ -19,11 +19,12 @@ enum CLI {
         return candidates.map { $0.appendingPathComponent("cloudsync") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }!
     }
 
-    /// Runs cloudsync with `arguments`; `stdin` is a file to read from, or bytes written through a pipe.
+    /// Runs cloudsync (or another `tool`) with `arguments`; `stdin` is a file to read from, or bytes
+    /// written through a pipe.
     static func run(_ arguments: [String], stdinFile: String? = nil, stdinBytes: Data? = nil,
-                    environment: [String: String] = [:]) throws -> CLIResult {
+                    environment: [String: String] = [:], tool: String? = nil) throws -> CLIResult {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = tool.map { URL(fileURLWithPath: $0) } ?? binary
         process.arguments = arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }

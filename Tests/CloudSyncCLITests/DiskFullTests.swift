@@ -18,7 +18,7 @@ import Glibc
             print("DiskFullTests: skipped, mounting a tmpfs needs root or CAP_SYS_ADMIN")
             return
         }
-        defer { _ = try? Self.run("/bin/umount", [mountPoint.path]) }
+        defer { _ = try? CLI.run([mountPoint.path], tool: "/bin/umount") }
         let store = mountPoint.appendingPathComponent("staging.sqlite").path
 
         let full = try CLI.run(["import", input.path, "--store", store])
@@ -30,7 +30,7 @@ import Glibc
         #expect(kept == 50_000)   // the first commit; the second did not fit
 
         // More room, the same command: it continues and ends with every record exactly once.
-        #expect(try Self.run("/bin/mount", ["-o", "remount,size=64m", mountPoint.path]) == 0)
+        #expect(try CLI.run(["-o", "remount,size=64m", mountPoint.path], tool: "/bin/mount").status == 0)
         let again = try CLI.run(["import", input.path, "--store", store])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("100000 new, 50000 already there"), "\(again.stderr)")
@@ -39,16 +39,6 @@ import Glibc
     }
 
     static func mount(_ point: URL, size: String) throws -> Bool {
-        try run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", point.path]) == 0
-    }
-
-    static func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try CLI.run(["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", point.path], tool: "/bin/mount").status == 0
     }
 }

@@ -128,7 +128,7 @@ import Glibc
         #expect(commandLine.range(of: Data("upload".utf8)) != nil)   // it is the upload we are looking at
         #expect(commandLine.range(of: Data(token.utf8)) == nil)
         if FileManager.default.isExecutableFile(atPath: "/bin/ps") {
-            #expect(!(try Self.output("/bin/ps", ["-eo", "args"])).contains(token))
+            #expect(!String(decoding: try CLI.run(["-eo", "args"], tool: "/bin/ps").stdout, as: UTF8.self).contains(token))
         }
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
@@ -137,18 +137,6 @@ import Glibc
         let asArgument = try CLI.run(["upload", "--store", store, "--server", "http://127.0.0.1:1", "--token", token])
         #expect(asArgument.status == 64)
         #expect(!asArgument.stderr.contains(token))
-    }
-
-    static func output(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// SIGINT or SIGTERM during an upload: exit 130 with a message, the batches acknowledged
