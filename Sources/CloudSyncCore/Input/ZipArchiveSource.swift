@@ -5,9 +5,8 @@ import Foundation
 /// parser, never to disk, reading only its own byte range. Its size and CRC-32 are checked at the end.
 final class ZipArchiveSource: ExportByteSource {
     let info: ExportSourceInfo
-    /// Keeps the descriptor open while the range readers use it.
+    /// Keeps the descriptor open while the directory's range readers use it.
     private let file: FileReader
-    private let descriptor: Int32
     private let directory: ZipDirectory
     private let entry: ZipEntry
     private let inflater = Inflater()
@@ -16,7 +15,6 @@ final class ZipArchiveSource: ExportByteSource {
 
     init(file: FileReader, descriptor: Int32, fileSize: Int64) throws {
         self.file = file
-        self.descriptor = descriptor
         let name = file.name
         directory = try ZipDirectory(descriptor: descriptor, fileSize: fileSize, name: name)
         var found: ZipEntry?
@@ -25,7 +23,7 @@ final class ZipArchiveSource: ExportByteSource {
         for entry in directory.entries where !entry.isDirectory {
             if found == nil, ExportSources.isCandidateEntry(entry.path) {
                 do {
-                    if try Self.sniff(entry, directory, descriptor, name, inflater) { found = entry; continue }
+                    if try Self.sniff(entry, in: directory, with: inflater) { found = entry; continue }
                 } catch let error as ConversionError {
                     unreadable = unreadable ?? error
                 }
@@ -42,11 +40,10 @@ final class ZipArchiveSource: ExportByteSource {
     }
 
     /// Reads the first bytes of `entry` and looks for the HealthData declaration.
-    private static func sniff(_ entry: ZipEntry, _ directory: ZipDirectory, _ descriptor: Int32, _ name: String,
-                              _ inflater: Inflater) throws -> Bool {
+    private static func sniff(_ entry: ZipEntry, in directory: ZipDirectory, with inflater: Inflater) throws -> Bool {
         var head: [UInt8] = []
         do {
-            try read(entry, directory, descriptor, name, inflater) { bytes in
+            try directory.read(entry, with: inflater) { bytes in
                 head.append(contentsOf: bytes.prefix(ExportSources.sniffLength - head.count))
                 if head.count >= ExportSources.sniffLength { throw StopReading() }
             }
@@ -58,7 +55,7 @@ final class ZipArchiveSource: ExportByteSource {
     func produce(_ emit: (ByteText) throws -> Void) throws {
         var produced: Int64 = 0
         let declared = entry.uncompressedSize
-        try Self.read(entry, directory, descriptor, info.inputName, inflater) { bytes in
+        try directory.read(entry, with: inflater) { bytes in
             produced += Int64(bytes.count)
             // A zip bomb or a damaged directory: never inflate past what the zip declares.
             guard produced <= declared else {
@@ -72,22 +69,6 @@ final class ZipArchiveSource: ExportByteSource {
         guard inflater.crc == entry.crc32 else {
             throw ConversionError.damagedZip(info.inputName, entry: entry.path,
                 String(format: "CRC-32 mismatch (computed %08x, the zip says %08x)", inflater.crc, entry.crc32))
-        }
-    }
-
-    /// Inflates (or copies, when stored) `entry`'s data, reading only its byte range.
-    private static func read(_ entry: ZipEntry, _ directory: ZipDirectory, _ descriptor: Int32, _ name: String,
-                             _ inflater: Inflater, _ handle: (ByteText) throws -> Void) throws {
-        let range = try directory.dataRange(of: entry)
-        let reader = FileReader(descriptor: descriptor, name: name, range: range)
-        inflater.reset()
-        if entry.method == 0 {
-            while let chunk = try reader.next() {
-                inflater.updateCRC(chunk)
-                try handle(chunk)
-            }
-        } else {
-            try inflater.inflateAll(from: reader, entry: entry.path, output: handle)
         }
     }
 }

@@ -85,6 +85,20 @@ struct ZipDirectory {
         return start..<(start + entry.compressedSize)
     }
 
+    /// Inflates (or copies, when stored) `entry`'s data into `handle`, reading only its byte range.
+    func read(_ entry: ZipEntry, with inflater: Inflater, into handle: (ByteText) throws -> Void) throws {
+        let reader = FileReader(descriptor: descriptor, name: name, range: try dataRange(of: entry))
+        inflater.reset()
+        if entry.method == 0 {
+            while let chunk = try reader.next() {
+                inflater.updateCRC(chunk)
+                try handle(chunk)
+            }
+        } else {
+            try inflater.inflateAll(from: reader, entry: entry.path, output: handle)
+        }
+    }
+
     /// Offset, size and entry count of the central directory, from the end record (or its zip64 form).
     private static func locateDirectory(_ fd: Int32, _ fileSize: Int64, _ name: String) throws -> (Int64, Int64, Int) {
         // The end record is 22 bytes plus a comment of at most 65,535, so it lies in the last 65,557.
