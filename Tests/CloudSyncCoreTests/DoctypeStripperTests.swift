@@ -63,6 +63,21 @@ import Testing
         #expect(strip(input, cuts: Array(1..<input.count)).output == want)
     }
 
+    /// Markup inside a processing instruction or a comment before the DOCTYPE is not the root: the
+    /// DOCTYPE after them is still removed (the fuzzer got a DTD through to libxml2 this way).
+    @Test func skipsProcessingInstructionsAndCommentsBeforeTheDTD() {
+        let before = "<?pi <Record type=\"x\"/> <!DOCTYPE fake [ ?>\n<!-- <HealthData> <!DOCTYPE fake -->\n"
+        let input = Array((Self.prolog + before + Self.unclosedAttlist + Self.body).utf8)
+        let newlines = Self.unclosedAttlist.filter { $0 == "\n" }.count
+        let want = Array((Self.prolog + before + String(repeating: "\n", count: newlines) + Self.body).utf8)
+        for cut in 0...input.count {
+            let (output, stripper) = strip(input, cuts: [cut])
+            #expect(output == want, "split at \(cut)")
+            #expect(stripper.sawDoctype)
+        }
+        #expect(strip(input, cuts: Array(1..<input.count)).output == want)
+    }
+
     @Test func keepsLineNumbers() {
         let input = Array((Self.prolog + Self.soundDTD + Self.body).utf8)
         let output = strip(input, cuts: []).output

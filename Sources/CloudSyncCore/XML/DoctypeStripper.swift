@@ -12,7 +12,10 @@ import Darwin
 /// no entity declared there can ever be expanded and no external DTD can ever be fetched.
 ///
 /// Rule: everything from `<!DOCTYPE` up to the root start tag `<HealthData` is dropped, except its
-/// line breaks, so that line numbers in error messages still match the file. The rule holds whatever
+/// line breaks, so that line numbers in error messages still match the file. Before the DOCTYPE,
+/// processing instructions and comments are skipped whole, as libxml2 reads them: markup inside one
+/// (`<?pi <Record ?>`) must not look like the root, or a DOCTYPE after it would reach libxml2 (the
+/// fuzzer found that). The rule holds whatever
 /// the DTD's defects, and wherever the chunk boundaries fall (markers split across chunks are held
 /// back until the next chunk).
 public struct DoctypeStripper {
@@ -31,6 +34,9 @@ public struct DoctypeStripper {
     private static let rootMarker: StaticString = "<HealthData"
 
     private var pending: [UInt8] = []
+    /// Inside a processing instruction or a comment of the prolog: the bytes that end it.
+    private var prologTerminator: StaticString?
+    private static let commentStart: StaticString = "<!--"
 
     public init() {}
 
@@ -71,19 +77,39 @@ public struct DoctypeStripper {
         let marker = Self.doctypeMarker
         var i = 0
         while i < pending.count {
+            if let terminator = prologTerminator {
+                let n = terminator.utf8CodeUnitCount
+                guard let end = firstMatch(terminator, from: i) else {
+                    i = Swift.max(i, pending.count - (n - 1))  // keep what may be a split terminator
+                    break
+                }
+                prologTerminator = nil
+                i = end + n
+                continue
+            }
             if pending[i] == UInt8(ascii: "<") {
                 guard i + 1 < pending.count else { break }
                 let next = pending[i + 1]
+                if next == UInt8(ascii: "?") {
+                    prologTerminator = "?>"
+                    i += 2
+                    continue
+                }
                 if next == UInt8(ascii: "!") {
                     let available = pending.count - i
                     if available < marker.utf8CodeUnitCount && !final { break }  // maybe a split marker
+                    if matches(Self.commentStart, at: i) {
+                        prologTerminator = "-->"
+                        i += 4
+                        continue
+                    }
                     if matches(marker, at: i) {
                         try emitPrefix(i, emit: emit)
                         state = .doctype
                         sawDoctype = true
                         return true
                     }
-                } else if next != UInt8(ascii: "?") {
+                } else {
                     state = .body  // an element (the root) before any DOCTYPE
                     return true
                 }
@@ -129,6 +155,17 @@ public struct DoctypeStripper {
         let n = literal.utf8CodeUnitCount
         guard i + n <= pending.count else { return false }
         return pending.withUnsafeBufferPointer { memcmp($0.baseAddress! + i, literal.utf8Start, n) == 0 }
+    }
+
+    /// The first position at or after `start` where `literal` begins.
+    private func firstMatch(_ literal: StaticString, from start: Int) -> Int? {
+        let n = literal.utf8CodeUnitCount
+        var i = start
+        while i + n <= pending.count {
+            if pending[i] == literal.utf8Start[0], matches(literal, at: i) { return i }
+            i += 1
+        }
+        return nil
     }
 
     private func isNameEnd(_ byte: UInt8) -> Bool {

@@ -87,7 +87,7 @@ public final class ExportParser {
     }
 
     deinit {
-        xmlFreeParserCtxt(context)
+        cloudsync_xml_free_parser(context)
         counts.deallocate()
     }
 
