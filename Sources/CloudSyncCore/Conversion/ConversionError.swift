@@ -10,6 +10,8 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible {
     case damagedZip(String, entry: String?, String)
     /// The output cannot be written.
     case output(String, String)
+    /// The output folder cannot be used (not empty, a file, cannot be created).
+    case outputFolder(String, String)
     /// Stopped by a signal.
     case interrupted
 
@@ -27,6 +29,8 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible {
             return "\(place): damaged zip: \(why)"
         case .output(let output, let why):
             return "\(output): cannot write: \(why)"
+        case .outputFolder(let folder, let why):
+            return "\(folder): \(why)"
         case .interrupted:
             return "interrupted"
         }

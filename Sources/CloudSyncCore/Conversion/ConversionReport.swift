@@ -24,16 +24,16 @@ public struct ConversionReport: Sendable, Codable {
 
     /// One line for stderr at the end of a run.
     public var summary: String {
-        var line = "cloudsync: \(metrics) metrics from \(input)"
+        var line = "cloudsync: \(counted(metrics, "metric")) from \(input)"
         if let entry { line += " (\(entry))" }
         line += String(format: " in %.1f s", seconds)
         if filteredOut > 0 { line += "; \(filteredOut) filtered out" }
         if invalidCount > 0 {
             let reasons = invalid.sorted { $0.key < $1.key }
                 .map { "\($0.value) \($0.key) (first at line \(firstInvalidLine[$0.key] ?? 0))" }
-            line += "; skipped \(invalidCount) invalid records: " + reasons.joined(separator: ", ")
+            line += "; skipped \(counted(invalidCount, "invalid record")): " + reasons.joined(separator: ", ")
         }
-        if controlCharactersReplaced > 0 { line += "; \(controlCharactersReplaced) forbidden control characters replaced by spaces" }
+        if controlCharactersReplaced > 0 { line += "; \(counted(controlCharactersReplaced, "forbidden control character")) replaced by spaces" }
         return line
     }
 }

@@ -8,6 +8,9 @@ public final class ExportConverter: ExportElementConsumer {
         /// Top-level elements read so far.
         public var elements: Int
         public var seconds: Double
+        /// XML bytes parsed, and the XML's size when the input declares it.
+        public var bytes: Int64
+        public var totalBytes: Int64?
     }
 
     private let inputPath: String
@@ -25,8 +28,9 @@ public final class ExportConverter: ExportElementConsumer {
     /// Called about twice a second.
     public var onProgress: ((Progress) -> Void)?
     private var lastProgress = Date()
+    private var readProgress: ReadProgress?
     /// Checked between elements; set by a signal handler to stop cleanly.
-    public var shouldStop: () -> Bool = { false }
+    public var shouldStop: @Sendable () -> Bool = { false }
 
     public init(input path: String, filter: MetricFilter = .all, sink: any MetricSink) {
         inputPath = path
@@ -40,6 +44,8 @@ public final class ExportConverter: ExportElementConsumer {
     @discardableResult
     public func run() throws -> ConversionReport {
         var stream = ExportStream(inputPath: inputPath)
+        stream.shouldStop = shouldStop
+        readProgress = stream.progress
         do {
             try stream.run(self)
         } catch {
@@ -78,7 +84,8 @@ public final class ExportConverter: ExportElementConsumer {
             if shouldStop() { throw ConversionError.interrupted }
             if let onProgress, Date().timeIntervalSince(lastProgress) >= 0.5 {
                 lastProgress = Date()
-                onProgress(Progress(metrics: report.metrics, elements: elements, seconds: Date().timeIntervalSince(started)))
+                onProgress(Progress(metrics: report.metrics, elements: elements, seconds: Date().timeIntervalSince(started),
+                                    bytes: readProgress?.bytes ?? 0, totalBytes: readProgress?.totalBytes))
             }
         }
         switch mapper.map(tree) {

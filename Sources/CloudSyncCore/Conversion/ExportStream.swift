@@ -17,6 +17,11 @@ public struct ExportStream {
 
     public let inputPath: String
     public private(set) var facts = Facts()
+    /// Asked while a pipe or terminal gives no bytes (and between reads), so that a signal stops a
+    /// run that waits on a stalled standard input: it then throws `ConversionError.interrupted`.
+    public var shouldStop: @Sendable () -> Bool = { false }
+    /// Bytes parsed so far, and the total when known (for percent and ETA).
+    public let progress = ReadProgress()
 
     public init(inputPath: String) {
         self.inputPath = inputPath
@@ -26,7 +31,8 @@ public struct ExportStream {
     /// Calls `consumer` with each top-level element, in order, on a thread of its own (so that
     /// mapping and writing run beside the parse). Returns after the last call.
     public mutating func run(_ consumer: any ExportElementConsumer) throws {
-        let source = try ExportSources.open(inputPath)
+        let source = try ExportSources.open(inputPath, shouldStop: shouldStop)
+        progress.expect(source.info.expectedBytes)
         let stage = MappingStage(consumer: consumer)
         let parser = ExportParser(handoff: stage)
         let pipeline = ChunkPipeline(source: source)
@@ -37,6 +43,7 @@ public struct ExportStream {
             do {
                 try pipeline.run { chunk in
                     parsed += Int64(chunk.count)
+                    progress.add(chunk.count)
                     try parser.parse(chunk)
                 }
                 try parser.finish()

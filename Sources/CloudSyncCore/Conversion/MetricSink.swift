@@ -6,6 +6,12 @@ public protocol MetricSink: AnyObject {
     func finish() throws
     /// Called instead of `finish` when the conversion stops early: keep what is complete.
     func abandon() throws
+    /// After `abandon()`, what the output holds, said to the user (nil: nothing worth saying).
+    func abandonedOutput(metrics: Int) -> String?
+}
+
+extension MetricSink {
+    public func abandonedOutput(metrics: Int) -> String? { nil }
 }
 
 /// One HealthMetric per line (`--format jsonl`).
@@ -24,4 +30,8 @@ public final class JSONLinesSink: MetricSink {
 
     /// Every line in the buffer is complete: write them.
     public func abandon() throws { try output.flush() }
+
+    public func abandonedOutput(metrics: Int) -> String? {
+        metrics == 0 ? nil : "the \(counted(metrics, "metric")) read before it are written to \(output.name), each on a complete line"
+    }
 }

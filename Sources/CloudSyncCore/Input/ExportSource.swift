@@ -8,6 +8,8 @@ public struct ExportSourceInfo: Sendable {
     public var entryName: String?
     /// The other files of the zip (routes, ECGs, clinical records, export_cda.xml…).
     public var otherEntries: [String] = []
+    /// The export's XML size when known before reading it (a file, a seekable zip's directory).
+    public var expectedBytes: Int64?
     public var isZip: Bool { entryName != nil }
 }
 
@@ -23,7 +25,7 @@ public enum ExportSources {
     static let emptyZipMagic: [UInt8] = [0x50, 0x4B, 0x05, 0x06]
 
     /// Opens `path` (`-` for standard input) and tells zip from XML by the first bytes.
-    static func open(_ path: String) throws -> any ExportByteSource {
+    static func open(_ path: String, shouldStop: @escaping @Sendable () -> Bool = { false }) throws -> any ExportByteSource {
         let isStdin = path == "-"
         let name = isStdin ? "standard input" : path
         let fd = isStdin ? STDIN_FILENO : Glibc.open(path, O_RDONLY | O_CLOEXEC)
@@ -31,10 +33,14 @@ public enum ExportSources {
         let kind = FileKind(descriptor: fd)
         if kind == .directory { throw ConversionError.unreadable(name, "is a directory") }
         let reader = FileReader(descriptor: fd, name: name, owns: !isStdin)
+        if kind != .regular { reader.waitsInterruptibly(shouldStop) }
         let prefix = try reader.peek(4)
         if prefix.isEmpty { throw ConversionError.notAnExport(name, "the input is empty") }
         if prefix == emptyZipMagic { throw ConversionError.notAnExport(name, "the zip archive is empty") }
-        guard prefix == zipMagic else { return PlainXMLSource(reader: reader) }
+        guard prefix == zipMagic else {
+            // fstat, not lseek: the reader goes on reading sequentially from the current offset.
+            return PlainXMLSource(reader: reader, size: kind == .regular ? FileKind.size(of: fd) : nil)
+        }
         if kind == .regular {
             // A seekable zip: read it through its central directory.
             let size = lseek(fd, 0, SEEK_END)
@@ -66,9 +72,9 @@ final class PlainXMLSource: ExportByteSource {
     let info: ExportSourceInfo
     private let reader: FileReader
 
-    init(reader: FileReader) {
+    init(reader: FileReader, size: Int64?) {
         self.reader = reader
-        info = ExportSourceInfo(inputName: reader.name)
+        info = ExportSourceInfo(inputName: reader.name, expectedBytes: size)
     }
 
     func produce(_ emit: (ByteText) throws -> Void) throws {

@@ -20,4 +20,11 @@ enum FileKind {
         default: self = .other
         }
     }
+
+    /// The size of a regular file, without moving its offset.
+    static func size(of descriptor: Int32) -> Int64? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
 }

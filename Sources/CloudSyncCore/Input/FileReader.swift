@@ -15,6 +15,8 @@ final class FileReader {
     private(set) var atEOF = false
     /// Bytes handed out so far.
     private(set) var position: Int64 = 0
+    /// For pipes and terminals: asked while no bytes arrive (see `waitsInterruptibly`).
+    private var shouldStop: (@Sendable () -> Bool)?
 
     init(descriptor: Int32, name: String, owns: Bool) {
         self.descriptor = descriptor
@@ -31,6 +33,13 @@ final class FileReader {
         rangeOffset = range.lowerBound
         rangeEnd = range.upperBound
         storage = .allocate(capacity: capacity)
+    }
+
+    /// Makes reads of a pipe or terminal wait in `poll` with a short timeout and ask `shouldStop`
+    /// between waits. Why: a blocking `read` of a stalled pipe would keep a Ctrl-C or SIGTERM from
+    /// stopping the run for as long as the writer stalls (the signal handler only sets a flag).
+    func waitsInterruptibly(_ shouldStop: @escaping @Sendable () -> Bool) {
+        self.shouldStop = shouldStop
     }
 
     deinit {
@@ -94,6 +103,7 @@ final class FileReader {
                 got = wanted == 0 ? 0 : pread(descriptor, storage + end, wanted, off_t(offset))
                 if got > 0 { rangeOffset = offset + Int64(got) }
             } else {
+                try waitUntilReadable()
                 got = Glibc.read(descriptor, storage + end, capacity - end)
             }
             if got < 0 {
@@ -111,6 +121,19 @@ import Glibc
 #endif
 
 extension FileReader {
+    /// Returns when the descriptor has bytes (or end of input); throws `interrupted` when
+    /// `shouldStop` says so meanwhile. Without `shouldStop`, returns at once (a blocking read).
+    private func waitUntilReadable() throws {
+        guard let shouldStop else { return }
+        while true {
+            if shouldStop() { throw ConversionError.interrupted }
+            var descriptor = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, 100)
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR { return }   // let read() report the error
+        }
+    }
+
     /// What is buffered (reading more if empty), without consuming it; nil at end of input.
     func peekAvailable() throws -> ByteText? {
         guard let chunk = try next() else { return nil }

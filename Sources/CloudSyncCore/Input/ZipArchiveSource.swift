@@ -36,7 +36,7 @@ final class ZipArchiveSource: ExportByteSource {
             throw ConversionError.notAnExport(name, "no file in the zip declares <HealthData> (\(others.count) files looked at)")
         }
         entry = found
-        info = ExportSourceInfo(inputName: name, entryName: found.path, otherEntries: others)
+        info = ExportSourceInfo(inputName: name, entryName: found.path, otherEntries: others, expectedBytes: found.uncompressedSize)
     }
 
     /// Reads the first bytes of `entry` and looks for the HealthData declaration.

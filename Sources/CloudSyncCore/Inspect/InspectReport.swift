@@ -46,6 +46,8 @@ public struct InspectReport: Sendable, Codable {
     public var controlCharactersReplaced: Int
     public var me: [String: String]?
     public var otherFiles: OtherFiles
+    /// Why the export could not be read to its end (then everything above covers what came before).
+    public var damage: String?
 
     /// A readable multi-line summary.
     public var text: String {
@@ -58,6 +60,7 @@ public struct InspectReport: Sendable, Codable {
             }
         }
         lines.append("input:          \(input)" + (entry.map { " (\($0))" } ?? ""))
+        if let damage { lines.append("DAMAGED:        \(damage); what follows covers what came before it") }
         lines.append("export version: \(exportVersion.map(String.init) ?? "unknown")")
         lines.append("locale:         \(locale ?? "unknown")")
         lines.append("exported:       \(exportDate ?? "unknown")")

@@ -21,8 +21,9 @@ public final class CloudCareBatchWriter: MetricSink {
     public enum Destination: Sendable {
         /// One JSON array of envelopes.
         case standardOutput
-        /// `batch-000001.json`, … in this directory (created if missing).
-        case directory(String)
+        /// `batch-000001.json`, … in this folder (created if missing; see `BatchFolder`).
+        /// `replacing` deletes an earlier run's batch files first; without it the folder must be empty.
+        case directory(String, replacing: Bool = false)
     }
 
     private let identity: CloudCareIdentity
@@ -42,12 +43,8 @@ public final class CloudCareBatchWriter: MetricSink {
         self.batchSize = batchSize
         self.destination = destination
         self.runLimit = runLimit
-        if case .directory(let path) = destination {
-            do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                throw ConversionError.output(path, "cannot create the directory (\(error.localizedDescription))")
-            }
+        if case .directory(let path, let replacing) = destination {
+            try BatchFolder.prepare(path, replacing: replacing)
         }
     }
 
@@ -73,6 +70,10 @@ public final class CloudCareBatchWriter: MetricSink {
 
     /// A partial set of batches would not share the right `dataRange`: write nothing.
     public func abandon() throws {}
+
+    public func abandonedOutput(metrics: Int) -> String? {
+        "no batch was written: batches are written only once the whole export is read, so that they share one dataRange"
+    }
 
     private func spill() throws {
         spilled.append(try SpilledRun(run))
@@ -139,7 +140,7 @@ public final class CloudCareBatchWriter: MetricSink {
                 if writer.batchesWritten > 1 { stdout!.buffer.append(UInt8(ascii: ",")) }
                 envelope.withBytes { stdout!.buffer.append($0) }
                 try stdout!.flushIfFull()
-            case .directory(let path):
+            case .directory(let path, _):
                 let name = String(format: "%@/batch-%06d.json", path, writer.batchesWritten)
                 let file = try OutputFile.create(name)
                 envelope.withBytes { file.buffer.append($0) }

@@ -111,7 +111,20 @@ public final class ExportParser {
     public func finish() throws {
         cloudsync_xml_silence_generic_errors()
         let status = xmlParseChunk(context, nil, 0, 1)
+        // The input ended with the root still open. libxml2 then says "Extra content at the end of
+        // the document" or "Premature end of data" depending on where the cut fell; either way the
+        // file was cut short, which is what the user needs to hear.
+        if status != 0, pendingError == nil, depth > 0, rootName != nil, !Self.isEncodingError(status) {
+            let line = xmlCtxtGetLastError(context).map { Int($0.pointee.line) } ?? currentLine
+            throw XMLSyntaxError(line: line, column: 0,
+                                 message: "the file ends before </\(rootName!)>: it was cut short (an incomplete copy or download?)")
+        }
         try check(status)
+    }
+
+    /// Errors about the bytes' encoding, which are not about where the input ended.
+    static func isEncodingError(_ status: Int32) -> Bool {
+        [XML_ERR_INVALID_ENCODING, XML_ERR_UNSUPPORTED_ENCODING, XML_ERR_INVALID_CHAR].map { Int32($0.rawValue) }.contains(status)
     }
 
     /// The line libxml2 is at.
