@@ -48,19 +48,24 @@ extension StagingStore {
                     invalid: Int(importRows.int64(11)), filtered: Int(importRows.int64(12))))
             }
 
-            var uploads: [StoreStatus.UploadBatch] = []
+            var uploads: [StoreStatus.UploadRun] = []
             let uploadRows = try database.prepare("""
-                SELECT t.target, t.server, b.at, b.count, b.first_start, b.last_end, b.success, b.error
-                FROM upload_batch b JOIN upload_target t ON t.id = b.target_id ORDER BY b.id DESC LIMIT ?
+                SELECT r.id, t.target, t.server, r.started_at, r.ended_at, r.outcome, r.sent, r.batches, r.retries, r.error
+                FROM upload_run r JOIN upload_target t ON t.id = r.target_id ORDER BY r.id DESC LIMIT ?
                 """)
             uploadRows.bind(1, Int64(recent))
+            let notTakenRows = try database.prepare("SELECT type, count FROM upload_not_taken WHERE run_id = ?")
             while try uploadRows.step() {
+                var notTaken: [String: Int] = [:]
+                notTakenRows.reset()
+                notTakenRows.bind(1, uploadRows.int64(0))
+                while try notTakenRows.step() { notTaken[notTakenRows.text(0) ?? ""] = Int(notTakenRows.int64(1)) }
                 uploads.append(.init(
-                    target: uploadRows.text(0) ?? "", server: uploadRows.text(1) ?? "",
-                    at: UTCDateFormatter.string(uploadRows.int64(2)), count: Int(uploadRows.int64(3)),
-                    firstStart: uploadRows.isNull(4) ? nil : UTCDateFormatter.string(uploadRows.int64(4)),
-                    lastEnd: uploadRows.isNull(5) ? nil : UTCDateFormatter.string(uploadRows.int64(5)),
-                    success: uploadRows.int64(6) != 0, error: uploadRows.text(7)))
+                    id: uploadRows.int64(0), target: uploadRows.text(1) ?? "", server: uploadRows.text(2) ?? "",
+                    startedAt: UTCDateFormatter.string(uploadRows.int64(3)),
+                    endedAt: uploadRows.isNull(4) ? nil : UTCDateFormatter.string(uploadRows.int64(4)),
+                    outcome: uploadRows.text(5) ?? "", sent: Int(uploadRows.int64(6)), batches: Int(uploadRows.int64(7)),
+                    retries: Int(uploadRows.int64(8)), error: uploadRows.text(9), notTaken: notTaken))
             }
 
             var backfill: [StoreStatus.Backfill] = []

@@ -63,11 +63,35 @@ extension StagingStore {
         }
     }
 
-    /// How many metrics `targetID` has not acknowledged, with their date range.
-    public func pendingSummary(targetID: Int64, filter: MetricFilter = .all) throws -> PendingSummary {
+    /// The id of (target, server) if an upload to it ever started; nil otherwise. Writes nothing
+    /// (a dry run must leave no trace).
+    public func existingUploadTargetID(target: String, server: String) throws -> Int64? {
+        try storeErrors {
+            try database.scalarInt("SELECT id FROM upload_target WHERE target = ? AND server = ?", [.text(target), .text(server)])
+        }
+    }
+
+    /// The metrics `targetID` has not acknowledged (every metric for nil), counted per type
+    /// identifier, after `filter`.
+    public func pendingByType(targetID: Int64?, filter: MetricFilter = .all) throws -> [String: Int] {
         try storeErrors {
             var conditions = try conditions(filter)
-            conditions.add(MetricConditions.notAcknowledged, .int(targetID))
+            if let targetID { conditions.add(MetricConditions.notAcknowledged, .int(targetID)) }
+            let query = try database.prepare("""
+                SELECT t.name, count(*) FROM metric m JOIN metric_type t ON t.id = m.type_id \(conditions.whereClause) GROUP BY m.type_id
+                """)
+            try query.bind(conditions.arguments)
+            var counts: [String: Int] = [:]
+            while try query.step() { counts[query.text(0) ?? "", default: 0] += Int(query.int64(1)) }
+            return counts
+        }
+    }
+
+    /// How many metrics `targetID` has not acknowledged (every metric for nil), with their date range.
+    public func pendingSummary(targetID: Int64?, filter: MetricFilter = .all) throws -> PendingSummary {
+        try storeErrors {
+            var conditions = try conditions(filter)
+            if let targetID { conditions.add(MetricConditions.notAcknowledged, .int(targetID)) }
             let query = try database.prepare("SELECT count(*), min(m.start_date), max(m.end_date) FROM metric m \(conditions.whereClause)")
             try query.bind(conditions.arguments)
             _ = try query.step()
@@ -84,27 +108,55 @@ extension StagingStore {
         }
     }
 
+    /// Starts a row of the upload history for one `cloudsync upload`.
+    public func beginUploadRun(targetID: Int64) throws -> Int64 {
+        try storeErrors {
+            try database.prepare("INSERT INTO upload_run(target_id, started_at, outcome) VALUES (?, ?, 'running')")
+                .run([.int(targetID), .int(Self.now)])
+            return database.lastInsertRowID
+        }
+    }
+
+    /// Ends an upload run: `ok`, `failed` or `interrupted`, with what it sent.
+    public func finishUploadRun(_ runID: Int64, outcome: String, sent: Int, batches: Int, retries: Int, error: String?) throws {
+        try storeErrors {
+            try database.prepare("""
+                UPDATE upload_run SET ended_at = ?, outcome = ?, sent = ?, batches = ?, retries = ?, error = ? WHERE id = ?
+                """).run([.int(Self.now), .text(outcome), .int(Int64(sent)), .int(Int64(batches)), .int(Int64(retries)),
+                          error.map { .text($0) } ?? .null, .int(runID)])
+        }
+    }
+
     /// Marks a batch as acknowledged by the target's server, in the same transaction that writes
-    /// its upload-history row: after a crash either both are there or neither is.
-    public func acknowledge(_ batch: [PendingMetric], targetID: Int64) throws {
+    /// its upload-history row: after a crash either both are there or neither is. `notTaken`
+    /// counts, per type, what the server acknowledged without keeping: those metrics are not
+    /// pending any more (sending them again would change nothing) but stay visible in `status`.
+    public func acknowledge(_ batch: [PendingMetric], targetID: Int64, runID: Int64, notTaken: [String: Int] = [:]) throws {
         try storeErrors {
             try database.transaction {
                 let insert = try database.prepare("INSERT OR IGNORE INTO upload_ack(target_id, metric_id) VALUES (?, ?)")
                 for metric in batch { try insert.run([.int(targetID), .int(metric.id)]) }
-                try recordBatch(targetID: targetID, batch: batch, success: true, error: nil)
+                try recordBatch(targetID: targetID, runID: runID, batch: batch, success: true, error: nil)
+                let lost = try database.prepare("""
+                    INSERT INTO upload_not_taken(run_id, type, count) VALUES (?, ?, ?)
+                    ON CONFLICT(run_id, type) DO UPDATE SET count = count + excluded.count
+                    """)
+                for (type, count) in notTaken where count > 0 { try lost.run([.int(runID), .text(type), .int(Int64(count))]) }
             }
         }
     }
 
     /// Writes a failed batch into the upload history.
-    public func recordFailedBatch(_ batch: [PendingMetric], targetID: Int64, error: String) throws {
-        try storeErrors { try database.transaction { try recordBatch(targetID: targetID, batch: batch, success: false, error: error) } }
+    public func recordFailedBatch(_ batch: [PendingMetric], targetID: Int64, runID: Int64, error: String) throws {
+        try storeErrors {
+            try database.transaction { try recordBatch(targetID: targetID, runID: runID, batch: batch, success: false, error: error) }
+        }
     }
 
-    private func recordBatch(targetID: Int64, batch: [PendingMetric], success: Bool, error: String?) throws {
+    private func recordBatch(targetID: Int64, runID: Int64, batch: [PendingMetric], success: Bool, error: String?) throws {
         try database.prepare("""
-            INSERT INTO upload_batch(target_id, at, count, first_start, last_end, success, error) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """).run([.int(targetID), .int(Self.now), .int(Int64(batch.count)),
+            INSERT INTO upload_batch(target_id, run_id, at, count, first_start, last_end, success, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """).run([.int(targetID), .int(runID), .int(Self.now), .int(Int64(batch.count)),
                       batch.map(\.startDate).min().map { .int($0) } ?? .null, batch.map(\.endDate).max().map { .int($0) } ?? .null,
                       .int(success ? 1 : 0), error.map { .text($0) } ?? .null])
     }

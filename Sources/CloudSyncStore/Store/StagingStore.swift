@@ -8,7 +8,8 @@ import Foundation
 /// (`status`, `export`, `aggregate`) read alongside them (WAL). Commits are large transactions;
 /// after a `kill -9` at any moment SQLite's journal brings the file back to its last commit.
 public final class StagingStore {
-    public enum Access: Sendable { case read, write }
+    /// `read` and `update` need an existing store; only `write` (import, pair) creates one.
+    public enum Access: Sendable { case read, update, write }
 
     public let path: String
     let database: SQLiteDatabase
@@ -17,11 +18,13 @@ public final class StagingStore {
     /// Opens (for writing: creates) the store at `path`, migrating its schema when it is older.
     public init(path: String, access: Access) throws {
         self.path = path
-        let exists = FileManager.default.fileExists(atPath: path)
-        if access == .read && !exists {
-            throw StoreError.cannotOpen(path, "no store there yet (run `cloudsync import` first)")
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if isDirectory.boolValue {
+            throw StoreError.notAStore(path, "it is a folder; give the store's file (for example \(path)/staging.sqlite)")
         }
-        if access == .write {
+        if access != .write && !exists { throw StoreError.missing(path) }
+        if access != .read {
             let directory = (path as NSString).deletingLastPathComponent
             if !directory.isEmpty {
                 do {
@@ -40,7 +43,7 @@ public final class StagingStore {
             lock = nil
         }
         do {
-            database = try SQLiteDatabase(path: path, mode: access == .write ? .readWrite : .readOnly)
+            database = try SQLiteDatabase(path: path, mode: access == .read ? .readOnly : .readWrite)
             try configure(access)
         } catch let error as SQLiteError {
             if error.isReadOnly { throw StoreError.readOnly(path) }
@@ -54,7 +57,7 @@ public final class StagingStore {
         if version > StoreSchema.currentVersion {
             throw StoreError.newerSchema(path, found: version, known: StoreSchema.currentVersion)
         }
-        guard access == .write else {
+        guard access != .read else {
             if version < StoreSchema.currentVersion {
                 throw StoreError.cannotOpen(path, "its schema (\(version)) is older than this cloudsync's; run `cloudsync import` once to upgrade it")
             }
@@ -79,6 +82,10 @@ public final class StagingStore {
             // process is importing now.
             try database.execute("""
                 UPDATE import_run SET outcome = 'interrupted', reason = 'the process stopped before the import ended'
+                WHERE outcome = 'running'
+                """)
+            try database.execute("""
+                UPDATE upload_run SET outcome = 'interrupted', error = 'the process stopped before the upload ended'
                 WHERE outcome = 'running'
                 """)
             for key in ["userId", "deviceId"] {

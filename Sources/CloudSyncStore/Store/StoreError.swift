@@ -1,6 +1,8 @@
 /// Why the store cannot be used. Every case names the store.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
     case cannotOpen(String, String)
+    /// No store at the path (and the command does not create one).
+    case missing(String)
     case locked(String)
     case readOnly(String)
     case newerSchema(String, found: Int, known: Int)
@@ -10,6 +12,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotOpen(let path, let why): return "\(path): cannot open the store: \(why)"
+        case .missing(let path): return "\(path): no store there yet; import an export first (cloudsync import export.zip)"
         case .locked(let path): return "\(path): the store is in use by another cloudsync process (import or upload); try again when it ends"
         case .readOnly(let path): return "\(path): the store is read-only (check the file's and the folder's permissions)"
         case .newerSchema(let path, let found, let known):

@@ -80,6 +80,35 @@ enum StoreSchema {
             updated_at INTEGER NOT NULL
         );
         """,
+        // 2: the upload history per run (one row per `cloudsync upload`, its batches under it), and
+        // what a server acknowledged without taking it (CloudCare drops types it does not know).
+        """
+        CREATE TABLE upload_run (
+            id INTEGER PRIMARY KEY,
+            target_id INTEGER NOT NULL REFERENCES upload_target(id),
+            started_at INTEGER NOT NULL,
+            ended_at INTEGER,
+            outcome TEXT NOT NULL,          -- running, ok, failed, interrupted
+            sent INTEGER NOT NULL DEFAULT 0,
+            batches INTEGER NOT NULL DEFAULT 0,
+            retries INTEGER NOT NULL DEFAULT 0,
+            error TEXT
+        );
+        ALTER TABLE upload_batch ADD COLUMN run_id INTEGER REFERENCES upload_run(id);
+        -- Metrics a server acknowledged but did not keep, per run and type.
+        CREATE TABLE upload_not_taken (
+            run_id INTEGER NOT NULL REFERENCES upload_run(id),
+            type TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (run_id, type)
+        ) WITHOUT ROWID;
+        -- Batches written before runs existed become one run per target.
+        INSERT INTO upload_run(target_id, started_at, ended_at, outcome, sent, batches)
+            SELECT target_id, min(at), max(at), CASE WHEN min(success) = 1 THEN 'ok' ELSE 'failed' END,
+                   sum(CASE WHEN success = 1 THEN count ELSE 0 END), count(*)
+            FROM upload_batch GROUP BY target_id;
+        UPDATE upload_batch SET run_id = (SELECT r.id FROM upload_run r WHERE r.target_id = upload_batch.target_id);
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -16,22 +16,30 @@ public struct StoreStatus: Sendable, Codable {
         public var filtered: Int
     }
 
-    public struct UploadBatch: Sendable, Codable {
+    /// One `cloudsync upload`: what it sent, how it ended, and what the server acknowledged
+    /// without keeping it, per type.
+    public struct UploadRun: Sendable, Codable {
+        public var id: Int64
         public var target: String
         public var server: String
-        public var at: String
-        public var count: Int
-        public var firstStart: String?
-        public var lastEnd: String?
-        public var success: Bool
+        public var startedAt: String
+        public var endedAt: String?
+        public var outcome: String
+        public var sent: Int
+        public var batches: Int
+        public var retries: Int
         public var error: String?
+        public var notTaken: [String: Int]
     }
 
     public struct Target: Sendable, Codable {
         public var target: String
         public var server: String
         public var acknowledged: Int
+        /// What an upload to this target would send now (its types and window; see `UploadScope`).
         public var pending: Int
+        /// Metrics of types this target does not take, left out of `pending` (CloudCare).
+        public var leftOut: [String: Int] = [:]
     }
 
     public struct Backfill: Sendable, Codable {
@@ -54,7 +62,7 @@ public struct StoreStatus: Sendable, Codable {
     public var lastEnd: String?
     public var targets: [Target]
     public var imports: [ImportRun]
-    public var uploads: [UploadBatch]
+    public var uploads: [UploadRun]
     public var backfill: [Backfill]
     public var exportFacts: [String: String]
 }
