@@ -51,7 +51,7 @@ struct HTTPTransport: Sendable {
                     }
                     return reply
                 case 401, 403:
-                    throw UploadError.refusedToken(reply.status, Self.words(reply.body))
+                    throw UploadError.refusedToken(reply.status, Self.words(reply.body), hadToken: configuration.token != nil)
                 case 429:
                     retryAfter = response.headers.first(name: "Retry-After").flatMap(Self.retryAfterSeconds)
                     lastProblem = "429 too many requests"
@@ -66,7 +66,8 @@ struct HTTPTransport: Sendable {
                 throw UploadError.interrupted
             } catch {
                 // Timeouts, refused or reset connections: the server may or may not have the batch.
-                lastProblem = Self.networkProblem(error)
+                lastProblem = NetworkProblem.describe(error, server: configuration.server)
+                if NetworkProblem.isPermanent(error) { throw UploadError.untrusted(lastProblem) }
             }
             guard attempt < configuration.retry.maximumAttempts else {
                 throw UploadError.gaveUp(attempt, lastProblem, what: what)
@@ -75,17 +76,6 @@ struct HTTPTransport: Sendable {
             let wait = configuration.retry.delay(afterAttempt: attempt, retryAfter: retryAfter)
             try await Task.sleep(for: .seconds(wait))
         }
-    }
-
-    static func networkProblem(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .deadlineExceeded, .readTimeout, .connectTimeout: return "no answer in time"
-            case .remoteConnectionClosed: return "the server closed the connection"
-            default: return "\(error)"
-            }
-        }
-        return "\(error)"
     }
 
     /// The server's own words: FastAPI's `detail`, the steps API's `error`, else the body's start.

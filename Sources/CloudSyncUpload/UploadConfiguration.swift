@@ -40,6 +40,8 @@ public struct UploadConfiguration: Sendable {
     public var concurrency = 1
     public var filter: MetricFilter = .all
     public var dryRun = false
+    /// CloudCare: send the types it does not take too (it drops them; they are reported as not taken).
+    public var allTypes = false
     /// Sent as `Authorization: Bearer …`; never logged, never in an error.
     public var token: String?
     /// One request's deadline, connection included.

@@ -20,6 +20,16 @@ public struct UploadReport: Sendable {
     /// For `flo`: whether this run was a historical backfill and whether it was marked complete.
     public var backfill = false
     public var backfillMarkedComplete = false
+    /// For `flo`: the start of the window (the server's recommendedStartDate), and how many
+    /// pending metrics start before it and so are not sent.
+    public var windowStart: String?
+    public var beforeWindow = 0
+    /// For a dry run of `flo` with no window recorded: the server decides it, and was not asked.
+    public var windowUnknown = false
+    /// Pending metrics of types the target does not take, left out (CloudCare), per type.
+    public var leftOut: [String: Int] = [:]
+    /// Metrics the server acknowledged without keeping them, per type (CloudCare's `total_metrics`).
+    public var notTaken: [String: Int] = [:]
     public var seconds = 0.0
     public var dryRun = false
 }
@@ -54,6 +64,12 @@ public final class Uploader {
         let started = Date()
         var report = UploadReport(target: configuration.target, server: configuration.server.absoluteString)
         report.dryRun = configuration.dryRun
+        if configuration.dryRun {
+            // A dry run leaves no trace: nothing is written to the store and no server is asked.
+            try plan(&report, targetID: try existingTargetID(), status: nil)
+            report.seconds = Date().timeIntervalSince(started)
+            return report
+        }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
             timeout: .init(connect: .seconds(10), read: .milliseconds(Int64(configuration.requestTimeout * 1000)))))
         do {
@@ -67,45 +83,91 @@ public final class Uploader {
         return report
     }
 
+    /// `…/api/v1` and `…/api/v1/` are one server.
+    private var serverKey: String { configuration.server.absoluteString.trimmingTrailingSlash }
+
+    private func existingTargetID() throws -> Int64? {
+        try store.existingUploadTargetID(target: configuration.target.rawValue, server: serverKey)
+    }
+
+    /// Decides what this run sends (the target's types and window) and fills the report's counts.
+    /// `status` is Flō's sync-status answer (nil in a dry run: the recorded window is used).
+    @discardableResult
+    private func plan(_ report: inout UploadReport, targetID: Int64?, status: [String: Any]?) throws -> UploadScope {
+        var windowStart: String?
+        if configuration.target == .flo {
+            // Flō's window starts at the recommended date: a backfill sends everything from there;
+            // later runs send, inside the same window, what this server has not acknowledged yet.
+            let recorded = try targetID.flatMap { try store.backfillStart(targetID: $0) }
+            windowStart = (status?["recommendedStartDate"] as? String) ?? recorded
+            if windowStart == nil && status == nil { report.windowUnknown = true }
+            report.backfill = status?["needsHistoricalSync"] as? Bool == true && windowStart != nil
+        }
+        let scope = UploadScope(target: configuration.target, userFilter: configuration.filter,
+                                windowStart: windowStart, allTypes: configuration.allTypes)
+        let summary = try store.pendingSummary(targetID: targetID, filter: scope.filter)
+        report.pending = summary.count
+        report.batches = (summary.count + configuration.batchSize - 1) / configuration.batchSize
+        report.leftOut = try UploadScope.leftOut(target: configuration.target, store: store, targetID: targetID,
+                                                 userFilter: configuration.filter)
+        if configuration.allTypes { report.leftOut = [:] }
+        if let start = scope.windowStart {
+            report.windowStart = start
+            var unwindowed = scope.filter
+            unwindowed.since = configuration.filter.since
+            report.beforeWindow = try store.pendingSummary(targetID: targetID, filter: unwindowed).count - summary.count
+        }
+        return scope
+    }
+
     private func upload(_ client: HTTPClient, _ report: inout UploadReport) async throws {
         let retries = RetryCounter()
         defer { report.retries = retries.count }
         let transport = HTTPTransport(client: client, configuration: configuration, retries: retries)
-        // `…/api/v1` and `…/api/v1/` are one server.
-        let targetID = try store.uploadTargetID(target: configuration.target.rawValue,
-                                                server: configuration.server.absoluteString.trimmingTrailingSlash)
-        var filter = configuration.filter
-        var backfillStart: (iso: String, seconds: Int64)?
-
-        switch configuration.target {
-        case .cloudcare:
-            break
-        case .steps:
-            // Only step counts go to HealthStepsSync (and only if the user's --types allow them).
-            if filter.types == nil || filter.types!.contains("stepCount") { filter.types = ["stepCount"] } else { filter.types = [] }
-        case .flo:
-            let status = try await transport.send(.GET, "/api/healthkit/sync-status", body: nil, what: "the sync-status request").object ?? [:]
-            // Flō's window starts at the recommended date: a backfill sends everything from there;
-            // later runs send, inside the same window, what this server has not acknowledged yet
-            // (what is new since the last successful sync).
-            let recorded = try store.backfillStart(targetID: targetID)
-            let recommended = (status["recommendedStartDate"] as? String) ?? recorded
-            if let recommended, let seconds = Self.isoSeconds(recommended) {
-                filter.since = max(filter.since ?? .min, seconds)
-                if status["needsHistoricalSync"] as? Bool == true {
-                    backfillStart = (recommended, seconds)
-                    report.backfill = true
-                }
-            }
+        let targetID = try store.uploadTargetID(target: configuration.target.rawValue, server: serverKey)
+        var status: [String: Any]?
+        if configuration.target == .flo {
+            status = try await transport.send(.GET, "/api/healthkit/sync-status", body: nil, what: "the sync-status request").object ?? [:]
         }
+        let scope = try plan(&report, targetID: targetID, status: status)
+        let backfillStart = report.backfill ? scope.windowStart.flatMap { start in ISODate.seconds(start).map { (iso: start, seconds: $0) } } : nil
+        let summary = try store.pendingSummary(targetID: targetID, filter: scope.filter)
+        // Nothing to send (and no backfill to mark): no run in the history, no request.
+        if summary.count == 0 && backfillStart == nil { return }
+        let runID = try store.beginUploadRun(targetID: targetID)
+        var sent = 0, batches = 0
+        do {
+            try await send(transport, scope: scope, summary: summary, targetID: targetID, runID: runID, report: &report)
+            sent = report.uploaded
+            batches = report.batches
+            if let backfillStart {
+                // Only now, after every batch of the backfill succeeded.
+                let count = try store.acknowledgedCount(targetID: targetID, since: backfillStart.seconds)
+                let body: [String: Any] = ["sampleCount": count, "startDate": backfillStart.iso,
+                                           "endDate": BatchBody.isoMilliseconds(summary.lastEnd ?? Int64(Date().timeIntervalSince1970))]
+                let reply = try await transport.send(.POST, "/api/healthkit/mark-backfill-complete",
+                                                     body: Array(try JSONSerialization.data(withJSONObject: body)), what: "mark-backfill-complete")
+                try store.recordBackfill(targetID: targetID, complete: true, backfillDate: reply.object?["backfillDate"] as? String,
+                                         recommendedStart: backfillStart.iso)
+                report.backfillMarkedComplete = true
+            }
+        } catch {
+            if let backfillStart {
+                try? store.recordBackfill(targetID: targetID, complete: false, backfillDate: nil, recommendedStart: backfillStart.iso)
+            }
+            let outcome = (error as? UploadError)?.isInterrupted == true ? "interrupted" : "failed"
+            try? store.finishUploadRun(runID, outcome: outcome, sent: report.uploaded, batches: report.batches,
+                                       retries: retries.count, error: "\(error)")
+            throw error
+        }
+        try store.finishUploadRun(runID, outcome: "ok", sent: sent, batches: batches, retries: retries.count, error: nil)
+    }
 
-        let summary = try store.pendingSummary(targetID: targetID, filter: filter)
-        report.pending = summary.count
-        report.batches = (summary.count + configuration.batchSize - 1) / configuration.batchSize
-        if configuration.dryRun { return }
-
+    /// Sends the scope's pending metrics in batches, `concurrency` at a time, acknowledging each.
+    private func send(_ transport: HTTPTransport, scope: UploadScope, summary: PendingSummary, targetID: Int64, runID: Int64,
+                      report: inout UploadReport) async throws {
         let identity = try store.identity()
-        let cursor = try store.pendingMetrics(targetID: targetID, filter: filter)
+        let cursor = try store.pendingMetrics(targetID: targetID, filter: scope.filter)
         let started = Date()
         report.batches = 0
         try await withThrowingTaskGroup(of: BatchOutcome.self) { group in
@@ -133,9 +195,11 @@ public final class Uploader {
                 inFlight -= 1
                 switch outcome {
                 case .sent(let batch, let reply):
-                    try store.acknowledge(batch, targetID: targetID)
+                    let notTaken = Self.notTaken(batch, reply: reply, target: configuration.target)
+                    try store.acknowledge(batch, targetID: targetID, runID: runID, notTaken: notTaken)
                     report.uploaded += batch.count
                     report.batches += 1
+                    for (type, count) in notTaken { report.notTaken[type, default: 0] += count }
                     if let object = reply.object {
                         report.serverStored += object["stored_count"] as? Int ?? object["inserted"] as? Int ?? object["saved"] as? Int ?? 0
                         report.serverDuplicates += object["duplicate_count"] as? Int ?? object["duplicates"] as? Int ?? 0
@@ -143,8 +207,7 @@ public final class Uploader {
                     onProgress?(Progress(done: report.uploaded, total: summary.count, seconds: Date().timeIntervalSince(started)))
                 case .failed(let batch, let error):
                     group.cancelAll()
-                    try? store.recordFailedBatch(batch, targetID: targetID, error: "\(error)")
-                    if backfillStart != nil { try? store.recordBackfill(targetID: targetID, complete: false, backfillDate: nil, recommendedStart: backfillStart?.iso) }
+                    try? store.recordFailedBatch(batch, targetID: targetID, runID: runID, error: "\(error)")
                     throw error
                 }
                 if shouldStop() {
@@ -154,19 +217,22 @@ public final class Uploader {
                 while !exhausted && inFlight < configuration.concurrency { try startNext() }
             }
         }
-
-        if let backfillStart {
-            // Only now, after every batch of the backfill succeeded.
-            let count = try store.acknowledgedCount(targetID: targetID, since: backfillStart.seconds)
-            let body: [String: Any] = ["sampleCount": count, "startDate": backfillStart.iso,
-                                       "endDate": BatchBody.isoMilliseconds(summary.lastEnd ?? Int64(Date().timeIntervalSince1970))]
-            let reply = try await transport.send(.POST, "/api/healthkit/mark-backfill-complete",
-                                                 body: Array(try JSONSerialization.data(withJSONObject: body)), what: "mark-backfill-complete")
-            try store.recordBackfill(targetID: targetID, complete: true, backfillDate: reply.object?["backfillDate"] as? String,
-                                     recommendedStart: backfillStart.iso)
-            report.backfillMarkedComplete = true
-        }
     }
+
+    /// What CloudCare acknowledged without keeping: its `total_metrics` counts only the metrics
+    /// of types it knows. The shortfall is put on the batch's types that CloudCare does not take
+    /// when they account for it exactly; otherwise it is recorded as not said by the server.
+    static func notTaken(_ batch: [PendingMetric], reply: HTTPTransport.Reply, target: UploadTarget) -> [String: Int] {
+        guard target == .cloudcare, let total = reply.object?["total_metrics"] as? Int, total < batch.count,
+              let accepted = target.acceptedTypes else { return [:] }
+        var byType: [String: Int] = [:]
+        for metric in batch where !accepted.contains(MetricFilter.shortName(metric.type)) { byType[metric.type, default: 0] += 1 }
+        let missing = batch.count - total
+        return byType.values.reduce(0, +) == missing ? byType : [Self.unexplained: missing]
+    }
+
+    /// The key of `notTaken` for a shortfall the server did not explain.
+    public static let unexplained = "(types the server did not say)"
 
     private enum BatchOutcome: Sendable {
         case sent([PendingMetric], HTTPTransport.Reply)
@@ -188,12 +254,4 @@ public final class Uploader {
         case .steps: return BatchBody.steps(batch)
         }
     }
-
-    static func isoSeconds(_ text: String) -> Int64? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) { return Int64(date.timeIntervalSince1970) }
-        return nil
-    }
 }
-
