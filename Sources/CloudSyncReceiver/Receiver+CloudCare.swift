@@ -1,3 +1,4 @@
+import CloudSyncCore
 import CloudSyncStore
 import Foundation
 import Hummingbird
@@ -26,6 +27,7 @@ extension Receiver {
             errors.add(problem.field, problem.message, problem.type)
             return (errors.response, nil)
         }
+        let metrics = configuration.dropsUnknownTypes ? envelope.metrics.filter { CloudCareContract.takes($0.type) } : envelope.metrics
         let stored = try database.write { db -> Int in
             let insert = try db.prepare("""
                 INSERT OR IGNORE INTO cloudcare_metric(device_id, type, start_date, end_date, source_app, value, unit, metadata, user_id, received_at)
@@ -33,7 +35,7 @@ extension Receiver {
                 """)
             let now = Int64(Date().timeIntervalSince1970)
             var stored = 0
-            for metric in envelope.metrics {
+            for metric in metrics {
                 try insert.run([.text(envelope.deviceId), .text(metric.type), .text(metric.startDate), .text(metric.endDate),
                                 .text(metric.sourceApp), .double(metric.value), .text(metric.unit),
                                 .text(JSONValue.serialize(metric.metadata)), .text(envelope.userId), .int(now)])
@@ -41,10 +43,10 @@ extension Receiver {
             }
             return stored
         }
-        let duplicates = envelope.metrics.count - stored
+        let duplicates = metrics.count - stored
         return (JSONResponse.make(.created, [
             "message": "Apple Health data imported successfully", "device_id": envelope.deviceId, "device_type": "apple_watch",
-            "total_metrics": envelope.metrics.count, "stored_count": stored, "duplicate_count": duplicates, "error_count": 0,
+            "total_metrics": metrics.count, "stored_count": stored, "duplicate_count": duplicates, "error_count": 0,
             "was_duplicate": stored == 0 && duplicates > 0,
         ]), stored)
     }

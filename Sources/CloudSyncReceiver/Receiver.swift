@@ -20,18 +20,38 @@ public struct Receiver: Sendable {
     }
 
     /// Runs until SIGTERM or SIGINT, then shuts down cleanly. `onListening` gets the bound port.
+    /// Throws `ReceiverError.cannotListen` when the address cannot be bound.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        // Hummingbird's own messages ("Server started and listening") at warning level only: the
+        // caller says where it listens, once.
+        var applicationLogger = logger
+        applicationLogger.logLevel = .warning
         let app = Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "cloudsync-serve"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
-            logger: logger)
-        try await app.runService()
+            logger: applicationLogger)
+        do {
+            try await app.runService()
+        } catch {
+            if let code = Self.bindErrno(error), [EADDRINUSE, EADDRNOTAVAIL, EACCES].contains(code) {
+                throw ReceiverError.cannotListen(host: configuration.host, port: configuration.port, errno: code)
+            }
+            throw error
+        }
+    }
+
+    /// The errno of a failed bind, from NIO's `IOError` (possibly wrapped by the service group).
+    static func bindErrno(_ error: any Error) -> Int32? {
+        if let error = error as? IOError { return error.errnoCode }
+        let text = String(describing: error)
+        guard text.contains("bind"), let range = text.range(of: "errno: ") else { return nil }
+        return Int32(text[range.upperBound...].prefix { $0.isNumber })
     }
 
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        router.add(middleware: LogRequestsMiddleware(.info))
+        router.add(middleware: RequestLogMiddleware(logger: logger))
         if let token = configuration.token { router.add(middleware: BearerTokenMiddleware(token: Array(token.utf8))) }
         router.get("/health") { _, _ in JSONResponse.make(.ok, ["status": "ok"]) }
         for prefix in ["", "/api/v1"] {
@@ -77,5 +97,24 @@ public struct Receiver: Sendable {
         let (response, count) = try handle(body)
         database.log(path: path, status: Int(response.status.code), count: count)
         return response
+    }
+}
+
+/// Why `serve` could not start.
+public enum ReceiverError: Error, Sendable, CustomStringConvertible {
+    case cannotListen(host: String, port: Int, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .cannotListen(let host, let port, let code):
+            switch code {
+            case EADDRINUSE:
+                return "cannot listen on \(host):\(port): the port is in use (another serve?); choose another with --port (0 picks a free one)"
+            case EACCES:
+                return "cannot listen on \(host):\(port): permission denied (ports below 1024 need privileges); choose another with --port"
+            default:
+                return "cannot listen on \(host):\(port): \(host) is not an address of this machine; use --host 127.0.0.1"
+            }
+        }
     }
 }

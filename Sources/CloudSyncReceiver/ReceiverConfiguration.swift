@@ -16,6 +16,9 @@ public struct ReceiverConfiguration: Sendable {
     public var recommendedStartDate = "2021-12-07T00:00:00.000Z"
     /// Faults to inject into the data endpoints, for testing clients (see `FaultPlan`).
     public var faults = FaultPlan()
+    /// Behave like the real CloudCare backend: drop metrics of the types it does not know, and
+    /// count only the others in `total_metrics` (for testing what clients make of that).
+    public var dropsUnknownTypes = false
 
     public init() {}
 
