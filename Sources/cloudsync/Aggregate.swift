@@ -6,15 +6,21 @@ import Foundation
 struct Aggregate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Count, sum, average, minimum and maximum per type and hour, day, week or month.",
+        usage: """
+            cloudsync aggregate --bucket hour|day|week|month [--store PATH]
+                     [--tz ZONE] [--merge-sources] [--format table|jsonl|csv]
+                     [--types T,…] [--since DATE] [--until DATE]
+            """,
         discussion: """
             A sample counts in the bucket of its startDate, in --tz (default UTC). Weeks start on Monday and are \
             labelled by that Monday. --merge-sources counts a span recorded by several sources (iPhone and Watch \
             on the same walk) once, for the source of highest priority, as the Health app does; see docs/aggregation.md.
 
             Example:
-              cloudsync aggregate --bucket day --types stepCount --tz Europe/Paris --merge-sources
+              cloudsync aggregate --bucket day --types stepCount \\
+                --tz Europe/Paris --merge-sources
 
-            \(ExitStatus.helpText)
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore, ExitStatus.damagedStore]))
             """
     )
 

@@ -5,34 +5,30 @@ import Foundation
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert an export to HealthMetric JSONL or CloudCare JSON batches.",
+        usage: """
+            cloudsync convert INPUT [--format jsonl|cloudcare] [--output PATH]
+                     [--force] [--batch-size N] [--user-id UUID] [--device-id UUID]
+                     [--types T,…] [--since DATE] [--until DATE] [--quiet]
+            """,
         discussion: """
-            INPUT is an export.zip, an export.xml, or - for standard input (zip or XML). \
-            Records that cannot be valid metrics are skipped and counted on stderr; the run still succeeds.
+            INPUT is an export.zip, an export.xml, or - for standard input (zip or XML). Records that cannot \
+            be valid metrics are skipped and counted on stderr; the run still succeeds.
 
             Examples:
               cloudsync convert export.zip > metrics.jsonl
-              cloudsync convert export.zip --types heartRate --since 2024-01-01 | jq .value
+              cloudsync convert export.zip --types heartRate --since 2024-01-01
               cloudsync convert export.zip --format cloudcare --output batches/
 
-            \(ExitStatus.helpText)
+            \(ExitStatus.help([ExitStatus.successSkipping, ExitStatus.badArguments, ExitStatus.damagedInput,
+                               ExitStatus.unreadableInput, ExitStatus.cannotCreateFolder, ExitStatus.unwritableOutput,
+                               ExitStatus.interruptedRun]))
             """
     )
-
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case jsonl, cloudcare
-    }
 
     @Argument(help: "export.zip, export.xml, or - for standard input.")
     var input: String
 
-    @Option(help: "jsonl (one metric per line) or cloudcare (HealthDataExport envelopes).")
-    var format: Format = .jsonl
-
-    @Option(name: .shortAndLong, help: "jsonl: a file. cloudcare: a directory for batch-000001.json, … (default: standard output).")
-    var output: String?
-
-    @Option(help: "cloudcare: metrics per envelope.")
-    var batchSize = 1000
+    @OptionGroup var outputs: OutputOptions
 
     @Option(help: "cloudcare: the userId (a UUID; default: a new one).")
     var userId: String?
@@ -42,56 +38,26 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var filters: FilterOptions
 
-    @Flag(name: .shortAndLong, help: "No summary on stderr.")
+    @Flag(name: .shortAndLong, help: "No summary on stderr unless records were skipped.")
     var quiet = false
 
     func validate() throws {
-        guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
         for (name, value) in [("--user-id", userId), ("--device-id", deviceId)] {
             if let value, UUID(uuidString: value) == nil { throw ValidationError("\(name) '\(value)' is not a UUID") }
         }
     }
 
     func run() throws {
+        try checkStandardInput(input, command: "convert")
         let filter = try filters.makeFilter()
         let sink: any MetricSink
         do {
-            switch format {
-            case .jsonl:
-                sink = JSONLinesSink(output: try output.map(OutputFile.create) ?? .standardOutput())
-            case .cloudcare:
-                let identity = CloudCareIdentity(userId: userId ?? UUID().uuidString, deviceId: deviceId ?? UUID().uuidString)
-                let destination: CloudCareBatchWriter.Destination = output.map { .directory($0) } ?? .standardOutput
-                sink = try CloudCareBatchWriter(identity: identity, batchSize: batchSize, destination: destination)
+            sink = try outputs.makeSink {
+                CloudCareIdentity(userId: userId ?? UUID().uuidString, deviceId: deviceId ?? UUID().uuidString)
             }
-        } catch let error as ConversionError {
-            printError(error.description)
-            throw ExitStatus.code(for: error)
+        } catch {
+            throw ExitStatus.report(error)
         }
         try runConversion(input: input, filter: filter, sink: sink, quiet: quiet)
-    }
-}
-
-/// Runs a conversion with progress, the summary line and exit codes; shared by the commands.
-@discardableResult
-func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, quiet: Bool,
-                   observer: (any ConversionObserver)? = nil) throws -> ConversionReport {
-    let converter = ExportConverter(input: input, filter: filter, sink: sink)
-    converter.observer = observer
-    let progress = ProgressLine()
-    converter.onProgress = progress.show
-    converter.shouldStop = { StopSignal.received }
-    StopSignal.install()
-    do {
-        let report = try converter.run()
-        progress.clear()
-        if !quiet || report.invalidCount > 0 { printError(String(report.summary.dropFirst("cloudsync: ".count))) }
-        return report
-    } catch let error as ConversionError {
-        progress.clear()
-        let report = converter.currentReport
-        printError(error.description)
-        printError("stopped after \(report.metrics) metrics (all written)")
-        throw ExitStatus.code(for: error)
     }
 }

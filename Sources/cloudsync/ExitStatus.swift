@@ -2,32 +2,54 @@ import ArgumentParser
 import CloudSyncCore
 import CloudSyncStore
 
-/// Exit codes a script can rely on (sysexits.h values).
+/// Exit codes a script can rely on (sysexits.h values). Each command's help lists only the codes
+/// that command can return (`ExitStatus.help(_:)`), and the README's table lists them all.
 enum ExitStatus {
     static let usage = ExitCode(64)          // bad arguments
     static let dataError = ExitCode(65)      // damaged input, not an export
-    static let noInput = ExitCode(66)        // input cannot be opened or read
-    static let cannotCreate = ExitCode(73)   // the store cannot be created or written (read-only)
+    static let noInput = ExitCode(66)        // input (or the store) cannot be opened or read
+    static let unavailable = ExitCode(69)    // the server kept failing; serve cannot listen
+    static let software = ExitCode(70)       // the store is damaged or of a newer schema
+    static let cannotCreate = ExitCode(73)   // the store or an output folder cannot be created or written
     static let ioError = ExitCode(74)        // output cannot be written, disk full
     static let storeBusy = ExitCode(75)      // the store is locked by another cloudsync (try again later)
-    static let software = ExitCode(70)       // the store is damaged or of a newer schema
-    static let unavailable = ExitCode(69)    // the server kept failing (retries exhausted)
     static let noPermission = ExitCode(77)   // the server refused the token
     static let interrupted = ExitCode(130)   // SIGINT / SIGTERM
 
-    static let helpText = """
-        Exit status: 0 success (invalid records are skipped, counted and reported on stderr); \
-        64 bad arguments; 65 damaged input or not an Apple Health export; 66 input cannot be read; \
-        70 the store is damaged or newer than this cloudsync; 73 the store cannot be created or written; \
-        74 output cannot be written or the disk is full; 75 the store is in use by another cloudsync process; \
-        69 the server kept failing after every retry; 77 the server refused the token; 130 interrupted.
-        """
+    /// One line of a command's exit-status list.
+    struct Meaning {
+        let code: Int32
+        let text: String
+    }
+
+    static let success = Meaning(code: 0, text: "success")
+    static let successSkipping = Meaning(code: 0, text: "success; records that cannot be metrics are skipped, counted, reported")
+    static let badArguments = Meaning(code: 64, text: "bad arguments")
+    static let damagedInput = Meaning(code: 65, text: "damaged input or not an Apple Health export")
+    static let unreadableInput = Meaning(code: 66, text: "the input cannot be opened or read")
+    static let missingStore = Meaning(code: 66, text: "there is no store at the path (import an export first)")
+    static let serverFailing = Meaning(code: 69, text: "the server kept failing after every retry")
+    static let cannotListen = Meaning(code: 69, text: "cannot listen: the port is in use, or the address is not local")
+    static let damagedStore = Meaning(code: 70, text: "the store is damaged, not a store, or from a newer cloudsync")
+    static let unwritableStore = Meaning(code: 73, text: "the store cannot be created or written")
+    static let unwritableDatabase = Meaning(code: 73, text: "the receiver's database cannot be created or written")
+    static let cannotCreateFolder = Meaning(code: 73, text: "the --output folder cannot be made, or is not empty (see --force)")
+    static let unwritableOutput = Meaning(code: 74, text: "the output cannot be written, or the disk is full")
+    static let busyStore = Meaning(code: 75, text: "the store is in use by another cloudsync process: try again later")
+    static let refusedToken = Meaning(code: 77, text: "the server refused the token (401/403)")
+    static let interruptedRun = Meaning(code: 130, text: "interrupted (Ctrl-C, SIGINT or SIGTERM)")
+
+    /// The exit-status paragraph of a command's help: one code per line, so that no line wraps.
+    static func help(_ meanings: [Meaning]) -> String {
+        "Exit status:\n" + meanings.map { "  \(String($0.code).leftPadded(3))  \($0.text)" }.joined(separator: "\n")
+    }
 
     static func code(for error: ConversionError) -> ExitCode {
         switch error {
         case .unreadable: return noInput
         case .notAnExport, .malformedXML, .damagedZip: return dataError
         case .output: return ioError
+        case .outputFolder: return cannotCreate
         case .interrupted: return interrupted
         }
     }
@@ -35,6 +57,7 @@ enum ExitStatus {
     static func code(for error: StoreError) -> ExitCode {
         switch error {
         case .locked: return storeBusy
+        case .missing: return noInput
         case .readOnly, .cannotOpen: return cannotCreate
         case .newerSchema, .notAStore: return software
         case .sqlite(let sqlite): return sqlite.isDiskFull ? ioError : sqlite.isBusy ? storeBusy : sqlite.isReadOnly ? cannotCreate : software
@@ -53,9 +76,20 @@ enum ExitStatus {
         case let error as SQLiteError:
             printError(error.description)
             return code(for: StoreError.sqlite(error))
+        case let error as ExitCode:
+            return error
         default:
             printError("\(error)")
-            return ExitCode.failure
+            return software
         }
     }
+}
+
+/// A usage mistake found after parsing (in `run()`): the message, a pointer to the command's help,
+/// and exit status 64. Thrown as an `ExitCode` so that ArgumentParser does not print the root
+/// command's usage, which says nothing about the command that was typed.
+func usageError(_ message: String, command: String) -> ExitCode {
+    printError(message)
+    printError("see 'cloudsync \(command) --help'")
+    return ExitStatus.usage
 }

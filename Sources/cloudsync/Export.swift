@@ -6,47 +6,44 @@ import Foundation
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the store's metrics as JSONL or CloudCare batches, in startDate order.",
+        usage: """
+            cloudsync export [--store PATH] [--format jsonl|cloudcare]
+                     [--output PATH] [--force] [--batch-size N] [--pending]
+                     [--types T,…] [--since DATE] [--until DATE] [--quiet]
+            """,
         discussion: """
-            Example:
+            Examples:
+              cloudsync export > metrics.jsonl
               cloudsync export --format cloudcare --pending --output batches/
 
-            \(ExitStatus.helpText)
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore,
+                               ExitStatus.damagedStore, ExitStatus.cannotCreateFolder, ExitStatus.unwritableOutput]))
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
-
-    @Option(help: "jsonl (one metric per line) or cloudcare (HealthDataExport envelopes).")
-    var format: Convert.Format = .jsonl
-
-    @Option(name: .shortAndLong, help: "jsonl: a file. cloudcare: a directory for batch-000001.json, … (default: standard output).")
-    var output: String?
-
-    @Option(help: "cloudcare: metrics per envelope.")
-    var batchSize = 1000
+    @OptionGroup var outputs: OutputOptions
 
     @Flag(help: "Only metrics no CloudCare server has acknowledged yet.")
     var pending = false
 
     @OptionGroup var filters: FilterOptions
 
-    func validate() throws {
-        guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
-    }
+    @Flag(name: .shortAndLong, help: "No summary on stderr.")
+    var quiet = false
 
     func run() throws {
         let filter = try filters.makeFilter()
         let store = try storeOptions.open(.read)
         do {
-            let sink: any MetricSink
-            switch format {
-            case .jsonl:
-                sink = JSONLinesSink(output: try output.map(OutputFile.create) ?? .standardOutput())
-            case .cloudcare:
-                sink = try CloudCareBatchWriter(identity: try store.identity(), batchSize: batchSize,
-                                                destination: output.map { .directory($0) } ?? .standardOutput)
+            let sink = try outputs.makeSink { try store.identity() }
+            let count = try store.export(filter: filter, pendingOnly: pending, to: sink)
+            if !quiet {
+                var line = "exported \(counted(count, "metric")) from \(store.path)"
+                if pending { line += " (not yet acknowledged by CloudCare)" }
+                if let output = outputs.output { line += " to \(output)" }
+                printError(line)
             }
-            try store.export(filter: filter, pendingOnly: pending, to: sink)
         } catch {
             throw ExitStatus.report(error)
         }

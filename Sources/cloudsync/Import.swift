@@ -6,15 +6,22 @@ import Foundation
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import an export into the staging store: incremental, idempotent, crash-safe.",
+        usage: """
+            cloudsync import INPUT [--store PATH]
+                     [--types T,…] [--since DATE] [--until DATE] [--quiet]
+            """,
         discussion: """
             Importing the same export twice adds nothing; importing next month's export adds only what is new. \
             Same inputs, filters and bad-input rules as convert. A damaged input keeps what came before the \
-            damage, records the run as failed with the reason, and exits non-zero.
+            damage, records the run as failed with the reason, and exits non-zero. An interrupted import keeps \
+            what it committed; run it again to finish.
 
             Example:
               cloudsync import export.zip && cloudsync status
 
-            \(ExitStatus.helpText)
+            \(ExitStatus.help([ExitStatus.successSkipping, ExitStatus.badArguments, ExitStatus.damagedInput,
+                               ExitStatus.unreadableInput, ExitStatus.damagedStore, ExitStatus.unwritableStore,
+                               ExitStatus.unwritableOutput, ExitStatus.busyStore, ExitStatus.interruptedRun]))
             """
     )
 
@@ -24,11 +31,18 @@ struct Import: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var filters: FilterOptions
 
-    @Flag(name: .shortAndLong, help: "No summary on stderr.")
+    @Flag(name: .shortAndLong, help: "No summary on stderr unless records were skipped.")
     var quiet = false
 
     func run() throws {
+        try checkStandardInput(input, command: "import")
         let filter = try filters.makeFilter()
+        // An input that cannot be read is reported before the store is touched: no store is
+        // created and no failed run recorded for a typo in a path.
+        if input != "-", access(input, R_OK) != 0 {
+            printError(ConversionError.unreadable(input, String(cString: strerror(errno))).description)
+            throw ExitStatus.noInput
+        }
         let store = try storeOptions.open(.write)
         let progress = ProgressLine()
         StopSignal.install()
@@ -42,7 +56,7 @@ struct Import: ParsableCommand {
             if !quiet || conversion.invalidCount > 0 {
                 var line = "imported \(input == "-" ? "standard input" : input) into \(store.path): \(result.newCount) new, \(result.duplicateCount) already there"
                 if conversion.invalidCount > 0 {
-                    line += "; skipped \(conversion.invalidCount) invalid records: "
+                    line += "; skipped \(counted(conversion.invalidCount, "invalid record")): "
                         + conversion.invalid.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 }
                 if conversion.filteredOut > 0 { line += "; \(conversion.filteredOut) filtered out" }
@@ -51,9 +65,25 @@ struct Import: ParsableCommand {
             }
         } catch {
             progress.clear()
-            let code = ExitStatus.report(error)
-            printError("the import run is recorded as failed; metrics before the damage are kept")
-            throw code
+            throw Self.report(error)
         }
+    }
+
+    /// The error, then what became of the run and of the store, in words that match what happened.
+    static func report(_ error: any Error) -> ExitCode {
+        if case ConversionError.interrupted = error {
+            printError("interrupted: the import run is recorded as interrupted; what it committed is kept; run the same import again to finish")
+            return ExitStatus.interrupted
+        }
+        let code = ExitStatus.report(error)
+        switch error {
+        case ConversionError.malformedXML, ConversionError.damagedZip:
+            printError("the import run is recorded as failed; the metrics before the damage are kept")
+        case ConversionError.notAnExport, ConversionError.unreadable:
+            printError("the import run is recorded as failed; nothing was imported")
+        default:
+            printError("the import run is recorded as failed; what it committed before is kept")
+        }
+        return code
     }
 }

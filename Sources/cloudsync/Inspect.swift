@@ -5,14 +5,19 @@ import Foundation
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Describe an export: version, locale, counts per element and type, date range, sources, problems.",
+        usage: """
+            cloudsync inspect INPUT [--json]
+            """,
         discussion: """
             Streams the whole export (flat memory, about the speed of convert) and prints a summary on \
-            standard output; --json prints it as one JSON object.
+            standard output; --json prints it as one JSON object. A damaged export is described up to \
+            the damage (marked as such), then the error goes to stderr.
 
             Example:
               cloudsync inspect export.zip --json | jq .metricsByType
 
-            \(ExitStatus.helpText)
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.damagedInput,
+                               ExitStatus.unreadableInput, ExitStatus.interruptedRun]))
             """
     )
 
@@ -23,16 +28,29 @@ struct Inspect: ParsableCommand {
     var json = false
 
     func run() throws {
+        try checkStandardInput(input, command: "inspect")
         let inspector = ExportInspector()
-        let conversion = try runConversion(input: input, filter: .all, sink: inspector, quiet: true, observer: inspector)
-        let report = inspector.report(conversion)
+        let conversion = try runConversion(input: input, filter: .all, sink: inspector, quiet: true, observer: inspector) { partial, error in
+            // Damage inside an export: describe what came before it. (Other errors leave nothing to describe.)
+            switch error {
+            case .malformedXML, .damagedZip: break
+            default: return
+            }
+            var report = inspector.report(partial)
+            report.damage = error.description
+            print(report)
+        }
+        print(inspector.report(conversion))
+    }
+
+    private func print(_ report: InspectReport) {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(report))
-            FileHandle.standardOutput.write("\n".data(using: .utf8)!)
+            FileHandle.standardOutput.write((try? encoder.encode(report)) ?? Data())
+            FileHandle.standardOutput.write(Data("\n".utf8))
         } else {
-            print(report.text)
+            FileHandle.standardOutput.write(Data((report.text + "\n").utf8))
         }
     }
 }

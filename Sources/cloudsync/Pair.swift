@@ -8,10 +8,18 @@ import Foundation
 struct Pair: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the pairing QR code (userId and deviceId from the store), or post the pairing request.",
+        usage: """
+            cloudsync pair [--store PATH] [--device-name NAME] [--png FILE] [--no-qr]
+                     [--server URL --android-user-id ID] [--token-file FILE]
+            """,
         discussion: """
             Prints the pairing object as JSON on stdout and draws it as a QR code on stderr (or with --png FILE as an \
             image). The code expires 15 minutes after it was made. With --server and --android-user-id, posts the \
             pairing request to {server}/wearables/devices/pair.
+
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.serverFailing,
+                               ExitStatus.damagedStore, ExitStatus.unwritableStore, ExitStatus.unwritableOutput,
+                               ExitStatus.busyStore, ExitStatus.refusedToken]))
             """
     )
 
@@ -54,10 +62,14 @@ struct Pair: AsyncParsableCommand {
                 throw ExitStatus.ioError
             }
         }
-        if !noQR { FileHandle.standardError.write(Data((qr.terminalText() + "\n").utf8)) }
+        if !noQR {
+            // The code and its expiry under the QR code, for a person who types it in instead.
+            let caption = "pairing code \(request.pairingCode), expires \(Self.readable(request.expiresAt)) (in 15 minutes)"
+            FileHandle.standardError.write(Data((qr.terminalText() + "\n" + caption + "\n").utf8))
+        }
         if let server, let androidUserId {
             request.androidUserId = androidUserId
-            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
+            guard let url = URL(string: server), url.host != nil else { throw usageError("--server '\(server)' is not a URL", command: "pair") }
             do {
                 let answer = try await JSONPoster.post(server: url, path: "/wearables/devices/pair",
                                                        json: request.json(includingAndroidUser: true), token: try tokenOptions.token())
@@ -71,5 +83,10 @@ struct Pair: AsyncParsableCommand {
         }
         FileHandle.standardOutput.write(request.json(includingAndroidUser: false))
         FileHandle.standardOutput.write(Data("\n".utf8))
+    }
+
+    /// `2026-11-23T05:15:00.000Z` as `2026-11-23 05:15 UTC`.
+    static func readable(_ iso: String) -> String {
+        String(iso.prefix(16)).replacingOccurrences(of: "T", with: " ") + " UTC"
     }
 }

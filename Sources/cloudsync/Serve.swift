@@ -6,6 +6,12 @@ import Logging
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a receiver for the three wire contracts (CloudCare, Flō backfill, HealthStepsSync).",
+        usage: """
+            cloudsync serve [--host ADDRESS] [--port N] [--db PATH]
+                     [--token-file FILE] [--steps-file PATH] [--max-body-size BYTES]
+                     [--recommended-start-date DATE] [--faults LIST] [--delay S]
+                     [--drop-unknown-types]
+            """,
         discussion: """
             Endpoints: POST /api/v1/wearables/import/apple-health (also without /api/v1), \
             POST /api/v1/wearables/devices/pair, GET /api/healthkit/sync-status, POST /api/healthkit/samples, \
@@ -17,8 +23,15 @@ struct Serve: AsyncParsableCommand {
             to the first data requests in order: 503 (any 5xx), 429:SECONDS (Retry-After), lost:SECONDS (store, \
             then answer too late), stall:SECONDS (store nothing, answer too late), ok.
 
+            --drop-unknown-types makes the CloudCare endpoint behave like the real backend, which keeps only \
+            the types it knows and counts only those in total_metrics.
+
             Example:
-              cloudsync serve --port 8080 --db received.sqlite & cloudsync upload --server http://127.0.0.1:8080/api/v1
+              cloudsync serve --port 8080 --db received.sqlite &
+              cloudsync upload --server http://127.0.0.1:8080/api/v1 --no-token
+
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.cannotListen,
+                               ExitStatus.unwritableDatabase]))
             """
     )
 
@@ -46,6 +59,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds added to every data request (a slow server).")
     var delay = 0.0
 
+    @Flag(help: "Drop CloudCare metrics of the types the real backend does not know, as it does.")
+    var dropUnknownTypes = false
+
     @OptionGroup var tokenOptions: TokenOptions
 
     func run() async throws {
@@ -60,9 +76,10 @@ struct Serve: AsyncParsableCommand {
         do {
             configuration.faults = try FaultPlan(parsing: faults)
         } catch {
-            throw ValidationError("--faults: \(error)")
+            throw usageError("--faults: \(error)", command: "serve")
         }
         configuration.faults.delay = delay
+        configuration.dropsUnknownTypes = dropUnknownTypes
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "cloudsync.serve")
         logger.logLevel = .info
@@ -74,8 +91,13 @@ struct Serve: AsyncParsableCommand {
             throw ExitStatus.cannotCreate
         }
         let host = self.host
-        try await receiver.run { port in
-            printError("serve: listening on http://\(host):\(port)")
+        do {
+            try await receiver.run { port in
+                printError("serve: listening on http://\(host):\(port)")
+            }
+        } catch let error as ReceiverError {
+            printError("serve: \(error.description)")
+            throw ExitStatus.unavailable
         }
         printError("serve: stopped")
     }

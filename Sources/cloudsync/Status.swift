@@ -1,12 +1,22 @@
 import ArgumentParser
 import CloudSyncCore
 import CloudSyncStore
+import CloudSyncUpload
 import Foundation
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what the staging store holds: totals, per type, date range, pending uploads, history, identity.",
-        discussion: "\(ExitStatus.helpText)"
+        usage: """
+            cloudsync status [--store PATH] [--json]
+            """,
+        discussion: """
+            Pending, per upload target, is what `cloudsync upload` would send to it now: steps only to the \
+            steps API, Flō's backfill window only, and for CloudCare only the types it keeps (the others \
+            are listed as left out).
+
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore, ExitStatus.damagedStore]))
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -16,8 +26,11 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let store = try storeOptions.open(.read)
-        let status: StoreStatus
-        do { status = try store.status() } catch { throw ExitStatus.report(error) }
+        var status: StoreStatus
+        do {
+            status = try store.status()
+            for index in status.targets.indices { try scope(&status.targets[index], store) }
+        } catch { throw ExitStatus.report(error) }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
@@ -25,10 +38,24 @@ struct Status: ParsableCommand {
             FileHandle.standardOutput.write(Data("\n".utf8))
             return
         }
+        print(Self.text(status))
+    }
+
+    /// Pending as the upload to that target would count it (the same `UploadScope`).
+    private func scope(_ target: inout StoreStatus.Target, _ store: StagingStore) throws {
+        guard let kind = UploadTarget(rawValue: target.target),
+              let id = try store.existingUploadTargetID(target: target.target, server: target.server) else { return }
+        let window = kind == .flo ? try store.backfillStart(targetID: id) : nil
+        let scope = UploadScope(target: kind, userFilter: .all, windowStart: window, allTypes: false)
+        target.pending = try store.pendingSummary(targetID: id, filter: scope.filter).count
+        target.leftOut = try UploadScope.leftOut(target: kind, store: store, targetID: id, userFilter: .all)
+    }
+
+    static func text(_ status: StoreStatus) -> String {
         var lines = [
             "store:      \(status.store)",
             "identity:   userId \(status.userId), deviceId \(status.deviceId)",
-            "metrics:    \(status.metrics) (\(status.pending) not yet acknowledged by a CloudCare upload)",
+            "metrics:    \(status.metrics)",
             "date range: \(status.firstStart ?? "-") … \(status.lastEnd ?? "-")",
         ]
         if let date = status.exportFacts["exportDate"] {
@@ -38,25 +65,42 @@ struct Status: ParsableCommand {
         for (type, count) in status.byType.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
             lines.append("  \(String(count).leftPadded(10))  \(type)")
         }
-        if !status.targets.isEmpty {
-            lines.append("upload targets:")
-            for target in status.targets { lines.append("  \(target.target) \(target.server): \(target.acknowledged) acknowledged, \(target.pending) pending") }
+        if status.byType.isEmpty { lines.append("  none") }
+        lines.append("upload targets:")
+        for target in status.targets {
+            var line = "  \(target.target) \(target.server): \(target.acknowledged) acknowledged, \(target.pending) pending"
+            let leftOut = target.leftOut.values.reduce(0, +)
+            if leftOut > 0 { line += "; \(counted(leftOut, "metric")) of types it does not take left out (\(describe(target.leftOut)))" }
+            lines.append(line)
         }
+        if status.targets.isEmpty { lines.append("  none yet (cloudsync upload --server URL)") }
         for backfill in status.backfill {
-            lines.append("backfill \(backfill.target) \(backfill.server): \(backfill.complete ? "complete \(backfill.backfillDate ?? "")" : "not complete")")
+            lines.append("backfill \(backfill.target) \(backfill.server): \(backfill.complete ? "complete \(backfill.backfillDate ?? "")" : "not complete")"
+                         + (backfill.recommendedStart.map { ", window from \($0)" } ?? ""))
         }
         lines.append("recent imports:")
         for run in status.imports {
-            var line = "  #\(run.id) \(run.startedAt) \(run.outcome): \(run.input), \(run.new) new, \(run.duplicates) duplicates, \(run.invalid) invalid"
+            var line = "  #\(run.id) \(run.startedAt) \(run.outcome): \(run.input), \(run.new) new, \(run.duplicates) already there, \(run.invalid) invalid"
             if let reason = run.reason { line += " (\(reason))" }
             lines.append(line)
         }
         if status.imports.isEmpty { lines.append("  none") }
         lines.append("recent uploads:")
-        for batch in status.uploads {
-            lines.append("  \(batch.at) \(batch.target) \(batch.server): \(batch.count) metrics, \(batch.success ? "ok" : "failed: \(batch.error ?? "")")")
+        for run in status.uploads {
+            var line = "  #\(run.id) \(run.startedAt) \(run.target) \(run.server) \(run.outcome): \(counted(run.sent, "metric")) in \(counted(run.batches, "batch", "batches"))"
+            if run.retries > 0 { line += ", \(counted(run.retries, "retry", "retries"))" }
+            let notTaken = run.notTaken.values.reduce(0, +)
+            if notTaken > 0 { line += "; the server did not take \(notTaken) (\(describe(run.notTaken)))" }
+            if let error = run.error { line += " (\(error))" }
+            lines.append(line)
         }
         if status.uploads.isEmpty { lines.append("  none") }
-        print(lines.joined(separator: "\n"))
+        return lines.joined(separator: "\n")
+    }
+
+    /// "HKQuantityTypeIdentifierBasalEnergyBurned 5000, …" as "basalEnergyBurned 5000, …", largest first.
+    static func describe(_ counts: [String: Int]) -> String {
+        counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .map { "\(MetricFilter.shortName($0.key)) \($0.value)" }.joined(separator: ", ")
     }
 }

@@ -9,10 +9,23 @@ enum StopSignal {
     static var received: Bool { flag.load(ordering: .relaxed) }
 
     static func install() {
+        unblock()
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber) { _ in
                 StopSignal.flag.store(true, ordering: .relaxed)
             }
         }
+    }
+
+    /// Unblocks SIGINT and SIGTERM on this thread. Why: a parent may start cloudsync with them
+    /// blocked (Foundation's `Process` on Linux spawns children with almost every signal blocked),
+    /// and a blocked signal stays pending for ever, so Ctrl-C and `kill` would never stop a run.
+    /// Called first in `main` (threads made later inherit the mask) and again by `install`.
+    static func unblock() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }

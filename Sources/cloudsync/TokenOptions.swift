@@ -7,6 +7,10 @@ struct TokenOptions: ParsableArguments {
     @Option(help: "A file holding the token (default: $CLOUDSYNC_TOKEN).")
     var tokenFile: String?
 
+    /// A token file that cannot be read or is empty is a mistake in the command line: caught here,
+    /// with the command's usage, before anything runs.
+    func validate() throws { _ = try token() }
+
     func token() throws -> String? {
         if let tokenFile {
             guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {

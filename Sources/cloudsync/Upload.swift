@@ -7,17 +7,35 @@ import Foundation
 struct Upload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Upload the store's pending metrics to CloudCare, a Flō-style backfill, or HealthStepsSync.",
+        usage: """
+            cloudsync upload --server URL [--store PATH]
+                     [--target cloudcare|flo|steps] [--token-file FILE | --no-token]
+                     [--batch-size N] [--concurrency N] [--timeout S]
+                     [--max-attempts N] [--retry-delay S] [--dry-run] [--all-types]
+                     [--types T,…] [--since DATE] [--until DATE] [--quiet]
+            """,
         discussion: """
             Batches go in startDate order. A batch counts as uploaded (for this target and server) only once the \
             server acknowledged it; after a crash or an interrupt, upload again: nothing is lost or doubled. \
             5xx, 429 (Retry-After honoured), timeouts and connection errors are retried with exponential backoff; \
-            other 4xx stop the upload with the server's words. The token comes from $CLOUDSYNC_TOKEN or --token-file.
+            other 4xx stop the upload with the server's words.
+
+            The token comes from $CLOUDSYNC_TOKEN or --token-file (never the command line, which other users \
+            can read); --no-token says that the server takes none.
+
+            What each target gets: CloudCare the types it keeps (the others are left out and listed; \
+            --all-types sends them anyway, and what the server does not take is reported); Flō the metrics \
+            from the server's recommended start date; the steps API the step counts.
 
             Examples:
               CLOUDSYNC_TOKEN=… cloudsync upload --server https://cloudcare.example/api/v1
-              cloudsync upload --server http://127.0.0.1:8080 --target flo --token-file token.txt
+              cloudsync upload --server https://flo.example --target flo \\
+                --token-file token.txt
+              cloudsync upload --server http://127.0.0.1:3000 --target steps --dry-run
 
-            \\(ExitStatus.helpText)
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore,
+                               ExitStatus.serverFailing, ExitStatus.damagedStore, ExitStatus.unwritableStore,
+                               ExitStatus.busyStore, ExitStatus.refusedToken, ExitStatus.interruptedRun]))
             """
     )
 
@@ -44,8 +62,14 @@ struct Upload: AsyncParsableCommand {
     @Option(help: "Seconds before the first retry; each retry waits about twice as long (with jitter), at most 30 s.")
     var retryDelay = 0.5
 
-    @Flag(help: "Count what would be sent; send nothing.")
+    @Flag(help: "Count what would be sent, and what would be left out; send nothing, write nothing, ask no server.")
     var dryRun = false
+
+    @Flag(help: "cloudcare: also send the types CloudCare does not keep (it drops them; they are reported).")
+    var allTypes = false
+
+    @Flag(help: "The server takes no token: send none (steps never sends one).")
+    var noToken = false
 
     @OptionGroup var tokenOptions: TokenOptions
     @OptionGroup var filters: FilterOptions
@@ -62,6 +86,7 @@ struct Upload: AsyncParsableCommand {
         guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
             throw ValidationError("--server must be an http:// or https:// URL")
         }
+        if allTypes && target != .cloudcare { throw ValidationError("--all-types is for --target cloudcare only") }
     }
 
     func run() async throws {
@@ -73,9 +98,16 @@ struct Upload: AsyncParsableCommand {
         configuration.retry.maximumAttempts = maxAttempts
         configuration.retry.initialDelay = retryDelay
         configuration.dryRun = dryRun
+        configuration.allTypes = allTypes
         configuration.filter = try filters.makeFilter()
         configuration.token = try tokenOptions.token()
-        let store = try storeOptions.open(.write)
+        // Say at once that no token was given, rather than send requests that a server refuses.
+        if configuration.token == nil && !noToken && !dryRun && target != .steps {
+            throw usageError("no token given for \(server): set CLOUDSYNC_TOKEN=… or pass --token-file FILE "
+                             + "(or --no-token if the server takes none)", command: "upload")
+        }
+        if noToken { configuration.token = nil }
+        let store = try storeOptions.open(dryRun ? .read : .update)
         let uploader = Uploader(store: store, configuration: configuration)
         let progress = ProgressLine()
         uploader.onProgress = { progress.showUpload(done: $0.done, total: $0.total, seconds: $0.seconds) }
@@ -84,35 +116,58 @@ struct Upload: AsyncParsableCommand {
         do {
             let report = try await uploader.run()
             progress.clear()
-            guard !quiet else { return }
-            if report.dryRun {
-                printError("dry run: \(report.pending) metrics pending for \(target.rawValue) at \(server), \(report.batches) batches; nothing sent")
-                return
-            }
-            var line = "uploaded \(report.uploaded) metrics in \(report.batches) batches to \(server) (\(target.rawValue))"
-            line += String(format: " in %.1f s", report.seconds)
-            if report.retries > 0 { line += "; \(report.retries) retries" }
-            if report.serverDuplicates > 0 { line += "; the server already had \(report.serverDuplicates)" }
-            if report.backfill { line += report.backfillMarkedComplete ? "; backfill marked complete" : "; backfill not complete" }
-            printError(line)
+            if !quiet { for line in summary(report) { printError(line) } }
         } catch let error as UploadError {
             progress.clear()
-            printError("upload to \(server) stopped: \(error.description); what was acknowledged before is kept, upload again to continue")
-            throw error.isAuthorization ? ExitStatus.noPermission : error.isInterrupted ? ExitStatus.interrupted : ExitStatus.unavailable
+            if error.isInterrupted {
+                printError("interrupted: what the server acknowledged is kept; run the same upload again to send the rest")
+                throw ExitStatus.interrupted
+            }
+            printError("upload to \(server) stopped: \(error.description)")
+            printError("what the server acknowledged before is kept; upload again to continue")
+            throw error.isAuthorization ? ExitStatus.noPermission : error.isUsage ? ExitStatus.usage : ExitStatus.unavailable
         } catch {
             progress.clear()
             throw ExitStatus.report(error)
         }
     }
+
+    /// The lines said at the end: what was sent, and everything that was not, with why.
+    func summary(_ report: UploadReport) -> [String] {
+        var lines: [String] = []
+        let to = "\(server) (\(target.rawValue))"
+        if report.dryRun {
+            lines.append(report.pending == 0 ? "dry run: nothing to upload to \(to); nothing sent"
+                : "dry run: \(counted(report.pending, "metric")) to upload to \(to) in \(counted(report.batches, "batch", "batches")); nothing sent")
+        } else if report.pending == 0 {
+            lines.append("nothing to upload to \(to): every metric in scope was acknowledged before")
+        } else {
+            var line = "uploaded \(counted(report.uploaded, "metric")) in \(counted(report.batches, "batch", "batches")) to \(to)"
+            line += String(format: " in %.1f s", report.seconds)
+            if report.retries > 0 { line += "; \(counted(report.retries, "retry", "retries"))" }
+            if report.serverDuplicates > 0 { line += "; the server already had \(report.serverDuplicates)" }
+            if report.backfill { line += report.backfillMarkedComplete ? "; backfill marked complete" : "; backfill not complete" }
+            lines.append(line)
+        }
+        if let start = report.windowStart, report.beforeWindow > 0 {
+            lines.append("Flō's window starts at \(start) (the server's recommendedStartDate): "
+                         + "\(counted(report.beforeWindow, "metric")) before it \(report.beforeWindow == 1 ? "is" : "are") not sent")
+        }
+        if report.windowUnknown {
+            lines.append("Flō's window is set by the server's recommendedStartDate, which a dry run does not ask: every pending metric is counted")
+        }
+        let leftOut = report.leftOut.values.reduce(0, +)
+        if leftOut > 0 {
+            lines.append("left out \(counted(leftOut, "metric")) of types CloudCare does not keep (\(Status.describe(report.leftOut))); "
+                         + "--all-types sends them anyway")
+        }
+        let notTaken = report.notTaken.values.reduce(0, +)
+        if notTaken > 0 {
+            lines.append("the server acknowledged but did not take \(counted(notTaken, "metric")) (\(Status.describe(report.notTaken))); "
+                         + "they are not resent")
+        }
+        return lines
+    }
 }
 
 extension UploadTarget: ExpressibleByArgument {}
-
-extension ProgressLine {
-    func showUpload(done: Int, total: Int, seconds: Double) {
-        guard enabled else { return }
-        let rate = seconds > 0 ? Double(done) / seconds : 0
-        let eta = rate > 0 ? Double(total - done) / rate : 0
-        FileHandle.standardError.write(String(format: "\r%10d / %d metrics  %8.0f metrics/s  ETA %4.0f s ", done, total, rate, eta).data(using: .utf8)!)
-    }
-}
