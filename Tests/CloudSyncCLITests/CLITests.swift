@@ -132,7 +132,7 @@ enum CLI {
     @Test func exitCodesAreDocumentedAndKept() throws {
         let help = try CLI.run(["convert", "--help"])
         #expect(help.status == 0)
-        #expect(String(decoding: help.stdout, as: UTF8.self).contains("65 damaged input"))
+        #expect(String(decoding: help.stdout, as: UTF8.self).contains("65  damaged input"))
         #expect(try CLI.run(["convert", "/nonexistent/export.zip"]).status == 66)
         #expect(try CLI.run(["convert", CLI.sample, "--since", "last tuesday"]).status == 64)
         let notExport = try CLI.temporaryDirectory().appendingPathComponent("x.xml")

@@ -47,7 +47,7 @@ import Glibc
         let external = try write(Self.header + "<!DOCTYPE HealthData SYSTEM \"file://\(fifo)\">\n<HealthData locale=\"en_US\">\n"
                                  + Self.exportDate + Self.record() + "</HealthData>\n")
         let first = try MeasuredRun.run(["convert", external])
-        #expect(first.status == 0 && first.stderr.contains("1 metrics"), "\(first.stderr)")
+        #expect(first.status == 0 && first.stderr.contains("1 metric from"), "\(first.stderr)")
 
         let entity = try write(Self.header + "<!DOCTYPE HealthData [\n <!ENTITY secret SYSTEM \"file://\(secret.path)\">\n"
                                + " <!ENTITY % remote SYSTEM \"file://\(fifo)\">\n %remote;\n]>\n<HealthData locale=\"en_US\">\n"

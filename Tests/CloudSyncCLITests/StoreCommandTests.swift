@@ -93,7 +93,7 @@ struct ImportInProgress {
         let csv = try CLI.run(["aggregate", "--store", store, "--bucket", "day", "--types", "stepCount", "--format", "csv"])
         #expect(String(decoding: csv.stdout, as: UTF8.self) == "type,bucket,unit,count,sum,average,minimum,maximum\nHKQuantityTypeIdentifierStepCount,2024-11-02,count,1,1200,1200,1200,1200\n")
         #expect(try CLI.run(["aggregate", "--store", store, "--bucket", "day", "--tz", "Mars/Olympus"]).status == 64)
-        #expect(try CLI.run(["status", "--store", "/nonexistent/s.sqlite"]).status == 73)
+        #expect(try CLI.run(["status", "--store", "/nonexistent/s.sqlite"]).status == 66)
     }
 
     @Test func killDuringImportLeavesASoundStoreThatTheNextImportCompletes() throws {

@@ -25,7 +25,7 @@ import Testing
         // that stops answering, then a 502; and two connections reset on the way.
         let serve = try ServeProcess(["--faults", "503,429:1,lost:3,stall:3,ok,502"], directory: dir)
         let proxy = try ResettingProxy(forwardingTo: serve.port, resets: 2)
-        let upload = try CLI.run(["upload", "--store", store, "--server", "http://127.0.0.1:\(proxy.port)/api/v1",
+        let upload = try CLI.run(["upload", "--no-token", "--all-types", "--store", store, "--server", "http://127.0.0.1:\(proxy.port)/api/v1",
                                   "--batch-size", "100", "--timeout", "1.5", "--max-attempts", "10", "--retry-delay", "0.05"])
         #expect(upload.status == 0, "\(upload.stderr)")
         #expect(upload.stderr.contains("uploaded \(total) metrics in 6 batches"))
@@ -34,12 +34,14 @@ import Testing
         #expect(try pending(store) == 0)
         let requestsBefore = try serve.count("SELECT count(*) FROM request_log")
         // The same server (state is kept per target and server; the proxy's URL is the one used).
-        let again = try CLI.run(["upload", "--store", store, "--server", "http://127.0.0.1:\(proxy.port)/api/v1"])
+        let again = try CLI.run(["upload", "--no-token", "--all-types", "--store", store, "--server", "http://127.0.0.1:\(proxy.port)/api/v1"])
         #expect(again.status == 0)
-        #expect(again.stderr.contains("uploaded 0 metrics"))
+        #expect(again.stderr.contains("nothing to upload"))
         #expect(try serve.count("SELECT count(*) FROM request_log") == requestsBefore)   // nothing sent
         let status = try StagingStore(path: store, access: .read).status()
-        #expect(status.uploads.count == 6)
+        #expect(status.uploads.count == 1)          // one run (the second had nothing to send)
+        #expect(status.uploads.first?.sent == total)
+        #expect(status.uploads.first?.batches == 6)
         #expect(status.targets.first?.acknowledged == total)
         #expect(serve.stop() == 0)   // SIGTERM: a clean stop
         #expect(serve.log.contains("serve: stopped"))
@@ -58,7 +60,7 @@ import Testing
         let serve = try ServeProcess(["--delay", "0.1"], directory: dir)
         let child = Process()
         child.executableURL = CLI.binary
-        child.arguments = ["upload", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100", "-q"]
+        child.arguments = ["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100", "-q"]
         child.standardError = FileHandle.nullDevice
         try child.run()
         let deadline = Date().addingTimeInterval(60)
@@ -71,12 +73,12 @@ import Testing
         let onServer = try serve.count("SELECT count(*) FROM \(table)")
         #expect(onServer > 0 && onServer < total)
         #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
-        let again = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100"])
+        let again = try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try serve.count("SELECT count(*) FROM \(table)") == total)
         let status = try StagingStore(path: store, access: .read).status()
         #expect(status.targets.first { $0.target == target }?.pending == 0)
-        #expect(try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", target]).stderr.contains("uploaded 0 metrics"))
+        #expect(try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target]).stderr.contains("nothing to upload"))
         if target == "steps" {
             let lines = try String(contentsOfFile: serve.database + ".steps.jsonl", encoding: .utf8).split(separator: "\n")
             #expect(lines.count == total)   // one line per sample, none twice
@@ -89,9 +91,9 @@ import Testing
         let dir = try CLI.temporaryDirectory()
         let (store, _) = try makeStore(heartRates: 0, in: dir)
         let serve = try ServeProcess([], directory: dir)
-        let dry = try CLI.run(["upload", "--store", store, "--server", serve.url, "--dry-run", "--batch-size", "10"])
-        #expect(dry.stderr.contains("24 metrics pending for cloudcare"))
-        #expect(dry.stderr.contains("3 batches; nothing sent"))
+        let dry = try CLI.run(["upload", "--no-token", "--all-types", "--store", store, "--server", serve.url, "--dry-run", "--batch-size", "10"])
+        #expect(dry.stderr.contains("dry run: 24 metrics to upload"))
+        #expect(dry.stderr.contains("in 3 batches; nothing sent"))
         #expect(try serve.count("SELECT count(*) FROM request_log") == 0)
         _ = serve.stop()
     }
@@ -101,27 +103,27 @@ import Testing
         let (store, _) = try makeStore(heartRates: 0, in: dir)
         // The 2023 workout is before the recommended start: the backfill holds the 23 others.
         let serve = try ServeProcess(["--faults", "ok,503,503", "--recommended-start-date", "2024-01-01T00:00:00.000Z"], directory: dir)
-        let failing = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "flo",
+        let failing = try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", "flo",
                                    "--batch-size", "10", "--max-attempts", "2", "--retry-delay", "0.05"])
         #expect(failing.status == 69, "\(failing.stderr)")
         #expect(failing.stderr.contains("gave up"))
         #expect(try serve.count("SELECT mark_calls FROM flo_state") == 0)
         #expect(try serve.count("SELECT count(*) FROM flo_sample") == 10)
-        let resumed = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "flo", "--batch-size", "10"])
+        let resumed = try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", "flo", "--batch-size", "10"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stderr.contains("backfill marked complete"))
         #expect(try serve.count("SELECT count(*) FROM flo_sample") == 23)
         #expect(try serve.count("SELECT mark_calls FROM flo_state") == 1)
         #expect(try serve.count("SELECT marked_sample_count FROM flo_state") == 23)
         // Complete now: the next run sends only what is new, which is nothing.
-        let next = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "flo"])
-        #expect(next.stderr.contains("uploaded 0 metrics"))
+        let next = try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", "flo"])
+        #expect(next.stderr.contains("nothing to upload"))
         #expect(try serve.count("SELECT mark_calls FROM flo_state") == 1)
         // The uuids are stable: the same metric gives the same uuid in a new store.
         let other = dir.appendingPathComponent("other.sqlite").path
         _ = try CLI.run(["import", CLI.sample, "--store", other, "-q"])
         let serve2 = try ServeProcess(["--recommended-start-date", "2024-01-01T00:00:00.000Z"], directory: try CLI.temporaryDirectory())
-        _ = try CLI.run(["upload", "--store", other, "--server", serve2.url, "--target", "flo"])
+        _ = try CLI.run(["upload", "--no-token", "--store", other, "--server", serve2.url, "--target", "flo"])
         let uuids = { (s: ServeProcess) in try SQLiteDatabase(path: s.database, mode: .readOnly).scalarText("SELECT group_concat(uuid) FROM (SELECT uuid FROM flo_sample ORDER BY uuid)") }
         #expect(try uuids(serve) == uuids(serve2))
         _ = serve.stop(); _ = serve2.stop()
@@ -133,7 +135,7 @@ import Testing
         let serve = try ServeProcess(["--faults", "503"], directory: dir)
         let upload = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "steps"])
         #expect(upload.status == 0, "\(upload.stderr)")
-        #expect(upload.stderr.contains("uploaded 1 metrics"))   // the sample's one StepCount
+        #expect(upload.stderr.contains("uploaded 1 metric in"))   // the sample's one StepCount
         #expect(try serve.request("GET", "/steps").object["storedCount"] as? Int == 1)
         _ = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "steps"])
         let lines = try String(contentsOfFile: serve.database + ".steps.jsonl", encoding: .utf8).split(separator: "\n")
@@ -156,7 +158,7 @@ import Testing
         #expect(upload.stderr.contains("the server refused the token (401"))
         #expect(!upload.stderr.contains("wrong-token"))
         #expect(Date().timeIntervalSince(started) < 10)
-        let attempts = serve.log.components(separatedBy: "hb.request.path=/api/v1/wearables/import/apple-health").count - 1
+        let attempts = serve.log.components(separatedBy: "POST /api/v1/wearables/import/apple-health 401").count - 1
         #expect(attempts == 1)
         #expect(!serve.log.contains("wrong-token") && !serve.log.contains("right-token"))
         #expect(try pending(store) == 24)
