@@ -3,7 +3,11 @@ import PackageDescription
 
 // Layers, bottom to top:
 //   CLibXML2, CloudSyncZlib, CSQLite3   system libraries (C)
-//   CloudSyncCore        the export format, the HealthMetric model, mapping and writers
+//   CloudSyncModel       HealthMetric and the other records, bytes, dates, numbers, JSON and CloudCare
+//                        writers, the external sort (no C dependency)
+//   CloudSyncArchive     the input as a file or a zip: seekable (central directory) or streaming, inflate
+//   CloudSyncExport      the readers of each entry kind (export XML via libxml2 SAX, GPX, ECG CSV), the
+//                        mapping to HealthMetric, conversion and inspection
 //   CloudSyncStore       the SQLite staging store (import, status, export, aggregate)
 //   CloudSyncUpload      the uploader (AsyncHTTPClient) for CloudCare, Flō backfill, HealthStepsSync
 //   CloudSyncReceiver    `serve`: the receiver of the three wire contracts (Hummingbird)
@@ -18,7 +22,8 @@ let package = Package(
     name: "CloudSync",
     platforms: [.macOS(.v13)],
     products: [
-        .library(name: "CloudSyncCore", targets: ["CloudSyncCore"]),
+        .library(name: "CloudSyncModel", targets: ["CloudSyncModel"]),
+        .library(name: "CloudSyncExport", targets: ["CloudSyncExport"]),
         .library(name: "CloudSyncStore", targets: ["CloudSyncStore"]),
         .executable(name: "cloudsync", targets: ["cloudsync"]),
     ],
@@ -48,16 +53,22 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(
-            name: "CloudSyncCore",
-            dependencies: [
-                "CLibXML2",
-                "CloudSyncZlib",
-            ],
-            swiftSettings: strictSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+            name: "CloudSyncModel",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CloudSyncArchive",
+            dependencies: ["CloudSyncModel", "CloudSyncZlib"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CloudSyncExport",
+            dependencies: ["CloudSyncModel", "CloudSyncArchive", "CLibXML2"],
+            swiftSettings: strictSettings
         ),
         .target(
             name: "CloudSyncStore",
-            dependencies: ["CloudSyncCore", "CSQLite3"],
+            dependencies: ["CloudSyncModel", "CloudSyncExport", "CSQLite3"],
             swiftSettings: strictSettings
         ),
         .systemLibrary(
@@ -68,7 +79,7 @@ let package = Package(
         .target(
             name: "CloudSyncUpload",
             dependencies: [
-                "CloudSyncCore", "CloudSyncStore",
+                "CloudSyncModel", "CloudSyncExport", "CloudSyncStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -81,7 +92,7 @@ let package = Package(
         .target(
             name: "CloudSyncReceiver",
             dependencies: [
-                "CloudSyncCore", "CloudSyncStore",
+                "CloudSyncModel", "CloudSyncExport", "CloudSyncStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -90,13 +101,14 @@ let package = Package(
         ),
         .target(
             name: "CloudSyncPairing",
-            dependencies: ["CloudSyncCore", "CQRencode", "CloudSyncZlib"],
+            dependencies: ["CloudSyncModel", "CQRencode", "CloudSyncZlib"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "cloudsync",
             dependencies: [
-                "CloudSyncCore",
+                "CloudSyncModel",
+                "CloudSyncExport",
                 "CloudSyncStore",
                 "CloudSyncUpload",
                 "CloudSyncReceiver",
@@ -111,25 +123,45 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer"),
         .target(
             name: "CloudSyncFuzzing",
-            dependencies: ["CloudSyncCore", "CLibFuzzer"],
+            dependencies: ["CloudSyncModel", "CloudSyncExport", "CLibFuzzer"],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "FuzzExport", dependencies: ["CloudSyncFuzzing"], swiftSettings: strictSettings),
         .executableTarget(name: "FuzzParsers", dependencies: ["CloudSyncFuzzing"], swiftSettings: strictSettings),
+        // Tests mirror the targets; their shared helpers (paths, the corpus, temporary folders, the
+        // binary as a user runs it) are in CloudSyncTesting.
+        .target(
+            name: "CloudSyncTesting",
+            dependencies: ["CloudSyncModel"],
+            path: "Tests/CloudSyncTesting",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
-            name: "CloudSyncCoreTests",
-            dependencies: ["CloudSyncCore", "CloudSyncFuzzing", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            name: "CloudSyncModelTests",
+            dependencies: ["CloudSyncModel", "CloudSyncTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CloudSyncArchiveTests",
+            dependencies: ["CloudSyncArchive", "CloudSyncModel", "CloudSyncTesting",
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CloudSyncExportTests",
+            dependencies: ["CloudSyncExport", "CloudSyncArchive", "CloudSyncModel", "CloudSyncFuzzing", "CloudSyncTesting",
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "CloudSyncStoreTests",
-            dependencies: ["CloudSyncStore", "CloudSyncCore", "CSQLite3"],
+            dependencies: ["CloudSyncStore", "CloudSyncExport", "CloudSyncModel", "CSQLite3", "CloudSyncTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "CloudSyncCLITests",
-            dependencies: ["CloudSyncCore", "CloudSyncStore", "CloudSyncUpload", "CloudSyncReceiver", "cloudsync",
-                           .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: ["CloudSyncExport", "CloudSyncModel", "CloudSyncStore", "CloudSyncUpload", "CloudSyncReceiver",
+                           "cloudsync", "CloudSyncTesting", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),
     ]

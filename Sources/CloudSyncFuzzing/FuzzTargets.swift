@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import Foundation
 #if canImport(Glibc)
 import Glibc

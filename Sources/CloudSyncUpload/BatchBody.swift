@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import CloudSyncStore
 import Crypto
 import Foundation

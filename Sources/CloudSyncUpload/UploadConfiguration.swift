@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import Foundation
 
 /// The three backends an upload can feed (`../shared/spec/wire-contracts.md`).

@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import CloudSyncStore
 
 /// Which of the store's metrics an upload to a target sends: the target's types and its window.

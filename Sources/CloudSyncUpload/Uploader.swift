@@ -1,6 +1,7 @@
 import NIOHTTP1
 import AsyncHTTPClient
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import CloudSyncStore
 import Foundation
 import NIOCore

@@ -1,13 +1,15 @@
 import ArgumentParser
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import Foundation
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert an export to HealthMetric JSONL or CloudCare JSON batches.",
+        abstract: "Convert an export to HealthMetric JSONL or CloudCare batches; or its routes or ECGs.",
         usage: """
-            cloudsync convert INPUT [--format jsonl|cloudcare] [--output PATH]
-                     [--force] [--batch-size N] [--user-id UUID] [--device-id UUID]
+            cloudsync convert INPUT [--kind metrics|routes|ecg]
+                     [--format jsonl|cloudcare|geojson] [--output PATH] [--force]
+                     [--batch-size N] [--user-id UUID] [--device-id UUID]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
             """,
         discussion: """
@@ -18,6 +20,8 @@ struct Convert: ParsableCommand {
               cloudsync convert export.zip > metrics.jsonl
               cloudsync convert export.zip --types heartRate --since 2024-01-01
               cloudsync convert export.zip --format cloudcare --output batches/
+              cloudsync convert export.zip --kind routes --format geojson > routes.json
+              cloudsync convert export.zip --kind ecg > ecg.jsonl
 
             \(ExitStatus.help([ExitStatus.successSkipping, ExitStatus.badArguments, ExitStatus.damagedInput,
                                ExitStatus.unreadableInput, ExitStatus.cannotCreateFolder, ExitStatus.unwritableOutput,
@@ -50,6 +54,13 @@ struct Convert: ParsableCommand {
     func run() throws {
         try checkStandardInput(input, command: "convert")
         let filter = try filters.makeFilter()
+        if outputs.kind != .metrics {
+            let records: any RecordSink
+            do { records = try outputs.makeRecordSink() } catch { throw ExitStatus.report(error) }
+            try runArchive(input: input, filter: filter, metrics: DiscardingSink(), records: records, kinds: outputs.entryKinds,
+                           quiet: quiet)
+            return
+        }
         let sink: any MetricSink
         do {
             sink = try outputs.makeSink {

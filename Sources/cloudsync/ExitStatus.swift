@@ -1,5 +1,6 @@
 import ArgumentParser
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import CloudSyncStore
 
 /// Exit codes a script can rely on (sysexits.h values). Each command's help lists only the codes

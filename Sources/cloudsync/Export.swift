@@ -1,20 +1,23 @@
 import ArgumentParser
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import CloudSyncStore
 import Foundation
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write the store's metrics as JSONL or CloudCare batches, in startDate order.",
+        abstract: "Write the store's metrics (JSONL, CloudCare batches), routes (JSONL, GeoJSON) or ECGs.",
         usage: """
-            cloudsync export [--store PATH] [--format jsonl|cloudcare]
-                     [--output PATH] [--force] [--batch-size N] [--pending]
+            cloudsync export [--store PATH] [--kind metrics|routes|ecg]
+                     [--format jsonl|cloudcare|geojson] [--output PATH] [--force]
+                     [--batch-size N] [--pending]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
             """,
         discussion: """
             Examples:
               cloudsync export > metrics.jsonl
               cloudsync export --format cloudcare --pending --output batches/
+              cloudsync export --kind routes --format geojson > routes.json
 
             \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore,
                                ExitStatus.damagedStore, ExitStatus.cannotCreateFolder, ExitStatus.unwritableOutput]))
@@ -36,6 +39,15 @@ struct Export: ParsableCommand {
         let filter = try filters.makeFilter()
         let store = try storeOptions.open(.read)
         do {
+            if outputs.kind != .metrics {
+                let sink = try outputs.makeRecordSink()
+                let count = outputs.kind == .routes ? try store.exportRoutes(filter: filter, to: sink)
+                                                    : try store.exportECGs(filter: filter, to: sink)
+                if !quiet {
+                    printError("exported \(outputs.kind == .routes ? counted(count, "route") : counted(count, "ECG", "ECGs")) from \(store.path)")
+                }
+                return
+            }
             let sink = try outputs.makeSink { try store.identity() }
             let count = try store.export(filter: filter, pendingOnly: pending, to: sink)
             if !quiet {

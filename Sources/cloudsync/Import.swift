@@ -1,5 +1,6 @@
 import ArgumentParser
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import CloudSyncStore
 import Foundation
 
@@ -54,7 +55,14 @@ struct Import: ParsableCommand {
             progress.clear()
             let conversion = result.conversion
             if !quiet || conversion.invalidCount > 0 {
+                for damage in result.archive.damaged { printError("\(conversion.input) (\(damage.entry)): skipped: \(damage.problem)") }
                 var line = "imported \(input == "-" ? "standard input" : input) into \(store.path): \(result.newCount) new, \(result.duplicateCount) already there"
+                if result.newRoutes + result.duplicateRoutes > 0 {
+                    line += "; \(counted(result.newRoutes, "route")) new (\(result.duplicateRoutes) already there)"
+                }
+                if result.newECGs + result.duplicateECGs > 0 {
+                    line += "; \(counted(result.newECGs, "ECG", "ECGs")) new (\(result.duplicateECGs) already there)"
+                }
                 if conversion.invalidCount > 0 {
                     line += "; skipped \(counted(conversion.invalidCount, "invalid record")): "
                         + conversion.invalid.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")

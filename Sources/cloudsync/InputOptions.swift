@@ -1,5 +1,6 @@
 import ArgumentParser
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import Foundation
 
 /// `--types`, `--since`, `--until`, shared by the commands that read metrics. Every mistake is

@@ -1,5 +1,6 @@
 import ArgumentParser
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import Foundation
 
 struct Inspect: ParsableCommand {
@@ -9,7 +10,8 @@ struct Inspect: ParsableCommand {
             cloudsync inspect INPUT [--json]
             """,
         discussion: """
-            Streams the whole export (flat memory, about the speed of convert) and prints a summary on \
+            Streams the whole archive (flat memory, about the speed of convert): export.xml, the workout \
+            routes and the ECGs, and prints a summary on \
             standard output; --json prints it as one JSON object. A damaged export is described up to \
             the damage (marked as such), then the error goes to stderr.
 
@@ -30,17 +32,21 @@ struct Inspect: ParsableCommand {
     func run() throws {
         try checkStandardInput(input, command: "inspect")
         let inspector = ExportInspector()
-        let conversion = try runConversion(input: input, filter: .all, sink: inspector, quiet: true, observer: inspector) { partial, error in
+        let archive = try runArchive(input: input, filter: .all, metrics: inspector, records: CountingRecordSink(),
+                                     kinds: [.route, .ecg], quiet: true, observer: inspector) { partial, error in
             // Damage inside an export: describe what came before it. (Other errors leave nothing to describe.)
             switch error {
             case .malformedXML, .damagedZip: break
             default: return
             }
-            var report = inspector.report(partial)
+            var report = inspector.report(partial.conversion)
+            report.add(partial)
             report.damage = error.description
             print(report)
         }
-        print(inspector.report(conversion))
+        var report = inspector.report(archive.conversion)
+        report.add(archive)
+        print(report)
     }
 
     private func print(_ report: InspectReport) {

@@ -1,19 +1,27 @@
 import ArgumentParser
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import Foundation
 
-/// `--format`, `--output`, `--batch-size` and `--force`, shared by `convert` and `export`: the one
-/// place where the output format is chosen and its sink made.
+/// `--kind`, `--format`, `--output`, `--batch-size` and `--force`, shared by `convert` and `export`:
+/// the one place where the kind of record and the output format are chosen and the sink made.
 struct OutputOptions: ParsableArguments {
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case jsonl, cloudcare
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case metrics, routes, ecg
     }
 
-    @Option(help: "jsonl (one metric per line) or cloudcare (HealthDataExport envelopes).")
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case jsonl, cloudcare, geojson
+    }
+
+    @Option(help: "metrics (HealthMetric, the default), routes (GPS points of workouts) or ecg (one recording per line).")
+    var kind: Kind = .metrics
+
+    @Option(help: "jsonl (one record per line), cloudcare (metrics: HealthDataExport envelopes) or geojson (routes: one FeatureCollection).")
     var format: Format = .jsonl
 
     @Option(name: .shortAndLong,
-            help: "jsonl: a file. cloudcare: an empty or new folder for batch-000001.json, … (default: standard output).")
+            help: "jsonl, geojson: a file. cloudcare: an empty or new folder for batch-000001.json, … (default: standard output).")
     var output: String?
 
     @Option(help: "cloudcare: metrics per envelope.")
@@ -24,16 +32,41 @@ struct OutputOptions: ParsableArguments {
 
     func validate() throws {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
+        if format == .cloudcare && kind != .metrics { throw ValidationError("--format cloudcare is for --kind metrics") }
+        if format == .geojson && kind != .routes { throw ValidationError("--format geojson is for --kind routes") }
     }
 
-    /// The sink for the chosen format; `identity` is asked only for CloudCare batches.
+    /// The entry kinds a whole-archive run reads for this `--kind` (none for metrics).
+    var entryKinds: Set<EntryKind> {
+        switch kind {
+        case .metrics: return []
+        case .routes: return [.route]
+        case .ecg: return [.ecg]
+        }
+    }
+
+    /// The metrics sink for the chosen format; `identity` is asked only for CloudCare batches.
     func makeSink(identity: () throws -> CloudCareIdentity) throws -> any MetricSink {
         switch format {
-        case .jsonl:
-            return JSONLinesSink(output: try output.map(OutputFile.create) ?? .standardOutput())
+        case .jsonl, .geojson:
+            return JSONLinesSink(output: try outputFile())
         case .cloudcare:
             let destination: CloudCareBatchWriter.Destination = output.map { .directory($0, replacing: force) } ?? .standardOutput
             return try CloudCareBatchWriter(identity: try identity(), batchSize: batchSize, destination: destination)
         }
+    }
+
+    /// The sink of routes or ECGs for the chosen format.
+    func makeRecordSink() throws -> any RecordSink {
+        let file = try outputFile()
+        switch (kind, format) {
+        case (.routes, .geojson): return GeoJSONSink(output: file)
+        case (.routes, _): return RoutePointLinesSink(output: file)
+        default: return ECGLinesSink(output: file)
+        }
+    }
+
+    private func outputFile() throws -> OutputFile {
+        try output.map(OutputFile.create) ?? .standardOutput()
     }
 }

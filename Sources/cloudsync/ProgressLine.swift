@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import Foundation
 
 /// Progress on stderr, only when stderr is a terminal: one line rewritten in place, never wider

@@ -1,5 +1,6 @@
 import ArgumentParser
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import CloudSyncStore
 import CloudSyncUpload
 import Foundation
@@ -58,6 +59,10 @@ struct Status: ParsableCommand {
             "metrics:    \(status.metrics)",
             "date range: \(status.firstStart ?? "-") … \(status.lastEnd ?? "-")",
         ]
+        if status.routes > 0 || status.ecgs > 0 {
+            lines.append("routes:     \(status.routes) (\(status.routePoints) points)")
+            lines.append("ECGs:       \(status.ecgs)")
+        }
         if let date = status.exportFacts["exportDate"] {
             lines.append("last export: \(date), version \(status.exportFacts["exportVersion"] ?? "?"), locale \(status.exportFacts["locale"] ?? "?")")
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import CloudSyncStore
 
 /// `--store PATH`, shared by the store commands.

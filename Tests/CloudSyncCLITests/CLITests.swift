@@ -1,56 +1,6 @@
+import CloudSyncTesting
 import Foundation
 import Testing
-
-/// The `cloudsync` binary, run as a user runs it: exit codes, stdout holds only data, stderr the rest.
-struct CLIResult {
-    var status: Int32
-    var stdout: Data
-    var stderr: String
-    var lines: [String] { String(decoding: stdout, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
-}
-
-enum CLI {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let sample = repository.appendingPathComponent("samples/export.zip").path
-
-    static var binary: URL {
-        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-                          repository.appendingPathComponent(".build/debug")]
-        return candidates.map { $0.appendingPathComponent("cloudsync") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }!
-    }
-
-    /// Runs cloudsync (or another `tool`) with `arguments`; `stdin` is a file to read from, or bytes
-    /// written through a pipe.
-    static func run(_ arguments: [String], stdinFile: String? = nil, stdinBytes: Data? = nil,
-                    environment: [String: String] = [:], tool: String? = nil) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = tool.map { URL(fileURLWithPath: $0) } ?? binary
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        if let stdinFile { process.standardInput = FileHandle(forReadingAtPath: stdinFile) } else if stdinBytes != nil { process.standardInput = input }
-        try process.run()
-        if let stdinBytes {
-            input.fileHandleForWriting.write(stdinBytes)
-            try input.fileHandleForWriting.close()
-        }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cloudsync-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-}
 
 @Suite struct ConvertCommandTests {
     @Test func convertsTheSampleToJSONLines() throws {

@@ -1,4 +1,5 @@
 import CloudSyncStore
+import CloudSyncTesting
 import Foundation
 import Testing
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import CloudSyncTesting
 import Foundation
 import Testing
 @preconcurrency import ZIPFoundation

@@ -1,3 +1,4 @@
+import CloudSyncTesting
 import Foundation
 
 /// A `cloudsync` run whose peak memory is measured by GNU time (`%M`, the child's own maximum

@@ -1,4 +1,5 @@
 import CloudSyncStore
+import CloudSyncTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,3 +1,4 @@
+import CloudSyncTesting
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 @testable import CloudSyncStore
 import CSQLite3
 import Foundation

@@ -1,13 +1,15 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 @testable import CloudSyncStore
+import CloudSyncTesting
 import Foundation
 import Testing
 
 enum StorePaths {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let sampleZip = repository.appendingPathComponent("samples/export.zip").path
-    static let corpus = repository.deletingLastPathComponent().appendingPathComponent("shared/corpus")
-    static var corpusExists: Bool { FileManager.default.fileExists(atPath: corpus.path) }
+    static let repository = Paths.repository
+    static let sampleZip = Paths.sampleZip
+    static let corpus = Paths.corpus
+    static var corpusExists: Bool { Paths.corpusExists }
 
     /// A fresh directory and a store path inside it, per test.
     static func newStore(_ name: String = #function) throws -> String {

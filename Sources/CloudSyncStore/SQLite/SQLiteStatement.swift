@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import CSQLite3
 
 /// A prepared statement, finalized when released. Reused with `reset`.
@@ -29,6 +30,21 @@ public final class SQLiteStatement {
     public func bind(_ index: Int32, bytes: ByteText) {
         let pointer = UnsafeRawPointer(bytes.baseAddress ?? ByteText(literal: "").baseAddress!).assumingMemoryBound(to: CChar.self)
         sqlite3_bind_text(handle, index, pointer, Int32(bytes.count), cloudsync_sqlite_transient())
+    }
+
+    /// Binds bytes as a BLOB, copied by SQLite.
+    public func bind(_ index: Int32, blob: UnsafeRawBufferPointer) {
+        sqlite3_bind_blob(handle, index, blob.baseAddress, Int32(blob.count), cloudsync_sqlite_transient())
+    }
+
+    /// Binds a Double, or NULL for nil.
+    public func bind(_ index: Int32, _ value: Double?) {
+        if let value { bind(index, value) } else { bindNull(index) }
+    }
+
+    /// Binds a String, or NULL for nil.
+    public func bind(_ index: Int32, _ value: String?) {
+        if let value { bind(index, value) } else { bindNull(index) }
     }
 
     public func bind(_ values: [SQLiteValue]) throws {
@@ -77,6 +93,15 @@ public final class SQLiteStatement {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         return String(cString: pointer)
     }
+    public func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+    public func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+
+    /// A BLOB column's bytes, valid until the next step or reset.
+    public func blob(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let pointer = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
     /// The column's bytes, valid until the next step or reset.
     public func bytes(_ column: Int32) -> ByteText {
         guard let pointer = sqlite3_column_text(handle, column) else { return ByteText(literal: "") }

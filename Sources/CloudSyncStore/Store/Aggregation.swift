@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import Foundation
 
 /// The buckets of `cloudsync aggregate`.

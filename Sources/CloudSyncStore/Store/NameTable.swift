@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 
 /// Ids of the small name tables (types, sources, units, devices), cached in memory. Remembers the
 /// last name by its bytes: export.xml groups records by type and source, so most lookups are one

@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 
 extension StagingStore {
     /// Sends the store's metrics, in `startDate` order, to `sink` (JSONL, CloudCare batches…).

@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import Foundation
 
 /// What one `import` did.
@@ -7,6 +8,13 @@ public struct ImportResult: Sendable {
     public var newCount: Int
     public var duplicateCount: Int
     public var conversion: ConversionReport
+    /// Routes and ECGs added, and those the store already had.
+    public var newRoutes = 0
+    public var duplicateRoutes = 0
+    public var newECGs = 0
+    public var duplicateECGs = 0
+    /// The whole archive: entries by kind, damaged entries (skipped), unrecognised ones.
+    public var archive: ArchiveConverter.Report
 }
 
 extension StagingStore {
@@ -15,7 +23,7 @@ extension StagingStore {
     /// before the damage is kept, the run is marked failed with the reason, and the error is rethrown.
     @discardableResult
     public func importExport(_ input: String, filter: MetricFilter = .all,
-                             configure: (ExportConverter) -> Void = { _ in }) throws -> ImportResult {
+                             configure: (ArchiveConverter) -> Void = { _ in }) throws -> ImportResult {
         let inputName = input == "-" ? "standard input" : input
         let size = (try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int).flatMap { $0 }
         let runID: Int64 = try storeErrors {
@@ -24,37 +32,45 @@ extension StagingStore {
             return database.lastInsertRowID
         }
         let sink = try storeErrors { try StoreImportSink(database: database, runID: runID) }
+        let records = try storeErrors { try StoreRecordSink(database: database, runID: runID) }
         try storeErrors { try sink.begin() }
-        let converter = ExportConverter(input: input, filter: filter, sink: sink)
+        // The whole archive: export.xml's metrics, then the routes and ECGs, in crash-safe transactions.
+        let converter = ArchiveConverter(input: input, filter: filter, metrics: sink, records: records, kinds: [.route, .ecg])
         converter.observer = sink
         configure(converter)
-        let report: ConversionReport
+        let archive: ArchiveConverter.Report
         do {
-            report = try converter.run()
+            archive = try converter.run()
         } catch {
             if database.isInTransaction { try? database.execute("ROLLBACK") }
             let outcome: String
             if case ConversionError.interrupted = error { outcome = "interrupted" } else { outcome = "failed" }
-            try? finishRun(runID, outcome: outcome, reason: Self.describe(error), sink: sink, report: converter.currentReport)
+            try? finishRun(runID, outcome: outcome, reason: Self.describe(error), sink: sink, records: records,
+                           report: converter.currentReport.conversion)
             if let sqlite = error as? SQLiteError { throw StoreError.sqlite(sqlite) }
             throw error
         }
-        try storeErrors { try finishRun(runID, outcome: "ok", reason: nil, sink: sink, report: report) }
-        return ImportResult(runID: runID, newCount: sink.newCount, duplicateCount: sink.duplicateCount, conversion: report)
+        try storeErrors { try finishRun(runID, outcome: "ok", reason: nil, sink: sink, records: records, report: archive.conversion) }
+        return ImportResult(runID: runID, newCount: sink.newCount, duplicateCount: sink.duplicateCount, conversion: archive.conversion,
+                            newRoutes: records.newRoutes, duplicateRoutes: records.duplicateRoutes,
+                            newECGs: records.newECGs, duplicateECGs: records.duplicateECGs, archive: archive)
     }
 
-    private func finishRun(_ runID: Int64, outcome: String, reason: String?, sink: StoreImportSink, report: ConversionReport) throws {
+    private func finishRun(_ runID: Int64, outcome: String, reason: String?, sink: StoreImportSink, records: StoreRecordSink,
+                           report: ConversionReport) throws {
         try database.transaction {
             try database.prepare("""
                 UPDATE import_run SET ended_at = ?, outcome = ?, reason = ?, new_count = ?, duplicate_count = ?,
-                    invalid_count = ?, filtered_count = ?, export_date = ?, export_version = ?, locale = ?
+                    invalid_count = ?, filtered_count = ?, export_date = ?, export_version = ?, locale = ?,
+                    new_routes = ?, new_ecgs = ?
                 WHERE id = ?
                 """).run([.int(Self.now), .text(outcome), reason.map { .text($0) } ?? .null,
                           .int(Int64(sink.newCount)), .int(Int64(sink.duplicateCount)),
                           .int(Int64(report.invalidCount)), .int(Int64(report.filteredOut)),
                           report.exportDate.map { .text($0) } ?? .null,
                           report.exportVersion.map { .int(Int64($0)) } ?? .null,
-                          report.locale.map { .text($0) } ?? .null, .int(runID)])
+                          report.locale.map { .text($0) } ?? .null,
+                          .int(Int64(records.newRoutes)), .int(Int64(records.newECGs)), .int(runID)])
             guard outcome == "ok" else { return }
             var facts: [(String, String)] = []
             if let date = report.exportDate { facts.append(("exportDate", date)) }

@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 
 extension StagingStore {
     /// Totals, per type, date range, pending per target, recent imports and uploads, backfill, identity.
@@ -83,11 +84,15 @@ extension StagingStore {
             let factRows = try database.prepare("SELECT key, value FROM export_fact")
             while try factRows.step() { facts[factRows.text(0) ?? ""] = factRows.text(1) ?? "" }
 
-            return StoreStatus(store: path, schemaVersion: StoreSchema.currentVersion,
+            var status = StoreStatus(store: path, schemaVersion: StoreSchema.currentVersion,
                                userId: identity.userId, deviceId: identity.deviceId,
                                metrics: metrics, pending: pending, byType: byType,
                                firstStart: firstStart, lastEnd: lastEnd, targets: targets,
                                imports: imports, uploads: uploads, backfill: backfill, exportFacts: facts)
+            status.routes = Int(try database.scalarInt("SELECT count(*) FROM route") ?? 0)
+            status.routePoints = Int(try database.scalarInt("SELECT coalesce(sum(point_count), 0) FROM route") ?? 0)
+            status.ecgs = Int(try database.scalarInt("SELECT count(*) FROM ecg") ?? 0)
+            return status
         }
     }
 }

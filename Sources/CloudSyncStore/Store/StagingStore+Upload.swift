@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 import Foundation
 
 /// One metric as an upload reads it.

@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 
 /// Writes converted metrics into the store (the `MetricSink` of `cloudsync import`).
 ///

@@ -109,6 +109,54 @@ enum StoreSchema {
             FROM upload_batch GROUP BY target_id;
         UPDATE upload_batch SET run_id = (SELECT r.id FROM upload_run r WHERE r.target_id = upload_batch.target_id);
         """,
+        // 3: the archive's other entries: workout routes (GPX files and inline locations) and ECGs.
+        """
+        -- One row per route; `key` is its file (workout-routes/route_….gpx) or, for a route written
+        -- inline in export.xml, inline:<workout type>:<workout start>. Importing it again adds nothing.
+        CREATE TABLE route (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            file TEXT,
+            workout_type TEXT,
+            workout_start INTEGER,
+            workout_end INTEGER,
+            point_count INTEGER NOT NULL,
+            import_id INTEGER NOT NULL REFERENCES import_run(id)
+        );
+        CREATE INDEX route_workout ON route(workout_start);
+        CREATE TABLE route_point (
+            route_id INTEGER NOT NULL REFERENCES route(id),
+            seq INTEGER NOT NULL,
+            time INTEGER,
+            latitude REAL NOT NULL,
+            longitude REAL NOT NULL,
+            elevation REAL,
+            speed REAL,
+            course REAL,
+            horizontal_accuracy REAL,
+            vertical_accuracy REAL,
+            PRIMARY KEY (route_id, seq)
+        ) WITHOUT ROWID;
+        -- One row per ECG; the voltages as little-endian float64 values.
+        CREATE TABLE ecg (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            recorded_at INTEGER NOT NULL,
+            classification TEXT,
+            symptoms TEXT,
+            sample_rate REAL,
+            lead TEXT,
+            unit TEXT,
+            device TEXT,
+            software_version TEXT,
+            file TEXT,
+            sample_count INTEGER NOT NULL,
+            samples BLOB NOT NULL,
+            import_id INTEGER NOT NULL REFERENCES import_run(id)
+        );
+        ALTER TABLE import_run ADD COLUMN new_routes INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE import_run ADD COLUMN new_ecgs INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -58,6 +58,10 @@ public struct StoreStatus: Sendable, Codable {
     /// Metrics not yet acknowledged by a CloudCare upload (any CloudCare server).
     public var pending: Int
     public var byType: [String: Int]
+    /// Workout routes (with their points) and ECGs.
+    public var routes = 0
+    public var routePoints = 0
+    public var ecgs = 0
     public var firstStart: String?
     public var lastEnd: String?
     public var targets: [Target]

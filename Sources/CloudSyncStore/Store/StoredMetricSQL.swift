@@ -1,4 +1,5 @@
-import CloudSyncCore
+import CloudSyncExport
+import CloudSyncModel
 
 /// SQL shared by every reader of stored metrics (export, aggregate, upload).
 enum StoredMetricSQL {

@@ -1,0 +1,35 @@
+import CloudSyncModel
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+// On Linux the Clang module that owns <sys/stat.h> in this build is one of Foundation's or
+// Dispatch's; the import-visibility check (MemberImportVisibility) wants it named.
+#if canImport(CDispatch)
+import CDispatch
+#endif
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
+
+/// What a file descriptor refers to.
+package enum FileKind {
+    case regular, directory, other
+
+    package init(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { self = .other; return }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        default: self = .other
+        }
+    }
+
+    /// The size of a regular file, without moving its offset.
+    package static func size(of descriptor: Int32) -> Int64? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+}

@@ -1,0 +1,126 @@
+import CloudSyncArchive
+import CloudSyncModel
+import Foundation
+
+/// Streams one export through the whole chain: source (file, zip, stdin) → reader thread
+/// (inflate, DTD removal, control-character filter) → libxml2 SAX → mapping → filter → sink.
+public final class ExportConverter: ExportElementConsumer {
+    public struct Progress: Sendable {
+        public var metrics: Int
+        /// Top-level elements read so far.
+        public var elements: Int
+        public var seconds: Double
+        /// XML bytes parsed, and the XML's size when the input declares it.
+        public var bytes: Int64
+        public var totalBytes: Int64?
+    }
+
+    private let inputPath: String
+    private let filter: MetricFilter
+    private let sink: any MetricSink
+    private let mapper = MetricMapper()
+    private var typeFilter = TypeFilterCache()
+    private var report: ConversionReport
+    private var elementsSinceCheck = 0
+    private var elements = 0
+    private let started = Date()
+
+    /// Called with each mapped metric and each element that is not a metric (for `inspect`).
+    public var observer: (any ConversionObserver)?
+    /// Called about twice a second.
+    public var onProgress: ((Progress) -> Void)?
+    private var lastProgress = Date()
+    private var readProgress: ReadProgress?
+    /// Called with each `Workout` element before it is mapped (the archive reader links routes
+    /// to workouts with it). Nil costs nothing.
+    var workoutTrees: ((ElementTree) throws -> Void)?
+    /// For a zip from a pipe: the other entries to decode as they stream past.
+    var streamed: StreamedEntries?
+    /// Checked between elements; set by a signal handler to stop cleanly.
+    public var shouldStop: @Sendable () -> Bool = { false }
+
+    public init(input path: String, filter: MetricFilter = .all, sink: any MetricSink) {
+        inputPath = path
+        self.filter = filter
+        self.sink = sink
+        report = ConversionReport(input: path == "-" ? "standard input" : path)
+    }
+
+    /// Runs the conversion. Throws `ConversionError` on structural damage, after the sink received
+    /// every metric that came before the damage.
+    @discardableResult
+    public func run() throws -> ConversionReport {
+        var stream = ExportStream(inputPath: inputPath)
+        stream.shouldStop = shouldStop
+        stream.streamed = streamed
+        readProgress = stream.progress
+        do {
+            try stream.run(self)
+        } catch {
+            fillReport(stream.facts)
+            try? sink.abandon()
+            throw error
+        }
+        fillReport(stream.facts)
+        try sink.finish()
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    public var currentReport: ConversionReport { report }
+
+    private func fillReport(_ facts: ExportStream.Facts) {
+        report.entry = facts.source.entryName
+        report.otherFiles = facts.source.otherEntries
+        report.locale = facts.locale
+        report.xmlBytes = facts.xmlBytes
+        report.hadDoctype = facts.hadDoctype
+        report.exportVersion = facts.doctype?.exportVersion
+        report.dtdDefects = facts.doctype?.defects ?? []
+        report.controlCharactersReplaced = facts.controlCharactersReplaced
+        report.elementCounts = facts.elementCounts
+        report.seconds = Date().timeIntervalSince(started)
+    }
+
+    // MARK: ExportElementConsumer
+
+    public func consume(_ tree: ElementTree) throws {
+        elements += 1
+        elementsSinceCheck += 1
+        if elementsSinceCheck >= 4096 {
+            elementsSinceCheck = 0
+            if shouldStop() { throw ConversionError.interrupted }
+            if let onProgress, Date().timeIntervalSince(lastProgress) >= 0.5 {
+                lastProgress = Date()
+                onProgress(Progress(metrics: report.metrics, elements: elements, seconds: Date().timeIntervalSince(started),
+                                    bytes: readProgress?.bytes ?? 0, totalBytes: readProgress?.totalBytes))
+            }
+        }
+        if let workoutTrees, tree.name(tree.root) == .workout { try workoutTrees(tree) }
+        switch mapper.map(tree) {
+        case .metric:
+            let metric = mapper.metric
+            guard typeFilter.accepts(metric.type, filter), filter.acceptsDate(metric.startDate) else {
+                report.filteredOut += 1
+                return
+            }
+            report.metrics += 1
+            try sink.write(metric)
+            observer?.metric(metric)
+        case .invalid(let reason):
+            report.invalid[reason.rawValue, default: 0] += 1
+            if report.firstInvalidLine[reason.rawValue] == nil { report.firstInvalidLine[reason.rawValue] = Int(tree.nodes[0].line) }
+            observer?.invalid(tree, reason)
+        case .notAMetric:
+            if tree.name(tree.root) == .exportDate, let value = tree.value(.value) { report.exportDate = value.string }
+            observer?.element(tree)
+        }
+    }
+}
+
+/// Sees everything a conversion sees (used by `inspect`).
+public protocol ConversionObserver: AnyObject {
+    func metric(_ metric: MappedMetric)
+    func invalid(_ tree: ElementTree, _ reason: InvalidRecordReason)
+    func element(_ tree: ElementTree)
+}

@@ -1,0 +1,102 @@
+import CloudSyncArchive
+import CloudSyncModel
+import Foundation
+
+/// Runs an `ExportByteSource` on its own thread and hands its bytes, DTD removed and forbidden
+/// control characters replaced, to the caller's thread in chunks.
+///
+/// Why a thread: inflating the zip and filtering run beside libxml2's parse instead of before it.
+/// `chunkCount` chunks of `chunkSize` bytes circulate (2 MiB in all), so memory stays flat
+/// whatever the size of the export.
+///
+/// `@unchecked Sendable`: `statistics` and `producerError` are written by the reader thread before
+/// it closes the queue and read by the caller only after `waitUntilClosed`.
+final class ChunkPipeline: @unchecked Sendable {
+    struct Statistics {
+        var doctype: DoctypeReport?
+        var sawDoctype = false
+        var controlCharactersReplaced = 0
+    }
+
+    final class Chunk {
+        let storage: UnsafeMutablePointer<UInt8>
+        let capacity: Int
+        var count = 0
+        init(capacity: Int) {
+            self.capacity = capacity
+            storage = .allocate(capacity: capacity)
+        }
+        deinit { storage.deallocate() }
+    }
+
+    private let source: any ExportByteSource
+    private let queue: HandoffQueue<Chunk>
+    private var producerError: (any Error)?
+    private(set) var statistics = Statistics()
+
+    init(source: any ExportByteSource, chunkSize: Int = 256 << 10, chunkCount: Int = 8) {
+        self.source = source
+        queue = HandoffQueue(items: (0..<chunkCount).map { _ in Chunk(capacity: chunkSize) })
+    }
+
+    /// Calls `consume` on this thread with each chunk, in order. Errors of the source arrive after
+    /// every byte that came before them.
+    func run(_ consume: (ByteText) throws -> Void) throws {
+        let thread = Thread { [self] in produce() }
+        thread.stackSize = 1 << 20
+        thread.start()
+        do {
+            while let chunk = queue.receive() {
+                try consume(ByteText(start: chunk.storage, count: chunk.count))
+                queue.recycle(chunk)
+            }
+        } catch {
+            queue.cancel()
+            queue.waitUntilClosed()
+            throw error
+        }
+        queue.waitUntilClosed()
+        if let producerError { throw producerError }
+    }
+
+    // MARK: Reader thread
+
+    private func produce() {
+        var stripper = DoctypeStripper()
+        var current: Chunk?
+        var replaced = 0
+        func ship(_ chunk: Chunk) {
+            replaced += ControlCharacterFilter.replaceForbidden(
+                in: UnsafeMutableBufferPointer(start: chunk.storage, count: chunk.count))
+            current = nil
+            queue.send(chunk)
+        }
+        func append(_ bytes: ByteText) throws {
+            var offset = 0
+            while offset < bytes.count {
+                if current == nil {
+                    current = try queue.takeFree()
+                    current!.count = 0
+                }
+                let chunk = current!
+                let n = Swift.min(chunk.capacity - chunk.count, bytes.count - offset)
+                (chunk.storage + chunk.count).update(from: bytes.baseAddress! + offset, count: n)
+                chunk.count += n
+                offset += n
+                if chunk.count == chunk.capacity { ship(chunk) }
+            }
+        }
+        do {
+            try source.produce { bytes in try stripper.process(bytes, emit: append) }
+            try stripper.finish(emit: append)
+        } catch is HandoffQueue<Chunk>.Cancelled {
+        } catch {
+            producerError = error
+        }
+        if let last = current, last.count > 0 { ship(last) }
+        statistics.sawDoctype = stripper.sawDoctype
+        statistics.doctype = stripper.sawDoctype ? DoctypeReport(doctypeText: stripper.doctypeText) : nil
+        statistics.controlCharactersReplaced = replaced
+        queue.close()
+    }
+}

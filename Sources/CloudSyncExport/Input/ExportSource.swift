@@ -1,0 +1,86 @@
+import CloudSyncArchive
+import CloudSyncModel
+import Foundation
+import Glibc
+/// Where the export's XML bytes come from, and what else the input holds.
+public struct ExportSourceInfo: Sendable {
+    /// The input as the user named it (`export.zip`, `-` shown as "standard input").
+    public var inputName: String
+    /// The zip entry holding the export, when the input is a zip.
+    public var entryName: String?
+    /// The other files of the zip (routes, ECGs, clinical records, export_cda.xml…).
+    public var otherEntries: [String] = []
+    /// The export's XML size when known before reading it (a file, a seekable zip's directory).
+    public var expectedBytes: Int64?
+    public var isZip: Bool { entryName != nil }
+}
+
+/// Produces the export's XML bytes, in order, in chunks of any size.
+protocol ExportByteSource: AnyObject {
+    var info: ExportSourceInfo { get }
+    /// Calls `emit` with consecutive chunks of the XML; throws `ConversionError` on damage.
+    func produce(_ emit: (ByteText) throws -> Void) throws
+}
+
+public enum ExportSources {
+    static let zipMagic: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+    static let emptyZipMagic: [UInt8] = [0x50, 0x4B, 0x05, 0x06]
+
+    /// Opens `path` (`-` for standard input) and tells zip from XML by the first bytes.
+    static func open(_ path: String, shouldStop: @escaping @Sendable () -> Bool = { false },
+                     streamed: StreamedEntries? = nil) throws -> any ExportByteSource {
+        let isStdin = path == "-"
+        let name = isStdin ? "standard input" : path
+        let fd = isStdin ? STDIN_FILENO : Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ConversionError.unreadable(name, String(cString: strerror(errno))) }
+        let kind = FileKind(descriptor: fd)
+        if kind == .directory { throw ConversionError.unreadable(name, "is a directory") }
+        let reader = FileReader(descriptor: fd, name: name, owns: !isStdin)
+        if kind != .regular { reader.waitsInterruptibly(shouldStop) }
+        let prefix = try reader.peek(4)
+        if prefix.isEmpty { throw ConversionError.notAnExport(name, "the input is empty") }
+        if prefix == emptyZipMagic { throw ConversionError.notAnExport(name, "the zip archive is empty") }
+        guard prefix == zipMagic else {
+            // fstat, not lseek: the reader goes on reading sequentially from the current offset.
+            return PlainXMLSource(reader: reader, size: kind == .regular ? FileKind.size(of: fd) : nil)
+        }
+        if kind == .regular {
+            // A seekable zip: read it through its central directory.
+            let size = lseek(fd, 0, SEEK_END)
+            guard size >= 0 else { throw ConversionError.unreadable(name, String(cString: strerror(errno))) }
+            return try ZipArchiveSource(file: reader, descriptor: fd, fileSize: Int64(size))
+        }
+        return try StreamingZipSource(reader: reader, streamed: streamed)
+    }
+
+    /// True when the first bytes of a file declare an Apple Health export.
+    static func declaresHealthData(_ head: ByteText) -> Bool {
+        head.contains("<!DOCTYPE HealthData") || head.contains("<HealthData")
+    }
+
+    /// Zip entries that cannot be the main export, whatever their content.
+    static func isCandidateEntry(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        let last = lower.split(separator: "/").last.map(String.init) ?? lower
+        return !lower.hasSuffix("/") && !lower.hasPrefix("__macosx/") && !lower.contains("/__macosx/")
+            && lower.hasSuffix(".xml") && last != "export_cda.xml" && !last.hasPrefix("._")
+    }
+
+    /// How many leading bytes of an entry are read to recognise the export.
+    static let sniffLength = 4096
+}
+
+/// An uncompressed export.xml (a file or standard input).
+final class PlainXMLSource: ExportByteSource {
+    let info: ExportSourceInfo
+    private let reader: FileReader
+
+    init(reader: FileReader, size: Int64?) {
+        self.reader = reader
+        info = ExportSourceInfo(inputName: reader.name, expectedBytes: size)
+    }
+
+    func produce(_ emit: (ByteText) throws -> Void) throws {
+        while let chunk = try reader.next() { try emit(chunk) }
+    }
+}

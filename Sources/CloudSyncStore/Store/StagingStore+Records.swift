@@ -1,0 +1,58 @@
+import CloudSyncExport
+import CloudSyncModel
+
+extension StagingStore {
+    /// Sends the stored routes, in import order, to `sink` (JSONL points, GeoJSON). `filter`'s
+    /// dates apply to a route's first point (or its workout's start).
+    @discardableResult
+    public func exportRoutes(filter: MetricFilter = .all, to sink: any RecordSink) throws -> Int {
+        try storeErrors {
+            let routes = try database.prepare("SELECT id, file, workout_type, workout_start, workout_end FROM route ORDER BY id")
+            let points = try database.prepare("""
+                SELECT time, latitude, longitude, elevation, speed, course, horizontal_accuracy, vertical_accuracy
+                FROM route_point WHERE route_id = ? ORDER BY seq
+                """)
+            var count = 0
+            while try routes.step() {
+                var route = Route(file: routes.text(1), workoutType: routes.text(2), workoutStart: routes.optionalInt64(3),
+                                  workoutEnd: routes.optionalInt64(4), points: [])
+                points.bind(1, routes.int64(0))
+                while try points.step() {
+                    route.points.append(RoutePoint(time: points.optionalInt64(0), latitude: points.double(1), longitude: points.double(2),
+                                                   elevation: points.optionalDouble(3), speed: points.optionalDouble(4),
+                                                   course: points.optionalDouble(5), horizontalAccuracy: points.optionalDouble(6),
+                                                   verticalAccuracy: points.optionalDouble(7)))
+                }
+                points.reset()
+                if let start = route.points.first?.time ?? route.workoutStart, !filter.acceptsDate(start) { continue }
+                try sink.write(route)
+                count += 1
+            }
+            try sink.finish()
+            return count
+        }
+    }
+
+    /// Sends the stored ECGs, in import order, to `sink`.
+    @discardableResult
+    public func exportECGs(filter: MetricFilter = .all, to sink: any RecordSink) throws -> Int {
+        try storeErrors {
+            let rows = try database.prepare("""
+                SELECT recorded_at, classification, symptoms, sample_rate, lead, unit, device, software_version, file, samples
+                FROM ecg ORDER BY id
+                """)
+            var count = 0
+            while try rows.step() {
+                let ecg = ECGRecording(recordedAt: rows.int64(0), classification: rows.text(1), symptoms: rows.text(2),
+                                       sampleRateHz: rows.optionalDouble(3), lead: rows.text(4), unit: rows.text(5),
+                                       device: rows.text(6), softwareVersion: rows.text(7), file: rows.text(8),
+                                       samples: ECGSamples.decoded(rows.blob(9)))
+                guard filter.acceptsDate(ecg.recordedAt) else { continue }
+                try sink.write(ecg)
+                count += 1
+            }
+            try sink.finish()
+            return count
+        }
+    }
+}

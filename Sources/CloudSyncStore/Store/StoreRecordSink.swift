@@ -1,0 +1,128 @@
+import CloudSyncExport
+import CloudSyncModel
+
+/// Writes routes and ECGs into the store (the `RecordSink` of `cloudsync import`), idempotently by
+/// their key. Inside a transaction already open (the metrics' one, for inline routes) it only
+/// inserts; otherwise it opens its own and commits every `commitEvery` records, so that a killed
+/// import keeps what it committed, a route always with all its points.
+final class StoreRecordSink: RecordSink {
+    private let database: SQLiteDatabase
+    private let runID: Int64
+    private let insertRoute, insertPoint, insertECG: SQLiteStatement
+    private let commitEvery: Int
+    private var ownsTransaction = false
+    private var sinceCommit = 0
+    private(set) var newRoutes = 0
+    private(set) var duplicateRoutes = 0
+    private(set) var newECGs = 0
+    private(set) var duplicateECGs = 0
+
+    init(database: SQLiteDatabase, runID: Int64, commitEvery: Int = 200) throws {
+        self.database = database
+        self.runID = runID
+        self.commitEvery = commitEvery
+        insertRoute = try database.prepare("""
+            INSERT OR IGNORE INTO route(key, file, workout_type, workout_start, workout_end, point_count, import_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertPoint = try database.prepare("""
+            INSERT INTO route_point(route_id, seq, time, latitude, longitude, elevation, speed, course,
+                                    horizontal_accuracy, vertical_accuracy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertECG = try database.prepare("""
+            INSERT OR IGNORE INTO ecg(key, recorded_at, classification, symptoms, sample_rate, lead, unit, device,
+                                      software_version, file, sample_count, samples, import_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+    }
+
+    func write(_ route: Route) throws {
+        try beginIfNeeded()
+        insertRoute.bind(1, route.key)
+        insertRoute.bind(2, route.file)
+        insertRoute.bind(3, route.workoutType)
+        if let start = route.workoutStart { insertRoute.bind(4, start) } else { insertRoute.bindNull(4) }
+        if let end = route.workoutEnd { insertRoute.bind(5, end) } else { insertRoute.bindNull(5) }
+        insertRoute.bind(6, Int64(route.points.count))
+        insertRoute.bind(7, runID)
+        try insertRoute.step()
+        insertRoute.reset()
+        guard database.changes > 0 else { duplicateRoutes += 1; return }
+        let routeID = database.lastInsertRowID
+        for (seq, point) in route.points.enumerated() {
+            insertPoint.bind(1, routeID)
+            insertPoint.bind(2, Int64(seq))
+            if let time = point.time { insertPoint.bind(3, time) } else { insertPoint.bindNull(3) }
+            insertPoint.bind(4, point.latitude)
+            insertPoint.bind(5, point.longitude)
+            insertPoint.bind(6, point.elevation)
+            insertPoint.bind(7, point.speed)
+            insertPoint.bind(8, point.course)
+            insertPoint.bind(9, point.horizontalAccuracy)
+            insertPoint.bind(10, point.verticalAccuracy)
+            try insertPoint.step()
+            insertPoint.reset()
+        }
+        newRoutes += 1
+        try commitIfDue()
+    }
+
+    func write(_ ecg: ECGRecording) throws {
+        try beginIfNeeded()
+        insertECG.bind(1, ecg.key)
+        insertECG.bind(2, ecg.recordedAt)
+        insertECG.bind(3, ecg.classification)
+        insertECG.bind(4, ecg.symptoms)
+        insertECG.bind(5, ecg.sampleRateHz)
+        insertECG.bind(6, ecg.lead)
+        insertECG.bind(7, ecg.unit)
+        insertECG.bind(8, ecg.device)
+        insertECG.bind(9, ecg.softwareVersion)
+        insertECG.bind(10, ecg.file)
+        insertECG.bind(11, Int64(ecg.samples.count))
+        ECGSamples.encoded(ecg.samples) { insertECG.bind(12, blob: $0) }
+        insertECG.bind(13, runID)
+        try insertECG.step()
+        insertECG.reset()
+        if database.changes > 0 { newECGs += 1 } else { duplicateECGs += 1 }
+        try commitIfDue()
+    }
+
+    func finish() throws {
+        if ownsTransaction { try commit() }
+    }
+
+    /// Stopped early: keep what was written.
+    func abandon() throws { try finish() }
+
+    private func beginIfNeeded() throws {
+        guard !database.isInTransaction else { return }
+        try database.execute("BEGIN IMMEDIATE")
+        ownsTransaction = true
+    }
+
+    private func commitIfDue() throws {
+        sinceCommit += 1
+        if ownsTransaction && sinceCommit >= commitEvery { try commit() }
+    }
+
+    private func commit() throws {
+        try database.prepare("UPDATE import_run SET new_routes = ?, new_ecgs = ? WHERE id = ?")
+            .run([.int(Int64(newRoutes)), .int(Int64(newECGs)), .int(runID)])
+        try database.execute("COMMIT")
+        ownsTransaction = false
+        sinceCommit = 0
+    }
+}
+
+/// ECG voltages as stored: little-endian float64, exactly the values read.
+enum ECGSamples {
+    static func encoded<R>(_ samples: [Double], _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let bits = samples.map { $0.bitPattern.littleEndian }
+        return bits.withUnsafeBytes(body)
+    }
+
+    static func decoded(_ bytes: UnsafeRawBufferPointer) -> [Double] {
+        (0..<bytes.count / 8).map { Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self))) }
+    }
+}

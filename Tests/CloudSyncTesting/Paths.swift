@@ -1,0 +1,28 @@
+import Foundation
+
+/// Paths of the repository, its samples and the shared corpus (which tests skip, saying so through
+/// the test runner, when it is absent).
+public enum Paths {
+    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let samples = repository.appendingPathComponent("samples")
+    public static let sampleZip = samples.appendingPathComponent("export.zip").path
+    public static let sampleXML = samples.appendingPathComponent("export.xml").path
+    public static let corpus = repository.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    public static var corpusExists: Bool { FileManager.default.fileExists(atPath: corpus.path) }
+}
+
+/// A fresh temporary directory per test.
+public func makeTemporaryDirectory(_ name: String = #function) throws -> URL {
+    let safe = name.filter { $0.isLetter || $0.isNumber }
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("cloudsync-tests-\(safe)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// Writes `text` to a new file and returns its path.
+public func writeFile(_ text: String, named name: String = "export.xml", in directory: URL? = nil) throws -> String {
+    let dir = try directory ?? makeTemporaryDirectory()
+    let url = dir.appendingPathComponent(name)
+    try Data(text.utf8).write(to: url)
+    return url.path
+}
