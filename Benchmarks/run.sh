@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CloudSync benchmark: one run measures everything and says PASS or FAIL against the targets.
 #
-#   Benchmarks/run.sh [--size-mb N] [--small-mb N] [--runs N] [--no-build]
+#   Benchmarks/run.sh [--size-mb N] [--small-mb N] [--runs N] [--no-build] [--no-peers]
 #
 # 1. swift build -c release
 # 2. generates (once, cached in $BENCH_DIR/SIZE) an export of --size-mb (default 1024) and a --small-mb
@@ -14,6 +14,11 @@
 #    $BENCH_DIR) on the same 100 MB export
 #
 # 6. times `cloudsync upload` of that 100 MB export's store to a local `cloudsync serve` (metrics/s)
+#    (--no-peers skips 5 and 6)
+#
+# The generated zip also holds one GPX route per outdoor workout (a point per second) and ECG CSVs, in
+# Apple's layout: `convert --kind routes` is timed in points/s and MB/s of GPX, and `import` reads the
+# whole archive (metrics, routes, ECGs).
 #
 # Targets: convert (zip) <= 1.5x the floor, peak RSS <= 64 MiB; import (zip) <= 3x the floor, peak RSS
 # <= 160 MiB; import >= 20x faster than healthkit-to-sqlite. Exit status 0 = PASS, 1 = FAIL, 2 = could not run.
@@ -26,7 +31,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 BENCH_DIR="${BENCH_DIR:-/tmp/cloudsync-bench}"
 CLOUDSYNC="${CLOUDSYNC:-$ROOT/.build/release/cloudsync}"
-SIZE_MB=1024 SMALL_MB=256 RUNS=2 BUILD=1 SEED=1
+SIZE_MB=1024 SMALL_MB=256 RUNS=2 BUILD=1 SEED=1 PEERS=1
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 while (($#)); do
@@ -35,6 +40,7 @@ while (($#)); do
         --small-mb) SMALL_MB="${2:?}"; shift 2 ;;
         --runs) RUNS="${2:?}"; shift 2 ;;
         --no-build) BUILD=0; shift ;;
+        --no-peers) PEERS=0; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument: $1 (try --help)" ;;
     esac
@@ -260,16 +266,28 @@ measure_upload() {
 measure "floor (xml)" "$FLOOR" "{dir}/export.xml"
 measure --max-ratio 1.5 --max-rss 64 "convert (zip)" "$CLOUDSYNC" convert "{dir}/export.zip" --output /dev/null
 measure --max-rss 64 "convert (xml)" "$CLOUDSYNC" convert "{dir}/export.xml" --output /dev/null
+measure --max-rss 64 "convert routes (zip)" "$CLOUDSYNC" convert "{dir}/export.zip" --kind routes --output /dev/null
 # A fresh store for every run: the import of a whole export, not a re-import.
 measure --max-ratio 3 --max-rss 160 "import (zip)" \
     bash -c 'rm -f "$1".store*; exec "$0" import "$1" --store "$1.store" --quiet' "$CLOUDSYNC" "{dir}/export.zip"
 measure --max-rss 160 "re-import (zip)" "$CLOUDSYNC" import "{dir}/export.zip" --store "{dir}/export.zip.store" --quiet
 COMPARISON=""
-compare_with_healthkit_to_sqlite
 UPLOAD=""
-measure_upload
+if ((PEERS)); then
+    compare_with_healthkit_to_sqlite
+    measure_upload
+fi
 
 report
+# Routes: points and MB of GPX per second of `convert --kind routes` (which also reads export.xml for the
+# workouts the routes belong to).
+if [[ -n "${SECS[convert routes (zip)@$SIZE_MB]:-}" ]]; then
+    awk -v s="${SECS[convert routes (zip)@$SIZE_MB]}" \
+        -v p="$(json "$BENCH_DIR/$SIZE_MB/counts.json" 'route_points')" \
+        -v b="$(json "$BENCH_DIR/$SIZE_MB/counts.json" 'gpx_bytes')" \
+        -v n="$(json "$BENCH_DIR/$SIZE_MB/counts.json" 'len(route_files)')" \
+        'BEGIN { printf "convert --kind routes: %d routes, %d points, %.0f MiB of GPX in %.2f s: %.0f points/s, %.1f MiB/s of GPX\n", n, p, b / 1048576, s, p / s, b / 1048576 / s }'
+fi
 [[ -n "$COMPARISON" ]] && echo "$COMPARISON"
 [[ -n "$UPLOAD" ]] && printf '%s' "$UPLOAD"
 exit "$FAIL"

@@ -1,0 +1,174 @@
+import CloudSyncExport
+import CloudSyncModel
+@testable import CloudSyncStore
+import CloudSyncTesting
+import Foundation
+import Testing
+import ZIPFoundation
+
+/// Issue 10 through the binary: `convert --kind routes|ecg`, GeoJSON as RFC 7946 says, JSON Lines
+/// read back by Python, convert → import → export giving the same lines, and a store of an older
+/// schema upgraded in place.
+@Suite struct ArchiveKindsCLITests {
+    static let gpx = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="Apple Health Export" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+        <trkpt lon="-73.985100" lat="40.758900"><ele>10.2</ele><time>2024-11-02T23:00:05Z</time><extensions><speed>2.8</speed><course>180</course><hAcc>4</hAcc><vAcc>3</vAcc></extensions></trkpt>
+        <trkpt lon="-73.985200" lat="40.759000"><ele>10.4</ele><time>2024-11-02T23:00:06Z</time><extensions><speed>2.9</speed><course>181</course><hAcc>4</hAcc><vAcc>3</vAcc></extensions></trkpt>
+        </trkseg></trk></gpx>
+        """
+    static let ecg = "Name,Zoë\nRecorded Date,2024-11-02 08:00:00 +0100\nClassification,Sinus Rhythm\nSymptoms,\n"
+        + "Software Version,2\nDevice,\"Watch7,2\"\nSample Rate,512 hertz\n\n\nLead,Lead I\nUnit,µV\n\n-12.5\n3.25\n100\n"
+
+    /// The sample's export.xml with a GPX route and an ECG beside it, as Apple lays them out.
+    func archive() throws -> String {
+        let xml = try Data(contentsOf: URL(fileURLWithPath: Paths.sampleXML))
+        let dir = try makeTemporaryDirectory()
+        let url = dir.appendingPathComponent("export.zip")
+        let zip = try Archive(url: url, accessMode: .create)
+        for (path, data) in [("apple_health_export/export.xml", xml),
+                             ("apple_health_export/workout-routes/route_2024-11-02_6.30pm.gpx", Data(Self.gpx.utf8)),
+                             ("apple_health_export/electrocardiograms/ecg_2024-11-02.csv", Data(Self.ecg.utf8))] {
+            try zip.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
+                data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        return url.path
+    }
+
+    /// Python's json module reads every line back (an independent JSON parser).
+    func python(_ script: String, stdin: Data) throws -> String {
+        let result = try CLI.run(["python3", "-c", script], stdinBytes: stdin, tool: "/usr/bin/env")
+        #expect(result.status == 0, "\(result.stderr)")
+        return String(decoding: result.stdout, as: UTF8.self)
+    }
+
+    @Test func routesAsJSONLinesAndGeoJSONAndECGsAsJSONLines() throws {
+        let input = try archive()
+        let routes = try CLI.run(["convert", input, "--kind", "routes"])
+        #expect(routes.status == 0, "\(routes.stderr)")
+        #expect(routes.stderr.contains("2 routes (3 points)"))
+        let keys = try python("""
+            import json, sys
+            rows = [json.loads(line) for line in sys.stdin]
+            print(len(rows)); print(",".join(rows[0].keys()))
+            gpx = [r for r in rows if r["file"]]
+            print(gpx[0]["workoutType"], gpx[0]["time"], gpx[-1]["latitude"], gpx[-1]["longitude"], gpx[-1]["speed"])
+            """, stdin: routes.stdout)
+        #expect(keys == """
+            3
+            workoutType,workoutStart,file,time,latitude,longitude,elevation,speed,course,horizontalAccuracy,verticalAccuracy
+            HKWorkoutActivityTypeRunning 2024-11-02T23:00:05Z 40.759 -73.9852 2.9
+
+            """)
+
+        let geojson = try CLI.run(["convert", input, "--kind", "routes", "--format", "geojson"])
+        #expect(geojson.status == 0)
+        // RFC 7946: a FeatureCollection of Features; a LineString's coordinates are positions of two
+        // or three numbers, longitude first, latitude second, within range.
+        let collection = try #require(try JSONSerialization.jsonObject(with: geojson.stdout) as? [String: Any])
+        #expect(collection["type"] as? String == "FeatureCollection")
+        let features = try #require(collection["features"] as? [[String: Any]])
+        #expect(features.count == 2)
+        for feature in features {
+            #expect(feature["type"] as? String == "Feature")
+            let geometry = try #require(feature["geometry"] as? [String: Any])
+            #expect(["LineString", "Point"].contains(geometry["type"] as? String ?? ""))
+            let positions = geometry["type"] as? String == "Point" ? [geometry["coordinates"] as? [Double] ?? []]
+                : (geometry["coordinates"] as? [[Double]] ?? [])
+            for position in positions {
+                #expect((2...3).contains(position.count))
+                #expect((-180...180).contains(position[0]) && (-90...90).contains(position[1]))
+            }
+            #expect(feature["properties"] is [String: Any])
+        }
+        let line = try #require(features.first { ($0["properties"] as? [String: Any])?["file"] is String })
+        #expect((line["geometry"] as? [String: Any])?["coordinates"] as? [[Double]] == [[-73.9851, 40.7589, 10.2], [-73.9852, 40.759, 10.4]])
+        #expect((line["properties"] as? [String: Any])?["points"] as? Int == 2)
+
+        let ecg = try CLI.run(["convert", input, "--kind", "ecg"])
+        #expect(ecg.status == 0)
+        let read = try python("""
+            import json, sys
+            for line in sys.stdin:
+                r = json.loads(line); print(r["recordedAt"], r["sampleRateHz"], r["samples"], r["device"], r["unit"])
+            """, stdin: ecg.stdout)
+        #expect(read == "2024-11-02T07:00:00Z 512 [-12.5, 3.25, 100] Watch7,2 µV\n")
+        // Metrics are unchanged by the other kinds: the default output is today's, byte for byte.
+        #expect(try CLI.run(["convert", input]).stdout == CLI.run(["convert", Paths.sampleZip]).stdout)
+    }
+
+    @Test(arguments: [["--kind", "routes"], ["--kind", "routes", "--format", "geojson"], ["--kind", "ecg"], []])
+    func convertImportExportGiveTheSameLines(_ kind: [String]) throws {
+        let input = try archive()
+        let store = try makeTemporaryDirectory().appendingPathComponent("staging.sqlite").path
+        let converted = try CLI.run(["convert", input] + kind)
+        let imported = try CLI.run(["import", input, "--store", store])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stderr.contains("2 routes new") && imported.stderr.contains("1 ECG new"))
+        let again = try CLI.run(["import", input, "--store", store])
+        #expect(again.stderr.contains("0 routes new (2 already there)") && again.stderr.contains("0 ECGs new (1 already there)"))
+        let exported = try CLI.run(["export", "--store", store] + kind)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        if kind.isEmpty {
+            // The store orders metrics by startDate; compare as sets of lines.
+            #expect(Set(converted.lines) == Set(exported.lines))
+        } else {
+            #expect(converted.stdout == exported.stdout)
+        }
+        let status = try CLI.run(["status", "--store", store, "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])
+        #expect(json["routes"] as? Int == 2 && json["routePoints"] as? Int == 3 && json["ecgs"] as? Int == 1)
+    }
+
+    @Test func inspectCountsEveryKindAndNamesWhatItDidNotRecognise() throws {
+        let input = try archive()
+        let zip = try Archive(url: URL(fileURLWithPath: input), accessMode: .update)
+        let junk = Data("not a health file".utf8)
+        try zip.addEntry(with: "apple_health_export/notes.txt", type: .file, uncompressedSize: Int64(junk.count)) { position, size in
+            junk.subdata(in: Int(position)..<Int(position) + size)
+        }
+        let result = try CLI.run(["inspect", input, "--json"])
+        #expect(result.status == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        #expect(report["routes"] as? Int == 2 && report["routePoints"] as? Int == 3)
+        #expect(report["ecgs"] as? Int == 1 && report["ecgSamples"] as? Int == 3)
+        #expect(report["unrecognisedEntries"] as? [String] == ["apple_health_export/notes.txt"])
+    }
+
+    /// A store written by the schema before routes existed (version 1, as the last release wrote it),
+    /// upgraded in place on first use: every row kept, then routes and ECGs added.
+    @Test(arguments: [1, 2])
+    func anOlderStoreIsUpgradedInPlaceWithoutLosingARow(version: Int) throws {
+        let store = try makeTemporaryDirectory().appendingPathComponent("staging.sqlite").path
+        do {
+            let database = try SQLiteDatabase(path: store, mode: .readWrite)
+            for step in 0..<version { try database.execute(StoreSchema.migrations[step]) }
+            try database.execute("PRAGMA user_version = \(version)")
+            try database.execute("""
+                INSERT INTO import_run(id, input, started_at, outcome) VALUES (1, 'old.zip', 1700000000, 'ok');
+                INSERT INTO metric_type(id, name) VALUES (1, 'HKQuantityTypeIdentifierHeartRate');
+                INSERT INTO source(id, name) VALUES (1, 'Watch');
+                INSERT INTO unit(id, name) VALUES (1, 'bpm');
+                INSERT INTO device(id, name) VALUES (1, 'Apple Watch');
+                INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id)
+                    VALUES (1, 1700000000, 1700000000, 1, 61, 1, 1, 1), (1, 1700000060, 1700000060, 1, 62, 1, 1, 1);
+                INSERT INTO upload_target(id, target, server) VALUES (1, 'cloudcare', 'http://old');
+                INSERT INTO upload_ack(target_id, metric_id) VALUES (1, 1);
+                INSERT INTO upload_batch(target_id, at, count, success) VALUES (1, 1700000100, 1, 1);
+                """)
+        }
+        let result = try CLI.run(["import", try archive(), "--store", store])
+        #expect(result.status == 0, "\(result.stderr)")
+        let upgraded = try StagingStore(path: store, access: .read)
+        let status = try upgraded.status()
+        #expect(status.schemaVersion == StoreSchema.currentVersion)
+        #expect(status.metrics == 26)                       // the two old rows and the sample's 24
+        #expect(status.routes == 2 && status.ecgs == 1)
+        #expect(status.targets.first?.acknowledged == 1)
+        if version == 1 {
+            #expect(status.uploads.count == 1 && status.uploads.first?.sent == 1)   // the old batch, as one run
+        }
+        #expect(try upgraded.integrityCheck() == "ok")
+    }
+}
