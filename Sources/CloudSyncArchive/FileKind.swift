@@ -26,6 +26,17 @@ package enum FileKind {
         }
     }
 
+    /// What `path` refers to, without opening it (opening a FIFO would wait for a writer).
+    package init(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { self = .other; return }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        default: self = .other
+        }
+    }
+
     /// The size of a regular file, without moving its offset.
     package static func size(of descriptor: Int32) -> Int64? {
         var info = stat()

@@ -15,8 +15,7 @@ package final class SeekableZip {
     package init?(path: String) throws {
         // stat before open: opening a FIFO would block until a writer comes, and closing it again
         // would lose what the writer sent.
-        var info = stat()
-        guard path != "-", stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard path != "-", FileKind(path: path) == .regular else { return nil }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         var magic = [UInt8](repeating: 0, count: 4)
