@@ -18,19 +18,17 @@ package enum FileKind {
 
     package init(descriptor: Int32) {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { self = .other; return }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: self = .regular
-        case S_IFDIR: self = .directory
-        default: self = .other
-        }
+        self.init(mode: fstat(descriptor, &info) == 0 ? info.st_mode : nil)
     }
 
     /// What `path` refers to, without opening it (opening a FIFO would wait for a writer).
     package init(path: String) {
         var info = stat()
-        guard stat(path, &info) == 0 else { self = .other; return }
-        switch info.st_mode & S_IFMT {
+        self.init(mode: stat(path, &info) == 0 ? info.st_mode : nil)
+    }
+
+    private init(mode: mode_t?) {
+        switch (mode ?? 0) & S_IFMT {
         case S_IFREG: self = .regular
         case S_IFDIR: self = .directory
         default: self = .other

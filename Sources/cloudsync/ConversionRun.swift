@@ -22,8 +22,7 @@ func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, qu
     converter.observer = observer
     let progress = ProgressLine()
     converter.onProgress = progress.show
-    converter.shouldStop = { StopSignal.received }
-    StopSignal.install()
+    converter.shouldStop = StopSignal.installed()
     do {
         let report = try converter.run()
         progress.clear()
@@ -54,8 +53,7 @@ func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, re
     converter.observer = observer
     let progress = ProgressLine()
     converter.onProgress = progress.show
-    converter.shouldStop = { StopSignal.received }
-    StopSignal.install()
+    converter.shouldStop = StopSignal.installed()
     do {
         let report = try converter.run()
         progress.clear()

@@ -17,6 +17,12 @@ enum StopSignal {
         }
     }
 
+    /// Installs the handlers and gives the check that a run polls.
+    static func installed() -> @Sendable () -> Bool {
+        install()
+        return { received }
+    }
+
     /// Unblocks SIGINT and SIGTERM on this thread. Why: a parent may start cloudsync with them
     /// blocked (Foundation's `Process` on Linux spawns children with almost every signal blocked),
     /// and a blocked signal stays pending for ever, so Ctrl-C and `kill` would never stop a run.
