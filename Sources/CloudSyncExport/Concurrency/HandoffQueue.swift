@@ -12,10 +12,10 @@ final class HandoffQueue<Item: AnyObject>: @unchecked Sendable {
     struct Cancelled: Error {}
 
     private let condition = NSCondition()
-    private var free: [Item]
-    private var filled: [Item] = []
-    private var closed = false
-    private var cancelled = false
+    @exclusivity(unchecked) private var free: [Item]
+    @exclusivity(unchecked) private var filled: [Item] = []
+    @exclusivity(unchecked) private var closed = false
+    @exclusivity(unchecked) private var cancelled = false
 
     init(items: [Item]) { free = items }
 

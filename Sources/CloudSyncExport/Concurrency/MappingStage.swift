@@ -28,14 +28,14 @@ final class MappingStage: ElementTreeHandoff, @unchecked Sendable {
 
     private let consumer: any ExportElementConsumer
     private let queue: HandoffQueue<Batch>
-    private var current: Batch
+    @exclusivity(unchecked) private var current: Batch
     /// Bytes held by the trees of `current`.
-    private var currentBytes = 0
+    @exclusivity(unchecked) private var currentBytes = 0
     private let batchBytes: Int
     private let done = DispatchSemaphore(value: 0)
     private let failureLock = NSLock()
-    private var failure: (any Error)?
-    private var finished = false
+    @exclusivity(unchecked) private var failure: (any Error)?
+    @exclusivity(unchecked) private var finished = false
 
     init(consumer: any ExportElementConsumer, batchSize: Int = 256, batchCount: Int = 3, batchBytes: Int = 8 << 20) {
         self.consumer = consumer

@@ -19,23 +19,23 @@ public final class ExportConverter: ExportElementConsumer {
     private let filter: MetricFilter
     private let sink: any MetricSink
     private let mapper = MetricMapper()
-    private var typeFilter = TypeFilterCache()
-    private var report: ConversionReport
-    private var elementsSinceCheck = 0
-    private var elements = 0
+    @exclusivity(unchecked) private var typeFilter = TypeFilterCache()
+    @exclusivity(unchecked) private var report: ConversionReport
+    @exclusivity(unchecked) private var elementsSinceCheck = 0
+    @exclusivity(unchecked) private var elements = 0
     private let started = Date()
 
     /// Called with each mapped metric and each element that is not a metric (for `inspect`).
-    public var observer: (any ConversionObserver)?
+    @exclusivity(unchecked) public var observer: (any ConversionObserver)?
     /// Called about twice a second.
-    public var onProgress: ((Progress) -> Void)?
-    private var lastProgress = Date()
-    private var readProgress: ReadProgress?
+    @exclusivity(unchecked) public var onProgress: ((Progress) -> Void)?
+    @exclusivity(unchecked) private var lastProgress = Date()
+    @exclusivity(unchecked) private var readProgress: ReadProgress?
     /// Called with each `Workout` element before it is mapped (the archive reader links routes
     /// to workouts with it). Nil costs nothing.
-    var workoutTrees: ((ElementTree) throws -> Void)?
+    @exclusivity(unchecked) var workoutTrees: ((ElementTree) throws -> Void)?
     /// For a zip from a pipe: the other entries to decode as they stream past.
-    var streamed: StreamedEntries?
+    @exclusivity(unchecked) var streamed: StreamedEntries?
     /// Checked between elements; set by a signal handler to stop cleanly.
     public var shouldStop: @Sendable () -> Bool = { false }
 

@@ -31,8 +31,8 @@ final class ChunkPipeline: @unchecked Sendable {
 
     private let source: any ExportByteSource
     private let queue: HandoffQueue<Chunk>
-    private var producerError: (any Error)?
-    private(set) var statistics = Statistics()
+    @exclusivity(unchecked) private var producerError: (any Error)?
+    @exclusivity(unchecked) private(set) var statistics = Statistics()
 
     init(source: any ExportByteSource, chunkSize: Int = 256 << 10, chunkCount: Int = 8) {
         self.source = source

@@ -13,9 +13,9 @@ public final class MetricMapper {
         case notAMetric
     }
 
-    public private(set) var metric = MappedMetric()
-    private var scratch = ByteBuffer(capacity: 64 << 10)
-    private var unitCache = UnitCache()
+    @exclusivity(unchecked) public private(set) var metric = MappedMetric()
+    @exclusivity(unchecked) private var scratch = ByteBuffer(capacity: 64 << 10)
+    @exclusivity(unchecked) private var unitCache = UnitCache()
 
     public init() {}
 

@@ -36,10 +36,10 @@ public final class ElementTree {
     static let retainedNodes = 1 << 14
 
     public internal(set) var nodes: [Node] = []
-    var attributes: [Attribute] = []
-    var arena = ByteBuffer(capacity: 2048)
+    @exclusivity(unchecked) var attributes: [Attribute] = []
+    @exclusivity(unchecked) var arena = ByteBuffer(capacity: 2048)
     /// Names of elements outside the DTD, by node index (rare).
-    var unknownNames: [Int: String] = [:]
+    @exclusivity(unchecked) var unknownNames: [Int: String] = [:]
 
     /// Starts small: hundreds of trees circulate between the parser and the mapping thread, and
     /// each grows to the largest element it held.

@@ -31,27 +31,27 @@ private final class DirectHandoff: ElementTreeHandoff {
 /// nowhere to store an entity declaration or build a document tree.
 public final class ExportParser {
     /// Nesting below the top-level element that is still copied into the tree (libxml2 stops at 256).
-    public private(set) var rootName: String?
+    @exclusivity(unchecked) public private(set) var rootName: String?
     /// `HealthData`'s `locale` attribute.
-    public private(set) var locale: String?
+    @exclusivity(unchecked) public private(set) var locale: String?
     /// How many elements of each kind were seen, nested ones included (for `inspect`).
     public var elementCounts: [Int] { Array(UnsafeBufferPointer(start: counts, count: ElementName.allCases.count)) }
     private let counts = UnsafeMutablePointer<Int>.allocate(capacity: ElementName.allCases.count)
     /// Element names outside the export DTD, with counts; past `maximumUnknownNames` distinct
     /// names, the rest are counted under `otherUnknownName` so a hostile file cannot grow this.
-    public private(set) var unknownElements: [String: Int] = [:]
+    @exclusivity(unchecked) public private(set) var unknownElements: [String: Int] = [:]
     static let maximumUnknownNames = 1000
     public static let otherUnknownName = "(other names)"
     /// libxml2's own default limit, which its push parser does not apply to every path.
     public static let maximumDepth = 256
 
-    private var context: xmlParserCtxtPtr?
-    private var tree = ElementTree()
+    @exclusivity(unchecked) private var context: xmlParserCtxtPtr?
+    @exclusivity(unchecked) private var tree = ElementTree()
     private let handoff: any ElementTreeHandoff
-    private var depth = 0
+    @exclusivity(unchecked) private var depth = 0
     /// Index in `tree.nodes` of the open element at each depth below the top level.
-    private var openNodes: [Int32] = []
-    private var pendingError: (any Error)?
+    @exclusivity(unchecked) private var openNodes: [Int32] = []
+    @exclusivity(unchecked) private var pendingError: (any Error)?
     private let elementNames = InternedNameCache<ElementName>(placeholder: .unknown, classify: ElementName.init)
     private let attributeNames = InternedNameCache<AttributeName>(placeholder: .other, classify: AttributeName.init)
 

@@ -5,10 +5,10 @@
 /// with the last complete metric, never half of one.
 public final class OutputFile {
     public let name: String
-    public var buffer = ByteBuffer(capacity: flushThreshold + (64 << 10))
+    @exclusivity(unchecked) public var buffer = ByteBuffer(capacity: flushThreshold + (64 << 10))
     private let descriptor: Int32
     private let ownsDescriptor: Bool
-    public private(set) var bytesWritten = 0
+    @exclusivity(unchecked) public private(set) var bytesWritten = 0
 
     package static let flushThreshold = 1 << 20
 
