@@ -4,5 +4,6 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/install-system-packages.sh
+scripts/install-test-tools.sh
 command -v swift >/dev/null || { echo "setup: swift is not installed (https://www.swift.org/install/linux/)" >&2; exit 1; }
 swift build -c release >&2

@@ -65,11 +65,14 @@ struct Aggregate: ParsableCommand {
             for row in rows { out.append(try encoder.encode(row)); out.append(UInt8(ascii: "\n")) }
             FileHandle.standardOutput.write(out)
         case .csv:
-            var text = "type,bucket,unit,count,sum,average,minimum,maximum\n"
+            // The same RFC 4180 writer as `convert --format csv`.
+            var out = ByteBuffer(capacity: 1 << 16)
+            out.appendCSVRow(["type", "bucket", "unit", "count", "sum", "average", "minimum", "maximum"])
             for row in rows {
-                text += "\(row.type),\(row.bucket),\(row.unit),\(row.count),\(number(row.sum)),\(number(row.average)),\(number(row.minimum)),\(number(row.maximum))\n"
+                out.appendCSVRow([row.type, row.bucket, row.unit, String(row.count), number(row.sum), number(row.average),
+                                  number(row.minimum), number(row.maximum)])
             }
-            FileHandle.standardOutput.write(Data(text.utf8))
+            out.withBytes { FileHandle.standardOutput.write(Data($0)) }
         case .table:
             let header = ["type", "bucket", "unit", "count", "sum", "average", "minimum", "maximum"]
             let cells = rows.map { [$0.type, $0.bucket, $0.unit, String($0.count), number($0.sum), number($0.average), number($0.minimum), number($0.maximum)] }

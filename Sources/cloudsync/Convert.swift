@@ -8,7 +8,7 @@ struct Convert: ParsableCommand {
         abstract: "Convert an export to HealthMetric JSONL or CloudCare batches; or its routes or ECGs.",
         usage: """
             cloudsync convert INPUT [--kind metrics|routes|ecg]
-                     [--format jsonl|cloudcare|geojson] [--output PATH] [--force]
+                     [--format jsonl|csv|cloudcare|geojson] [--output PATH] [--force]
                      [--batch-size N] [--user-id UUID] [--device-id UUID]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
             """,

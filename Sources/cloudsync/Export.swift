@@ -9,7 +9,7 @@ struct Export: ParsableCommand {
         abstract: "Write the store's metrics (JSONL, CloudCare batches), routes (JSONL, GeoJSON) or ECGs.",
         usage: """
             cloudsync export [--store PATH] [--kind metrics|routes|ecg]
-                     [--format jsonl|cloudcare|geojson] [--output PATH] [--force]
+                     [--format jsonl|csv|cloudcare|geojson] [--output PATH] [--force]
                      [--batch-size N] [--pending]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
             """,

@@ -11,28 +11,29 @@ struct OutputOptions: ParsableArguments {
     }
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case jsonl, cloudcare, geojson
+        case jsonl, csv, cloudcare, geojson
     }
 
     @Option(help: "metrics (HealthMetric, the default), routes (GPS points of workouts) or ecg (one recording per line).")
     var kind: Kind = .metrics
 
-    @Option(help: "jsonl (one record per line), cloudcare (metrics: HealthDataExport envelopes) or geojson (routes: one FeatureCollection).")
+    @Option(help: "jsonl (one record per line), csv (metrics: RFC 4180 with a header), cloudcare (metrics: HealthDataExport envelopes) or geojson (routes: one FeatureCollection).")
     var format: Format = .jsonl
 
     @Option(name: .shortAndLong,
-            help: "jsonl, geojson: a file. cloudcare: an empty or new folder for batch-000001.json, … (default: standard output).")
+            help: "jsonl, geojson, csv: a file (csv: a folder, one file per type, when the path ends with / or is a folder). cloudcare: an empty or new folder for batch-000001.json, … (default: standard output).")
     var output: String?
 
     @Option(help: "cloudcare: metrics per envelope.")
     var batchSize = 1000
 
-    @Flag(help: "cloudcare: replace the batch files that an earlier run left in the --output folder.")
+    @Flag(help: "cloudcare, csv into a folder: replace the files that an earlier run left in the --output folder.")
     var force = false
 
     func validate() throws {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
         if format == .cloudcare && kind != .metrics { throw ValidationError("--format cloudcare is for --kind metrics") }
+        if format == .csv && kind != .metrics { throw ValidationError("--format csv is for --kind metrics") }
         if format == .geojson && kind != .routes { throw ValidationError("--format geojson is for --kind routes") }
     }
 
@@ -50,6 +51,9 @@ struct OutputOptions: ParsableArguments {
         switch format {
         case .jsonl, .geojson:
             return JSONLinesSink(output: try outputFile())
+        case .csv:
+            if let output, Self.isFolder(output) { return try MetricCSVFolderSink(folder: output, replacing: force) }
+            return MetricCSVSink(output: try outputFile())
         case .cloudcare:
             let destination: CloudCareBatchWriter.Destination = output.map { .directory($0, replacing: force) } ?? .standardOutput
             return try CloudCareBatchWriter(identity: try identity(), batchSize: batchSize, destination: destination)
@@ -64,6 +68,12 @@ struct OutputOptions: ParsableArguments {
         case (.routes, _): return RoutePointLinesSink(output: file)
         default: return ECGLinesSink(output: file)
         }
+    }
+
+    /// `--output` names a folder when it ends with `/` or is one already.
+    static func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return path.hasSuffix("/") || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
     }
 
     private func outputFile() throws -> OutputFile {

@@ -92,7 +92,7 @@ struct ImportInProgress {
         #expect(envelopes.first?["userId"] as? String == status["userId"] as? String)   // the store's identity
         #expect((envelopes.first?["metrics"] as? [Any])?.count == 24)
         let csv = try CLI.run(["aggregate", "--store", store, "--bucket", "day", "--types", "stepCount", "--format", "csv"])
-        #expect(String(decoding: csv.stdout, as: UTF8.self) == "type,bucket,unit,count,sum,average,minimum,maximum\nHKQuantityTypeIdentifierStepCount,2024-11-02,count,1,1200,1200,1200,1200\n")
+        #expect(String(decoding: csv.stdout, as: UTF8.self) == "type,bucket,unit,count,sum,average,minimum,maximum\r\nHKQuantityTypeIdentifierStepCount,2024-11-02,count,1,1200,1200,1200,1200\r\n")
         #expect(try CLI.run(["aggregate", "--store", store, "--bucket", "day", "--tz", "Mars/Olympus"]).status == 64)
         #expect(try CLI.run(["status", "--store", "/nonexistent/s.sqlite"]).status == 66)
     }

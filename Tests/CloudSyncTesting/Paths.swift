@@ -26,3 +26,12 @@ public func writeFile(_ text: String, named name: String = "export.xml", in dire
     try Data(text.utf8).write(to: url)
     return url.path
 }
+
+/// The repository's Python with DuckDB (`scripts/install-test-tools.sh`), when it is installed.
+public enum DuckDB {
+    public static let python = Paths.repository.appendingPathComponent(".venv/bin/python").path
+    public static var isInstalled: Bool {
+        guard FileManager.default.isExecutableFile(atPath: python) else { return false }
+        return (try? CLI.run(["-c", "import duckdb"], tool: python).status) == 0
+    }
+}

@@ -13,7 +13,8 @@ package enum BatchFolder {
 
     /// Creates `path` if missing; refuses a folder that holds anything unless `replacing`, which
     /// deletes the batch files of an earlier run (and only those).
-    package static func prepare(_ path: String, replacing: Bool) throws {
+    /// `isOurs` says which files of an earlier run `replacing` deletes (batch files by default).
+    package static func prepare(_ path: String, replacing: Bool, isOurs: (String) -> Bool = isBatchFile) throws {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -24,7 +25,7 @@ package enum BatchFolder {
             do { entries = try manager.contentsOfDirectory(atPath: path) } catch {
                 throw ConversionError.outputFolder(path, "cannot list the folder (\(error.localizedDescription))")
             }
-            let batches = entries.filter(isBatchFile)
+            let batches = entries.filter(isOurs)
             if replacing {
                 for name in batches {
                     do { try manager.removeItem(atPath: path + "/" + name) } catch {
@@ -33,9 +34,9 @@ package enum BatchFolder {
                 }
             } else if !entries.isEmpty {
                 let what = batches.isEmpty ? "\(entries.count) other \(entries.count == 1 ? "file" : "files")"
-                    : "\(batches.count) batch \(batches.count == 1 ? "file" : "files") of an earlier run"
+                    : "\(counted(batches.count, "file")) of an earlier run"
                 throw ConversionError.outputFolder(path, "the folder is not empty (it holds \(what)); "
-                    + "choose an empty or new folder, or add --force to replace its batch files")
+                    + "choose an empty or new folder, or add --force to replace the files of the earlier run")
             }
             return
         }
