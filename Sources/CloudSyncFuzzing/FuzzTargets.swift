@@ -10,7 +10,8 @@ import Glibc
 /// libFuzzer records as a crash.
 public enum FuzzTargets {
     /// The whole byte pipeline on `bytes` as an input file: zip directory and inflate (or plain
-    /// XML), DTD stripper, control-character filter, libxml2, mapping, JSON output. The bytes go
+    /// XML), DTD stripper, control-character filter, libxml2, mapping, JSON output, and the other
+    /// entries' readers (GPX routes, ECG CSVs) with the linking of routes to workouts. The bytes go
     /// to an unlinked scratch file (in memory under /dev/shm), so zips take the seekable path as a
     /// real file would.
     public static func exportBytes(_ bytes: UnsafeRawBufferPointer) {
@@ -23,9 +24,12 @@ public enum FuzzTargets {
             written += n
         }
         let sink = CheckingSink()
+        let records = CountingRecordSink()
         do {
-            let report = try ExportConverter(input: "/proc/self/fd/\(fd)", sink: sink).run()
-            precondition(sink.finished && report.metrics == sink.metrics, "the report counts \(report.metrics), the sink saw \(sink.metrics)")
+            let report = try ArchiveConverter(input: "/proc/self/fd/\(fd)", metrics: sink, records: records, kinds: [.route, .ecg]).run()
+            precondition(sink.finished && report.conversion.metrics == sink.metrics,
+                         "the report counts \(report.conversion.metrics), the sink saw \(sink.metrics)")
+            precondition(report.routes == records.routes && report.ecgs == records.ecgs, "the report's routes and ECGs are not the sink's")
         } catch let error as ConversionError {
             precondition(!error.description.isEmpty && !sink.finished && sink.abandoned, "a failed conversion must abandon the sink")
         } catch {
