@@ -61,6 +61,7 @@ enum ExitStatus {
         case .missing: return noInput
         case .readOnly, .cannotOpen: return cannotCreate
         case .newerSchema, .notAStore: return software
+        case .olderSchema: return cannotCreate
         case .sqlite(let sqlite): return sqlite.isDiskFull ? ioError : sqlite.isBusy ? storeBusy : sqlite.isReadOnly ? cannotCreate : software
         }
     }

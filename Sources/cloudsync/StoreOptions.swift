@@ -13,7 +13,7 @@ struct StoreOptions: ParsableArguments {
     /// Opens the store, turning failures into a message and exit status 73 (cannot create) or 75 (locked).
     func open(_ access: StagingStore.Access) throws -> StagingStore {
         do {
-            return try StagingStore(path: path, access: access)
+            return access == .read ? try StagingStore.openForReading(path: path) : try StagingStore(path: path, access: access)
         } catch let error as StoreError {
             printError(error.description)
             throw ExitStatus.code(for: error)

@@ -158,6 +158,11 @@ import ZIPFoundation
                 INSERT INTO upload_batch(target_id, at, count, success) VALUES (1, 1700000100, 1, 1);
                 """)
         }
+        // A command that only reads upgrades it too, on first use, and sees every row.
+        let first = try CLI.run(["status", "--store", store, "--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = try #require(try JSONSerialization.jsonObject(with: first.stdout) as? [String: Any])
+        #expect(before["metrics"] as? Int == 2 && before["schemaVersion"] as? Int == StoreSchema.currentVersion)
         let result = try CLI.run(["import", try archive(), "--store", store])
         #expect(result.status == 0, "\(result.stderr)")
         let upgraded = try StagingStore(path: store, access: .read)

@@ -16,6 +16,17 @@ public final class StagingStore {
     let database: SQLiteDatabase
     private let lock: StoreLock?
 
+    /// Opens a store for reading, upgrading its schema first when it is older (the first use after
+    /// a new cloudsync): a short writer session that takes the lock, migrates and closes.
+    public static func openForReading(path: String) throws -> StagingStore {
+        do {
+            return try StagingStore(path: path, access: .read)
+        } catch StoreError.olderSchema {
+            _ = try StagingStore(path: path, access: .update)
+            return try StagingStore(path: path, access: .read)
+        }
+    }
+
     /// Opens (for writing: creates) the store at `path`, migrating its schema when it is older.
     public init(path: String, access: Access) throws {
         self.path = path
@@ -60,7 +71,7 @@ public final class StagingStore {
         }
         guard access != .read else {
             if version < StoreSchema.currentVersion {
-                throw StoreError.cannotOpen(path, "its schema (\(version)) is older than this cloudsync's; run `cloudsync import` once to upgrade it")
+                throw StoreError.olderSchema(path, found: version)
             }
             return
         }

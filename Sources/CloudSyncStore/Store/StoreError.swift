@@ -6,6 +6,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case locked(String)
     case readOnly(String)
     case newerSchema(String, found: Int, known: Int)
+    /// Opened read-only, the store's schema is older than this cloudsync's (a writer upgrades it).
+    case olderSchema(String, found: Int)
     case notAStore(String, String)
     case sqlite(SQLiteError)
 
@@ -15,6 +17,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .missing(let path): return "\(path): no store there yet; import an export first (cloudsync import export.zip)"
         case .locked(let path): return "\(path): the store is in use by another cloudsync process (import or upload); try again when it ends"
         case .readOnly(let path): return "\(path): the store is read-only (check the file's and the folder's permissions)"
+        case .olderSchema(let path, let found):
+            return "\(path): the store's schema (\(found)) is older than this cloudsync's; a command that writes (import) upgrades it"
         case .newerSchema(let path, let found, let known):
             return "\(path): the store was written by a newer cloudsync (schema \(found); this one knows up to \(known))"
         case .notAStore(let path, let why): return "\(path): not a cloudsync store: \(why)"
