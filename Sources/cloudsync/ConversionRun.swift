@@ -47,9 +47,10 @@ func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, qu
 /// exit codes. Damaged entries are reported and skipped; the run still succeeds.
 @discardableResult
 func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, records: any RecordSink, kinds: Set<EntryKind>,
-                quiet: Bool, observer: (any ConversionObserver)? = nil,
+                beats: Bool = false, quiet: Bool, observer: (any ConversionObserver)? = nil,
                 partial: ((ArchiveConverter.Report, ConversionError) -> Void)? = nil) throws -> ArchiveConverter.Report {
     let converter = ArchiveConverter(input: input, filter: filter, metrics: metrics, records: records, kinds: kinds)
+    converter.readsBeats = beats
     converter.observer = observer
     let progress = ProgressLine()
     converter.onProgress = progress.show
@@ -58,7 +59,7 @@ func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, re
         let report = try converter.run()
         progress.clear()
         for damage in report.damaged { printError("\(report.conversion.input) (\(damage.entry)): skipped: \(damage.problem)") }
-        if !quiet || !report.damaged.isEmpty { printError(archiveSummary(report, kinds: kinds)) }
+        if !quiet || !report.damaged.isEmpty || report.beatsSkipped > 0 { printError(archiveSummary(report, kinds: kinds, beats: beats)) }
         return report
     } catch let error as ConversionError {
         progress.clear()
@@ -69,8 +70,13 @@ func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, re
 }
 
 /// "12 routes (45,678 points) from export.zip in 1.2 s; 1 damaged entry skipped".
-func archiveSummary(_ report: ArchiveConverter.Report, kinds: Set<EntryKind>) -> String {
+func archiveSummary(_ report: ArchiveConverter.Report, kinds: Set<EntryKind>, beats: Bool = false) -> String {
     var parts: [String] = []
+    if beats {
+        var part = "\(counted(report.beatSeries, "beat series", "beat series")) (\(counted(report.beats, "beat"))"
+        if report.beatsSkipped > 0 { part += "; \(counted(report.beatsSkipped, "beat")) skipped: a time or bpm that does not parse" }
+        parts.append(part + ")")
+    }
     if kinds.contains(.route) { parts.append("\(counted(report.routes, "route")) (\(counted(report.routePoints, "point")))") }
     if kinds.contains(.ecg) { parts.append("\(counted(report.ecgs, "ECG", "ECGs")) (\(counted(report.ecgSamples, "sample")))") }
     var line = parts.joined(separator: " and ") + " from \(report.conversion.input)"

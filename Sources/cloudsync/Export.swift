@@ -35,6 +35,12 @@ struct Export: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No summary on stderr.")
     var quiet = false
 
+    func validate() throws {
+        if outputs.kind == .beats {
+            throw ValidationError("--kind beats is read from the export (cloudsync convert INPUT --kind beats); the store does not keep it yet")
+        }
+    }
+
     func run() throws {
         let filter = try filters.makeFilter()
         let store = try storeOptions.open(.read)

@@ -9,9 +9,11 @@ import ZIPFoundation
 final class CollectingRecords: RecordSink {
     var routes: [Route] = []
     var ecgs: [ECGRecording] = []
+    var series: [BeatSeries] = []
     var finished = false
     func write(_ route: Route) throws { routes.append(route) }
     func write(_ ecg: ECGRecording) throws { ecgs.append(ecg) }
+    func write(_ series: BeatSeries) throws { self.series.append(series) }
     func finish() throws { finished = true }
 }
 

@@ -18,6 +18,10 @@ public final class ArchiveConverter {
         public var routePoints = 0
         public var ecgs = 0
         public var ecgSamples = 0
+        /// HRV records' beat-to-beat series, their beats, and beats skipped (a time that does not parse).
+        public var beatSeries = 0
+        public var beats = 0
+        public var beatsSkipped = 0
         /// Entries that could not be read, with why; they were skipped.
         public var damaged: [EntryDamage] = []
         /// The archive's entries by kind (export.xml counted once).
@@ -33,6 +37,8 @@ public final class ArchiveConverter {
     private let converter: ExportConverter
     private let index = WorkoutIndex()
     private var report: Report
+    /// Also read the beat-to-beat series of export.xml's HRV records (`convert --kind beats`).
+    public var readsBeats = false
 
     /// - Parameters:
     ///   - metrics: where export.xml's metrics go (a counting sink when only records are wanted).
@@ -71,10 +77,23 @@ public final class ArchiveConverter {
     public func run() throws -> Report {
         // A zip that cannot be read is reported by the conversion below, with its usual message.
         let seekable = kinds.isEmpty ? nil : (try? SeekableZip(path: input)) ?? nil
-        if kinds.contains(.route) {
-            converter.workoutTrees = { [unowned self] tree in
-                guard case .workout(let workout) = ExportElement(tree) else { return }
-                for route in index.add(workout) { try write(.route(route)) }
+        if kinds.contains(.route) || readsBeats {
+            let routes = kinds.contains(.route), beats = readsBeats
+            converter.elementTrees = { [unowned self] tree in
+                switch tree.name(tree.root) {
+                case .workout where routes:
+                    guard case .workout(let workout) = ExportElement(tree) else { return }
+                    for route in index.add(workout) { try write(.route(route)) }
+                case .record where beats:
+                    guard case .record(let record) = ExportElement(tree), let (series, skipped) = BeatTimes.series(record) else { return }
+                    report.beatsSkipped += skipped
+                    guard filter.acceptsDate(series.startDate) else { return }
+                    report.beatSeries += 1
+                    report.beats += series.beats.count
+                    try records.write(series)
+                default:
+                    return
+                }
             }
         }
         if seekable == nil && !kinds.isEmpty { converter.streamed = try StreamedEntries(wanted: kinds) }

@@ -31,9 +31,9 @@ public final class ExportConverter: ExportElementConsumer {
     @exclusivity(unchecked) public var onProgress: ((Progress) -> Void)?
     @exclusivity(unchecked) private var lastProgress = Date()
     @exclusivity(unchecked) private var readProgress: ReadProgress?
-    /// Called with each `Workout` element before it is mapped (the archive reader links routes
-    /// to workouts with it). Nil costs nothing.
-    @exclusivity(unchecked) var workoutTrees: ((ElementTree) throws -> Void)?
+    /// Called with each top-level element before it is mapped (the archive reader collects the
+    /// workouts that routes link to, and HRV beat lists, with it). Nil costs nothing.
+    @exclusivity(unchecked) var elementTrees: ((ElementTree) throws -> Void)?
     /// For a zip from a pipe: the other entries to decode as they stream past.
     @exclusivity(unchecked) var streamed: StreamedEntries?
     /// Checked between elements; set by a signal handler to stop cleanly.
@@ -96,7 +96,7 @@ public final class ExportConverter: ExportElementConsumer {
                                     bytes: readProgress?.bytes ?? 0, totalBytes: readProgress?.totalBytes))
             }
         }
-        if let workoutTrees, tree.name(tree.root) == .workout { try workoutTrees(tree) }
+        if let elementTrees { try elementTrees(tree) }
         switch mapper.map(tree) {
         case .metric:
             let metric = mapper.metric

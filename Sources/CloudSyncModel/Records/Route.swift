@@ -88,10 +88,11 @@ public struct ECGRecording: Sendable, Equatable {
     public var key: String { file ?? "ecg:\(recordedAt)" }
 }
 
-/// Where routes and ECGs go: JSON Lines, GeoJSON, the store, a counter.
+/// Where routes, ECGs and beat series go: JSON Lines, GeoJSON, the store, a counter.
 public protocol RecordSink: AnyObject {
     func write(_ route: Route) throws
     func write(_ ecg: ECGRecording) throws
+    func write(_ series: BeatSeries) throws
     /// After the last record, when the input was read completely.
     func finish() throws
 }
@@ -99,5 +100,6 @@ public protocol RecordSink: AnyObject {
 extension RecordSink {
     public func write(_ route: Route) throws {}
     public func write(_ ecg: ECGRecording) throws {}
+    public func write(_ series: BeatSeries) throws {}
     public func finish() throws {}
 }
