@@ -19,10 +19,7 @@ func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, qu
                    observer: (any ConversionObserver)? = nil,
                    partial: ((ConversionReport, ConversionError) -> Void)? = nil) throws -> ConversionReport {
     let converter = ExportConverter(input: input, filter: filter, sink: sink)
-    converter.observer = observer
-    let progress = ProgressLine()
-    converter.onProgress = progress.show
-    converter.shouldStop = StopSignal.installed()
+    let progress = prepare(converter, observer: observer)
     do {
         let report = try converter.run()
         progress.clear()
@@ -51,10 +48,7 @@ func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, re
                 partial: ((ArchiveConverter.Report, ConversionError) -> Void)? = nil) throws -> ArchiveConverter.Report {
     let converter = ArchiveConverter(input: input, filter: filter, metrics: metrics, records: records, kinds: kinds)
     converter.readsBeats = beats
-    converter.observer = observer
-    let progress = ProgressLine()
-    converter.onProgress = progress.show
-    converter.shouldStop = StopSignal.installed()
+    let progress = prepare(converter, observer: observer)
     do {
         let report = try converter.run()
         progress.clear()
@@ -83,4 +77,23 @@ func archiveSummary(_ report: ArchiveConverter.Report, kinds: Set<EntryKind>, be
     line += String(format: " in %.1f s", report.conversion.seconds)
     if !report.damaged.isEmpty { line += "; \(counted(report.damaged.count, "damaged entry", "damaged entries")) skipped" }
     return line
+}
+
+/// What the runners set on either converter: the observer, progress on the terminal, and the stop
+/// signals.
+protocol ObservedConversion: AnyObject {
+    var observer: (any ConversionObserver)? { get set }
+    var onProgress: ((ExportConverter.Progress) -> Void)? { get set }
+    var shouldStop: @Sendable () -> Bool { get set }
+}
+
+extension ExportConverter: ObservedConversion {}
+extension ArchiveConverter: ObservedConversion {}
+
+private func prepare(_ converter: some ObservedConversion, observer: (any ConversionObserver)?) -> ProgressLine {
+    let progress = ProgressLine()
+    converter.observer = observer
+    converter.onProgress = progress.show
+    converter.shouldStop = StopSignal.installed()
+    return progress
 }

@@ -66,9 +66,7 @@ struct OutputOptions: ParsableArguments {
         let file = try outputFile()
         switch (kind, format) {
         case (.routes, .geojson): return GeoJSONSink(output: file)
-        case (.routes, _): return RoutePointLinesSink(output: file)
-        case (.beats, _): return BeatLinesSink(output: file)
-        default: return ECGLinesSink(output: file)
+        default: return RecordLinesSink(output: file)
         }
     }
 

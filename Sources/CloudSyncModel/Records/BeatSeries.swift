@@ -74,14 +74,3 @@ extension RecordJSON {
         out.append(UInt8(ascii: "Z"))
     }
 }
-
-/// Beat series as JSON Lines, one series per line (`convert --kind beats`).
-public final class BeatLinesSink: RecordSink {
-    private let output: OutputFile
-    public init(output: OutputFile) { self.output = output }
-    public func write(_ series: BeatSeries) throws {
-        RecordJSON.appendLine(series, to: &output.buffer)
-        try output.flushIfFull()
-    }
-    public func finish() throws { try output.flush() }
-}

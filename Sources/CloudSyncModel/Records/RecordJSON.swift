@@ -112,12 +112,21 @@ public enum RecordJSON {
     }
 }
 
-/// Routes as JSON Lines, one point per line (`convert --kind routes`).
-public final class RoutePointLinesSink: RecordSink {
+/// Routes, ECGs and beat series as JSON Lines (`convert --kind routes|ecg|beats`): a route gives
+/// one line per point, an ECG or a beat series one line.
+public final class RecordLinesSink: RecordSink {
     private let output: OutputFile
     public init(output: OutputFile) { self.output = output }
     public func write(_ route: Route) throws {
         RecordJSON.appendPointLines(route, to: &output.buffer)
+        try output.flushIfFull()
+    }
+    public func write(_ ecg: ECGRecording) throws {
+        RecordJSON.appendLine(ecg, to: &output.buffer)
+        try output.flushIfFull()
+    }
+    public func write(_ series: BeatSeries) throws {
+        RecordJSON.appendLine(series, to: &output.buffer)
         try output.flushIfFull()
     }
     public func finish() throws { try output.flush() }
@@ -142,15 +151,4 @@ public final class GeoJSONSink: RecordSink {
         output.buffer.append("\n]}\n")
         try output.flush()
     }
-}
-
-/// ECGs as JSON Lines, one recording per line (`convert --kind ecg`).
-public final class ECGLinesSink: RecordSink {
-    private let output: OutputFile
-    public init(output: OutputFile) { self.output = output }
-    public func write(_ ecg: ECGRecording) throws {
-        RecordJSON.appendLine(ecg, to: &output.buffer)
-        try output.flushIfFull()
-    }
-    public func finish() throws { try output.flush() }
 }
