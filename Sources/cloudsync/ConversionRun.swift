@@ -44,16 +44,19 @@ func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, qu
 /// exit codes. Damaged entries are reported and skipped; the run still succeeds.
 @discardableResult
 func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, records: any RecordSink, kinds: Set<EntryKind>,
-                beats: Bool = false, quiet: Bool, observer: (any ConversionObserver)? = nil,
+                beats: Bool = false, correlations: Bool = false, quiet: Bool, observer: (any ConversionObserver)? = nil,
                 partial: ((ArchiveConverter.Report, ConversionError) -> Void)? = nil) throws -> ArchiveConverter.Report {
     let converter = ArchiveConverter(input: input, filter: filter, metrics: metrics, records: records, kinds: kinds)
     converter.readsBeats = beats
+    converter.readsCorrelations = correlations
     let progress = prepare(converter, observer: observer)
     do {
         let report = try converter.run()
         progress.clear()
         for damage in report.damaged { printError("\(report.conversion.input) (\(damage.entry)): skipped: \(damage.problem)") }
-        if !quiet || !report.damaged.isEmpty || report.beatsSkipped > 0 { printError(archiveSummary(report, kinds: kinds, beats: beats)) }
+        if !quiet || !report.damaged.isEmpty || report.beatsSkipped > 0 || report.correlationsWithoutMembers > 0 {
+            printError(archiveSummary(report, kinds: kinds, beats: beats, correlations: correlations))
+        }
         return report
     } catch let error as ConversionError {
         progress.clear()
@@ -64,8 +67,15 @@ func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, re
 }
 
 /// "12 routes (45,678 points) from export.zip in 1.2 s; 1 damaged entry skipped".
-func archiveSummary(_ report: ArchiveConverter.Report, kinds: Set<EntryKind>, beats: Bool = false) -> String {
+func archiveSummary(_ report: ArchiveConverter.Report, kinds: Set<EntryKind>, beats: Bool = false, correlations: Bool = false) -> String {
     var parts: [String] = []
+    if correlations {
+        var part = counted(report.correlations, "correlation")
+        if report.correlationsWithoutMembers > 0 {
+            part += " (\(counted(report.correlationsWithoutMembers, "correlation")) without members skipped)"
+        }
+        parts.append(part)
+    }
     if beats {
         var part = "\(counted(report.beatSeries, "beat series", "beat series")) (\(counted(report.beats, "beat"))"
         if report.beatsSkipped > 0 { part += "; \(counted(report.beatsSkipped, "beat")) skipped: a time or bpm that does not parse" }

@@ -7,7 +7,7 @@ struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert an export to HealthMetric JSONL or CloudCare batches; or its routes or ECGs.",
         usage: """
-            cloudsync convert INPUT [--kind metrics|routes|ecg|beats]
+            cloudsync convert INPUT [--kind metrics|routes|ecg|beats|correlations]
                      [--format jsonl|csv|cloudcare|geojson] [--output PATH] [--force]
                      [--batch-size N] [--user-id UUID] [--device-id UUID]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
@@ -58,7 +58,7 @@ struct Convert: ParsableCommand {
             let records: any RecordSink
             do { records = try outputs.makeRecordSink() } catch { throw ExitStatus.report(error) }
             try runArchive(input: input, filter: filter, metrics: DiscardingSink(), records: records, kinds: outputs.entryKinds,
-                           beats: outputs.kind == .beats, quiet: quiet)
+                           beats: outputs.kind == .beats, correlations: outputs.kind == .correlations, quiet: quiet)
             return
         }
         let sink: any MetricSink

@@ -36,8 +36,8 @@ struct Export: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if outputs.kind == .beats {
-            throw ValidationError("--kind beats is read from the export (cloudsync convert INPUT --kind beats); the store does not keep it yet")
+        if outputs.kind == .beats || outputs.kind == .correlations {
+            throw ValidationError("--kind \(outputs.kind.rawValue) is read from the export (cloudsync convert INPUT --kind \(outputs.kind.rawValue)); the store does not keep it yet")
         }
     }
 

@@ -10,10 +10,12 @@ final class CollectingRecords: RecordSink {
     var routes: [Route] = []
     var ecgs: [ECGRecording] = []
     var series: [BeatSeries] = []
+    var correlations: [CorrelationRecord] = []
     var finished = false
     func write(_ route: Route) throws { routes.append(route) }
     func write(_ ecg: ECGRecording) throws { ecgs.append(ecg) }
     func write(_ series: BeatSeries) throws { self.series.append(series) }
+    func write(_ correlation: CorrelationRecord) throws { correlations.append(correlation) }
     func finish() throws { finished = true }
 }
 

@@ -22,6 +22,9 @@ public final class ArchiveConverter {
         public var beatSeries = 0
         public var beats = 0
         public var beatsSkipped = 0
+        /// Correlations written, and those without a member with a value (reported, skipped).
+        public var correlations = 0
+        public var correlationsWithoutMembers = 0
         /// Entries that could not be read, with why; they were skipped.
         public var damaged: [EntryDamage] = []
         /// The archive's entries by kind (export.xml counted once).
@@ -39,6 +42,8 @@ public final class ArchiveConverter {
     private var report: Report
     /// Also read the beat-to-beat series of export.xml's HRV records (`convert --kind beats`).
     public var readsBeats = false
+    /// Also read export.xml's correlations (`convert --kind correlations`).
+    public var readsCorrelations = false
 
     /// - Parameters:
     ///   - metrics: where export.xml's metrics go (a counting sink when only records are wanted).
@@ -77,8 +82,8 @@ public final class ArchiveConverter {
     public func run() throws -> Report {
         // A zip that cannot be read is reported by the conversion below, with its usual message.
         let seekable = kinds.isEmpty ? nil : (try? SeekableZip(path: input)) ?? nil
-        if kinds.contains(.route) || readsBeats {
-            let routes = kinds.contains(.route), beats = readsBeats
+        if kinds.contains(.route) || readsBeats || readsCorrelations {
+            let routes = kinds.contains(.route), beats = readsBeats, correlations = readsCorrelations
             converter.elementTrees = { [unowned self] tree in
                 switch tree.name(tree.root) {
                 case .workout where routes:
@@ -91,6 +96,15 @@ public final class ArchiveConverter {
                     report.beatSeries += 1
                     report.beats += series.beats.count
                     try records.write(series)
+                case .correlation where correlations:
+                    guard case .correlation(let element) = ExportElement(tree) else { return }
+                    guard let correlation = CorrelationMembers.record(element) else {
+                        report.correlationsWithoutMembers += 1
+                        return
+                    }
+                    guard filter.acceptsDate(correlation.startDate) else { return }
+                    report.correlations += 1
+                    try records.write(correlation)
                 default:
                     return
                 }

@@ -112,8 +112,8 @@ public enum RecordJSON {
     }
 }
 
-/// Routes, ECGs and beat series as JSON Lines (`convert --kind routes|ecg|beats`): a route gives
-/// one line per point, an ECG or a beat series one line.
+/// Routes, ECGs, beat series and correlations as JSON Lines (`convert --kind routes|ecg|beats|
+/// correlations`): a route gives one line per point, the others one line each.
 public final class RecordLinesSink: RecordSink {
     private let output: OutputFile
     public init(output: OutputFile) { self.output = output }
@@ -127,6 +127,10 @@ public final class RecordLinesSink: RecordSink {
     }
     public func write(_ series: BeatSeries) throws {
         RecordJSON.appendLine(series, to: &output.buffer)
+        try output.flushIfFull()
+    }
+    public func write(_ correlation: CorrelationRecord) throws {
+        RecordJSON.appendLine(correlation, to: &output.buffer)
         try output.flushIfFull()
     }
     public func finish() throws { try output.flush() }

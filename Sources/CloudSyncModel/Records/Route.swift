@@ -93,6 +93,7 @@ public protocol RecordSink: AnyObject {
     func write(_ route: Route) throws
     func write(_ ecg: ECGRecording) throws
     func write(_ series: BeatSeries) throws
+    func write(_ correlation: CorrelationRecord) throws
     /// After the last record, when the input was read completely.
     func finish() throws
 }
@@ -101,5 +102,6 @@ extension RecordSink {
     public func write(_ route: Route) throws {}
     public func write(_ ecg: ECGRecording) throws {}
     public func write(_ series: BeatSeries) throws {}
+    public func write(_ correlation: CorrelationRecord) throws {}
     public func finish() throws {}
 }
