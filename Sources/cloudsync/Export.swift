@@ -8,7 +8,8 @@ struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the store's metrics (JSONL, CloudCare batches), routes (JSONL, GeoJSON) or ECGs.",
         usage: """
-            cloudsync export [--store PATH] [--kind metrics|routes|ecg]
+            cloudsync export [--store PATH]
+                     [--kind metrics|routes|ecg|beats|correlations]
                      [--format jsonl|csv|cloudcare|geojson] [--output PATH] [--force]
                      [--batch-size N] [--pending]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
@@ -35,23 +36,19 @@ struct Export: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No summary on stderr.")
     var quiet = false
 
-    func validate() throws {
-        if outputs.kind == .beats || outputs.kind == .correlations {
-            throw ValidationError("--kind \(outputs.kind.rawValue) is read from the export (cloudsync convert INPUT --kind \(outputs.kind.rawValue)); the store does not keep it yet")
-        }
-    }
-
     func run() throws {
         let filter = try filters.makeFilter()
         let store = try storeOptions.open(.read)
         do {
             if outputs.kind != .metrics {
-                let sink = try outputs.makeRecordSink()
-                let count = outputs.kind == .routes ? try store.exportRoutes(filter: filter, to: sink)
-                                                    : try store.exportECGs(filter: filter, to: sink)
-                if !quiet {
-                    printError("exported \(outputs.kind == .routes ? counted(count, "route") : counted(count, "ECG", "ECGs")) from \(store.path)")
+                let what: String
+                switch outputs.kind {
+                case .routes: what = counted(try store.exportRoutes(filter: filter, to: try outputs.makeRecordSink()), "route")
+                case .ecg: what = counted(try store.exportECGs(filter: filter, to: try outputs.makeRecordSink()), "ECG", "ECGs")
+                case .beats: what = counted(try store.exportBeatSeries(filter: filter, to: try outputs.makeRecordSink()), "beat series", "beat series")
+                default: what = counted(try store.exportCorrelations(filter: filter, to: try outputs.outputFile()), "correlation")
                 }
+                if !quiet { printError("exported \(what) from \(store.path)") }
                 return
             }
             let sink = try outputs.makeSink { try store.identity() }

@@ -60,6 +60,8 @@ struct Import: ParsableCommand {
                 if result.newRoutes + result.duplicateRoutes > 0 {
                     line += "; \(counted(result.newRoutes, "route")) new (\(result.duplicateRoutes) already there)"
                 }
+                if result.newBeatSeries > 0 { line += "; \(counted(result.newBeatSeries, "beat series", "beat series")) new" }
+                if result.newCorrelations > 0 { line += "; \(counted(result.newCorrelations, "correlation")) new" }
                 if result.newECGs + result.duplicateECGs > 0 {
                     line += "; \(counted(result.newECGs, "ECG", "ECGs")) new (\(result.duplicateECGs) already there)"
                 }

@@ -76,7 +76,7 @@ struct OutputOptions: ParsableArguments {
         return path.hasSuffix("/") || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
     }
 
-    private func outputFile() throws -> OutputFile {
+    func outputFile() throws -> OutputFile {
         try output.map(OutputFile.create) ?? .standardOutput()
     }
 }

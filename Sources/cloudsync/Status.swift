@@ -63,6 +63,10 @@ struct Status: ParsableCommand {
             lines.append("routes:     \(status.routes) (\(status.routePoints) points)")
             lines.append("ECGs:       \(status.ecgs)")
         }
+        if status.beatSeries > 0 || status.correlations > 0 {
+            lines.append("HRV beats:  \(counted(status.beatSeries, "series", "series"))")
+            lines.append("correlations: \(status.correlations)")
+        }
         if let date = status.exportFacts["exportDate"] {
             lines.append("last export: \(date), version \(status.exportFacts["exportVersion"] ?? "?"), locale \(status.exportFacts["locale"] ?? "?")")
         }

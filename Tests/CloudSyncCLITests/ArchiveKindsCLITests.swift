@@ -98,7 +98,8 @@ import ZIPFoundation
         #expect(try CLI.run(["convert", input]).stdout == CLI.run(["convert", Paths.sampleZip]).stdout)
     }
 
-    @Test(arguments: [["--kind", "routes"], ["--kind", "routes", "--format", "geojson"], ["--kind", "ecg"], []])
+    @Test(arguments: [["--kind", "routes"], ["--kind", "routes", "--format", "geojson"], ["--kind", "ecg"], ["--kind", "beats"],
+                      ["--kind", "correlations"], []])
     func convertImportExportGiveTheSameLines(_ kind: [String]) throws {
         let input = try archive()
         let store = try makeTemporaryDirectory().appendingPathComponent("staging.sqlite").path
@@ -119,6 +120,7 @@ import ZIPFoundation
         let status = try CLI.run(["status", "--store", store, "--json"])
         let json = try #require(try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])
         #expect(json["routes"] as? Int == 2 && json["routePoints"] as? Int == 3 && json["ecgs"] as? Int == 1)
+        #expect(json["beatSeries"] as? Int == 1 && json["correlations"] as? Int == 1)
     }
 
     @Test func inspectCountsEveryKindAndNamesWhatItDidNotRecognise() throws {
@@ -138,7 +140,7 @@ import ZIPFoundation
 
     /// A store written by the schema before routes existed (version 1, as the last release wrote it),
     /// upgraded in place on first use: every row kept, then routes and ECGs added.
-    @Test(arguments: [1, 2])
+    @Test(arguments: [1, 2, 3])
     func anOlderStoreIsUpgradedInPlaceWithoutLosingARow(version: Int) throws {
         let store = try makeTemporaryDirectory().appendingPathComponent("staging.sqlite").path
         do {

@@ -90,7 +90,9 @@ public final class ArchiveConverter {
                     guard case .workout(let workout) = ExportElement(tree) else { return }
                     for route in index.add(workout) { try write(.route(route)) }
                 case .record where beats:
-                    guard case .record(let record) = ExportElement(tree), let (series, skipped) = BeatTimes.series(record) else { return }
+                    // Cheap first: only a record with a beat list becomes a typed element.
+                    guard tree.nodes.contains(where: { $0.name == .heartRateVariabilityMetadataList }),
+                          case .record(let record) = ExportElement(tree), let (series, skipped) = BeatTimes.series(record) else { return }
                     report.beatsSkipped += skipped
                     guard filter.acceptsDate(series.startDate) else { return }
                     report.beatSeries += 1

@@ -13,6 +13,9 @@ public struct ImportResult: Sendable {
     public var duplicateRoutes = 0
     public var newECGs = 0
     public var duplicateECGs = 0
+    /// Beat series and correlations added.
+    public var newBeatSeries = 0
+    public var newCorrelations = 0
     /// The whole archive: entries by kind, damaged entries (skipped), unrecognised ones.
     public var archive: ArchiveConverter.Report
 }
@@ -36,6 +39,8 @@ extension StagingStore {
         try storeErrors { try sink.begin() }
         // The whole archive: export.xml's metrics, then the routes and ECGs, in crash-safe transactions.
         let converter = ArchiveConverter(input: input, filter: filter, metrics: sink, records: records, kinds: [.route, .ecg])
+        converter.readsBeats = true
+        converter.readsCorrelations = true
         converter.observer = sink
         configure(converter)
         let archive: ArchiveConverter.Report
@@ -53,7 +58,8 @@ extension StagingStore {
         try storeErrors { try finishRun(runID, outcome: "ok", reason: nil, sink: sink, records: records, report: archive.conversion) }
         return ImportResult(runID: runID, newCount: sink.newCount, duplicateCount: sink.duplicateCount, conversion: archive.conversion,
                             newRoutes: records.newRoutes, duplicateRoutes: records.duplicateRoutes,
-                            newECGs: records.newECGs, duplicateECGs: records.duplicateECGs, archive: archive)
+                            newECGs: records.newECGs, duplicateECGs: records.duplicateECGs,
+                            newBeatSeries: records.newBeatSeries, newCorrelations: records.newCorrelations, archive: archive)
     }
 
     private func finishRun(_ runID: Int64, outcome: String, reason: String?, sink: StoreImportSink, records: StoreRecordSink,

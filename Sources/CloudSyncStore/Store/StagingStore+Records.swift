@@ -55,4 +55,43 @@ extension StagingStore {
             return count
         }
     }
+
+    /// Sends the stored beat series, in import order, to `sink`.
+    @discardableResult
+    public func exportBeatSeries(filter: MetricFilter = .all, to sink: any RecordSink) throws -> Int {
+        try storeErrors {
+            let rows = try database.prepare("SELECT type, start_date, end_date, source_app, value, beats FROM beat_series ORDER BY id")
+            var count = 0
+            while try rows.step() {
+                let blob = rows.blob(5)
+                let words = (0..<blob.count / 8).map { UInt64(littleEndian: blob.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+                let beats = stride(from: 0, to: words.count - 1, by: 2).map { Beat(time: Int64(bitPattern: words[$0]), bpm: Int(words[$0 + 1])) }
+                let series = BeatSeries(type: rows.text(0) ?? "", startDate: rows.int64(1), endDate: rows.int64(2),
+                                        sourceApp: rows.text(3) ?? "", value: rows.optionalDouble(4), beats: beats)
+                guard filter.acceptsDate(series.startDate) else { continue }
+                try sink.write(series)
+                count += 1
+            }
+            try sink.finish()
+            return count
+        }
+    }
+
+    /// Writes the stored correlations, in import order, as the lines `convert --kind correlations` writes.
+    @discardableResult
+    public func exportCorrelations(filter: MetricFilter = .all, to output: OutputFile) throws -> Int {
+        try storeErrors {
+            let rows = try database.prepare("SELECT start_date, line FROM correlation ORDER BY id")
+            var count = 0
+            while try rows.step() {
+                guard filter.acceptsDate(rows.int64(0)) else { continue }
+                output.buffer.append(rows.bytes(1))
+                output.buffer.append(UInt8(ascii: "\n"))
+                try output.flushIfFull()
+                count += 1
+            }
+            try output.flush()
+            return count
+        }
+    }
 }

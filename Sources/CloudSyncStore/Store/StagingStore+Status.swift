@@ -92,6 +92,8 @@ extension StagingStore {
             status.routes = Int(try database.scalarInt("SELECT count(*) FROM route") ?? 0)
             status.routePoints = Int(try database.scalarInt("SELECT coalesce(sum(point_count), 0) FROM route") ?? 0)
             status.ecgs = Int(try database.scalarInt("SELECT count(*) FROM ecg") ?? 0)
+            status.beatSeries = Int(try database.scalarInt("SELECT count(*) FROM beat_series") ?? 0)
+            status.correlations = Int(try database.scalarInt("SELECT count(*) FROM correlation") ?? 0)
             return status
         }
     }

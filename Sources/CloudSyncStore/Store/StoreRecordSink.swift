@@ -8,7 +8,7 @@ import CloudSyncModel
 final class StoreRecordSink: RecordSink {
     private let database: SQLiteDatabase
     private let runID: Int64
-    private let insertRoute, insertPoint, insertECG: SQLiteStatement
+    private let insertRoute, insertPoint, insertECG, insertBeats, insertCorrelation: SQLiteStatement
     private let commitEvery: Int
     private var ownsTransaction = false
     private var sinceCommit = 0
@@ -16,6 +16,9 @@ final class StoreRecordSink: RecordSink {
     private(set) var duplicateRoutes = 0
     private(set) var newECGs = 0
     private(set) var duplicateECGs = 0
+    private(set) var newBeatSeries = 0
+    private(set) var newCorrelations = 0
+    private var line = ByteBuffer(capacity: 1024)
 
     init(database: SQLiteDatabase, runID: Int64, commitEvery: Int = 200) throws {
         self.database = database
@@ -34,6 +37,50 @@ final class StoreRecordSink: RecordSink {
                                       software_version, file, sample_count, samples, import_id)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        insertBeats = try database.prepare("""
+            INSERT OR IGNORE INTO beat_series(key, type, start_date, end_date, source_app, value, beat_count, beats, import_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertCorrelation = try database.prepare("""
+            INSERT OR IGNORE INTO correlation(key, type, start_date, end_date, source_app, line, import_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+    }
+
+    func write(_ series: BeatSeries) throws {
+        try beginIfNeeded()
+        insertBeats.bind(1, "\(series.type)|\(series.startDate)|\(series.endDate)|\(series.sourceApp)")
+        insertBeats.bind(2, series.type)
+        insertBeats.bind(3, series.startDate)
+        insertBeats.bind(4, series.endDate)
+        insertBeats.bind(5, series.sourceApp)
+        insertBeats.bind(6, series.value)
+        insertBeats.bind(7, Int64(series.beats.count))
+        let pairs = series.beats.flatMap { [UInt64(bitPattern: $0.time).littleEndian, UInt64($0.bpm).littleEndian] }
+        pairs.withUnsafeBytes { insertBeats.bind(8, blob: $0) }
+        insertBeats.bind(9, runID)
+        try insertBeats.step()
+        insertBeats.reset()
+        if database.changes > 0 { newBeatSeries += 1 }
+        try commitIfDue()
+    }
+
+    func write(_ correlation: CorrelationRecord) throws {
+        try beginIfNeeded()
+        line.removeAll()
+        RecordJSON.appendLine(correlation, to: &line)
+        let text = line.withBytes { String(decoding: $0.prefix($0.count - 1), as: UTF8.self) }   // without its newline
+        let members = correlation.members.map { "\($0.type)=\($0.value)\($0.unit)" }.joined(separator: ",")
+        insertCorrelation.bind(1, "\(correlation.type)|\(correlation.startDate)|\(correlation.endDate)|\(correlation.sourceApp)|\(members)")
+        insertCorrelation.bind(2, correlation.type)
+        insertCorrelation.bind(3, correlation.startDate)
+        insertCorrelation.bind(4, correlation.endDate)
+        insertCorrelation.bind(5, correlation.sourceApp)
+        insertCorrelation.bind(6, text)
+        insertCorrelation.bind(7, runID)
+        try insertCorrelation.step()
+        insertCorrelation.reset()
+        if database.changes > 0 { newCorrelations += 1 }
+        try commitIfDue()
     }
 
     func write(_ route: Route) throws {

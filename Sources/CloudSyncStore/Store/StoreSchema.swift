@@ -157,6 +157,35 @@ enum StoreSchema {
         ALTER TABLE import_run ADD COLUMN new_routes INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE import_run ADD COLUMN new_ecgs INTEGER NOT NULL DEFAULT 0;
         """,
+        // 4: what export.xml holds besides metrics: HRV beat-to-beat series and correlations.
+        """
+        -- One row per HRV record with a beat list; `key` is type, start, end and source; the beats as
+        -- little-endian pairs of int64 milliseconds and int64 bpm.
+        CREATE TABLE beat_series (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            type TEXT NOT NULL,
+            start_date INTEGER NOT NULL,
+            end_date INTEGER NOT NULL,
+            source_app TEXT NOT NULL,
+            value REAL,
+            beat_count INTEGER NOT NULL,
+            beats BLOB NOT NULL,
+            import_id INTEGER NOT NULL REFERENCES import_run(id)
+        );
+        -- One row per Correlation; `key` is its type, dates, source and members; metadata and members
+        -- as the JSON that `convert --kind correlations` writes.
+        CREATE TABLE correlation (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            type TEXT NOT NULL,
+            start_date INTEGER NOT NULL,
+            end_date INTEGER NOT NULL,
+            source_app TEXT NOT NULL,
+            line TEXT NOT NULL,
+            import_id INTEGER NOT NULL REFERENCES import_run(id)
+        );
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -62,6 +62,9 @@ public struct StoreStatus: Sendable, Codable {
     public var routes = 0
     public var routePoints = 0
     public var ecgs = 0
+    /// HRV beat-to-beat series and correlations.
+    public var beatSeries = 0
+    public var correlations = 0
     public var firstStart: String?
     public var lastEnd: String?
     public var targets: [Target]
