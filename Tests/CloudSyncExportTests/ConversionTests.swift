@@ -179,9 +179,15 @@ import Testing
         #expect(facts.doctype?.exportVersion == 14)
     }
 
-    @Test(arguments: [("00:20:37,80", 1237.8), ("7:20:37.80 AM", 26437.8), ("7:20:37 PM", 69637), ("12:00:01.5 AM", 1.5), ("19:20:37.8", 69637.8)])
+    @Test(arguments: [("00:20:37,80", 1237.8), ("7:20:37.80 AM", 26437.8), ("7:20:37 PM", 69637), ("12:00:01.5 AM", 1.5), ("19:20:37.8", 69637.8),
+                      ("7:20:37.80\u{202F}PM", 69637.8), (" 23:59:59,999 ", 86399.999)])
     func beatTimesInEveryLocaleForm(_ text: String, _ seconds: Double) throws {
         let parsed = try #require(LocaleTimeParser.secondsSinceMidnight(text))
         #expect(abs(parsed - seconds) < 1e-9)
+    }
+
+    @Test(arguments: ["", "7:20", "25:00:00", "13:00:00 PM", "0:00:00 AM", "7:60:00", "7:20:37,", "7:20:37 XM", "x7:20:37", "7:20:37.8.9"])
+    func beatTimesThatAreNotTimes(_ text: String) {
+        #expect(LocaleTimeParser.secondsSinceMidnight(text) == nil)
     }
 }

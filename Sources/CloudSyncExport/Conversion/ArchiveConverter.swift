@@ -91,8 +91,8 @@ public final class ArchiveConverter {
                     for route in index.add(workout) { try write(.route(route)) }
                 case .record where beats:
                     // Cheap first: only a record with a beat list becomes a typed element.
-                    guard tree.nodes.contains(where: { $0.name == .heartRateVariabilityMetadataList }),
-                          case .record(let record) = ExportElement(tree), let (series, skipped) = BeatTimes.series(record) else { return }
+                    guard tree.nodes.count > 1, tree.nodes.contains(where: { $0.name == .heartRateVariabilityMetadataList }),
+                          let (series, skipped) = BeatTimes.series(tree) else { return }
                     report.beatsSkipped += skipped
                     guard filter.acceptsDate(series.startDate) else { return }
                     report.beatSeries += 1

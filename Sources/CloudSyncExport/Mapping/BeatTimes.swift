@@ -11,18 +11,19 @@ import Foundation
 /// offsets to be any whole number of quarter hours; each next beat follows the one before by the
 /// difference of their times of day, and a list that crosses midnight goes on into the next day.
 enum BeatTimes {
-    /// The series, and how many beats were skipped because their time or bpm does not parse; nil
-    /// for a record without a beat list.
-    static func series(_ record: Record) -> (series: BeatSeries, skipped: Int)? {
-        guard !record.beats.isEmpty, let startText = record.attributes["startDate"], let start = record.startDate,
-              let offset = writtenOffset(startText) else { return nil }
+    /// The series of an HRV `Record` element, and how many beats were skipped because their time
+    /// or bpm does not parse; nil for a record without a beat list. Read from the element's bytes.
+    static func series(_ tree: ElementTree) -> (series: BeatSeries, skipped: Int)? {
+        guard let startText = tree.value(.startDate), let start = ExportDateParser.epochSeconds(startText),
+              let offset = writtenOffset(startText.string) else { return nil }
         let startOfDay = Double(((start + offset) % 86_400 + 86_400) % 86_400)
         var beats: [Beat] = []
-        beats.reserveCapacity(record.beats.count)
         var skipped = 0
         var previous: (timeOfDay: Double, instant: Double)?
-        for beat in record.beats {
-            guard let timeOfDay = beat.secondsSinceMidnight, let bpm = beat.bpm else { skipped += 1; continue }
+        for node in tree.nodes.indices where tree.nodes[node].name == .instantaneousBeatsPerMinute {
+            guard let time = tree.value(.time, of: node), let timeOfDay = LocaleTimeParser.secondsSinceMidnight(time),
+                  let bpmText = tree.value(.bpm, of: node), let bpm = DecimalParser.parse(bpmText)?.value,
+                  bpm.isFinite, bpm >= 0, bpm < 1000 else { skipped += 1; continue }
             let instant: Double
             if let previous {
                 var step = timeOfDay - previous.timeOfDay
@@ -37,10 +38,13 @@ enum BeatTimes {
                 instant = Double(start) + difference - offsets
             }
             previous = (timeOfDay, instant)
-            beats.append(Beat(time: Int64((instant * 1000).rounded()), bpm: bpm))
+            beats.append(Beat(time: Int64((instant * 1000).rounded()), bpm: Int(bpm)))
         }
-        return (BeatSeries(type: record.type, startDate: start, endDate: record.endDate ?? start,
-                           sourceApp: record.sourceName ?? "", value: record.value.flatMap(Double.init), beats: beats), skipped)
+        guard !beats.isEmpty || skipped > 0 else { return nil }
+        let end = tree.value(.endDate).flatMap { ExportDateParser.epochSeconds($0) } ?? start
+        let value = tree.value(.value).flatMap { DecimalParser.parse($0)?.value }
+        return (BeatSeries(type: tree.value(.type)?.string ?? "", startDate: start, endDate: end,
+                           sourceApp: tree.value(.sourceName)?.string ?? "", value: value, beats: beats), skipped)
     }
 
     /// The offset in seconds of `2023-05-13 07:20:00 +0200`.
