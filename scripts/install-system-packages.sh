@@ -3,7 +3,8 @@
 set -euo pipefail
 # zbar-tools: the tests decode the pairing QR code with its zbarimg (they skip that check without it).
 # time: GNU time measures the peak memory of cloudsync runs in the hostile-input tests.
-packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev zbar-tools time)
+# python3-venv: scripts/install-test-tools.sh puts DuckDB into a virtual environment for the tests.
+packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev zbar-tools time python3-venv)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

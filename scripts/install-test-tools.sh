@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # The Python tools the tests read our output back with, in a virtual environment of the repository
 # (.venv, ignored by git): DuckDB (reads our CSV and JSON Lines as a user's query would).
-# Installs only what is missing; the tests skip their DuckDB checks, saying so, without it.
-set -euo pipefail
+# Installs only what is missing. Without it the DuckDB checks are reported as skipped by the test
+# runner, so a machine where it cannot be installed says so here and goes on.
+set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 venv=.venv
-if [[ ! -x "$venv/bin/python" ]]; then
-    python3 -m venv "$venv"
+if [[ ! -x "$venv/bin/python" ]] && ! python3 -m venv "$venv" >/dev/null 2>&1; then
+    echo "install-test-tools: python3 -m venv failed (Debian: apt-get install python3-venv); the DuckDB checks will be skipped" >&2
+    exit 0
 fi
-"$venv/bin/python" -c "import duckdb" 2>/dev/null || "$venv/bin/pip" install -q duckdb
+if ! "$venv/bin/python" -c "import duckdb" 2>/dev/null; then
+    "$venv/bin/pip" install -q duckdb || echo "install-test-tools: could not install duckdb; the DuckDB checks will be skipped" >&2
+fi
+exit 0
