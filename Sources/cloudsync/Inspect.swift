@@ -33,7 +33,8 @@ struct Inspect: ParsableCommand {
         try checkStandardInput(input, command: "inspect")
         let inspector = ExportInspector()
         let archive = try runArchive(input: input, filter: .all, metrics: inspector, records: CountingRecordSink(),
-                                     kinds: [.route, .ecg], quiet: true, observer: inspector) { partial, error in
+                                     kinds: [.route, .ecg], beats: true, correlations: true, quiet: true,
+                                     observer: inspector) { partial, error in
             // Damage inside an export: describe what came before it. (Other errors leave nothing to describe.)
             switch error {
             case .malformedXML, .damagedZip: break

@@ -135,6 +135,7 @@ import ZIPFoundation
         let report = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
         #expect(report["routes"] as? Int == 2 && report["routePoints"] as? Int == 3)
         #expect(report["ecgs"] as? Int == 1 && report["ecgSamples"] as? Int == 3)
+        #expect(report["beatSeries"] as? Int == 1 && report["beats"] as? Int == 3 && report["correlations"] as? Int == 1)
         #expect(report["unrecognisedEntries"] as? [String] == ["apple_health_export/notes.txt"])
     }
 

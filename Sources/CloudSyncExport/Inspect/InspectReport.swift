@@ -55,6 +55,10 @@ public struct InspectReport: Sendable, Codable {
     public var routePoints = 0
     public var ecgs = 0
     public var ecgSamples = 0
+    /// What export.xml holds besides metrics: HRV beat series (and their beats), correlations.
+    public var beatSeries = 0
+    public var beats = 0
+    public var correlations = 0
     /// Entries of no kind cloudsync knows, and entries that could not be read (skipped).
     public var unrecognisedEntries: [String] = []
     public var damagedEntries: [EntryDamage] = []
@@ -65,6 +69,9 @@ public struct InspectReport: Sendable, Codable {
         routePoints = archive.routePoints
         ecgs = archive.ecgs
         ecgSamples = archive.ecgSamples
+        beatSeries = archive.beatSeries
+        beats = archive.beats
+        correlations = archive.correlations
         unrecognisedEntries = archive.unrecognised
         damagedEntries = archive.damaged
     }
@@ -101,8 +108,10 @@ public struct InspectReport: Sendable, Codable {
                      "clinical records": otherFiles.clinicalRecords.count, "export_cda.xml": otherFiles.cda.count,
                      "other": otherFiles.other.count].filter { $0.value > 0 }
         section("other files in the zip", files)
-        if routes + ecgs > 0 {
+        if routes + ecgs + beatSeries + correlations > 0 {
             lines.append("read from the archive:")
+            if beatSeries > 0 { lines.append("  \(String(beatSeries).leftPadded(10))  HRV beat series (\(counted(beats, "beat")))") }
+            if correlations > 0 { lines.append("  \(String(correlations).leftPadded(10))  \(correlations == 1 ? "correlation" : "correlations")") }
             if routes > 0 { lines.append("  \(String(routes).leftPadded(10))  \(routes == 1 ? "workout route" : "workout routes") (\(counted(routePoints, "point")))") }
             if ecgs > 0 { lines.append("  \(String(ecgs).leftPadded(10))  \(ecgs == 1 ? "ECG" : "ECGs") (\(counted(ecgSamples, "sample")))") }
         }
