@@ -36,44 +36,31 @@ extension StagingStore {
     /// Sends the stored ECGs, in import order, to `sink`.
     @discardableResult
     public func exportECGs(filter: MetricFilter = .all, to sink: any RecordSink) throws -> Int {
-        try storeErrors {
-            let rows = try database.prepare("""
-                SELECT recorded_at, classification, symptoms, sample_rate, lead, unit, device, software_version, file, samples
-                FROM ecg ORDER BY id
-                """)
-            var count = 0
-            while try rows.step() {
-                let ecg = ECGRecording(recordedAt: rows.int64(0), classification: rows.text(1), symptoms: rows.text(2),
-                                       sampleRateHz: rows.optionalDouble(3), lead: rows.text(4), unit: rows.text(5),
-                                       device: rows.text(6), softwareVersion: rows.text(7), file: rows.text(8),
-                                       samples: ECGSamples.decoded(rows.blob(9)))
-                guard filter.acceptsDate(ecg.recordedAt) else { continue }
-                try sink.write(ecg)
-                count += 1
-            }
-            try sink.finish()
-            return count
+        try exportRows("""
+            SELECT recorded_at, classification, symptoms, sample_rate, lead, unit, device, software_version, file, samples
+            FROM ecg ORDER BY id
+            """, to: sink) { rows in
+            let ecg = ECGRecording(recordedAt: rows.int64(0), classification: rows.text(1), symptoms: rows.text(2),
+                                   sampleRateHz: rows.optionalDouble(3), lead: rows.text(4), unit: rows.text(5),
+                                   device: rows.text(6), softwareVersion: rows.text(7), file: rows.text(8),
+                                   samples: ECGSamples.decoded(rows.blob(9)))
+            guard filter.acceptsDate(ecg.recordedAt) else { return false }
+            try sink.write(ecg)
+            return true
         }
     }
 
     /// Sends the stored beat series, in import order, to `sink`.
     @discardableResult
     public func exportBeatSeries(filter: MetricFilter = .all, to sink: any RecordSink) throws -> Int {
-        try storeErrors {
-            let rows = try database.prepare("SELECT type, start_date, end_date, source_app, value, beats FROM beat_series ORDER BY id")
-            var count = 0
-            while try rows.step() {
-                let blob = rows.blob(5)
-                let words = (0..<blob.count / 8).map { UInt64(littleEndian: blob.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
-                let beats = stride(from: 0, to: words.count - 1, by: 2).map { Beat(time: Int64(bitPattern: words[$0]), bpm: Int(words[$0 + 1])) }
-                let series = BeatSeries(type: rows.text(0) ?? "", startDate: rows.int64(1), endDate: rows.int64(2),
-                                        sourceApp: rows.text(3) ?? "", value: rows.optionalDouble(4), beats: beats)
-                guard filter.acceptsDate(series.startDate) else { continue }
-                try sink.write(series)
-                count += 1
-            }
-            try sink.finish()
-            return count
+        try exportRows("SELECT type, start_date, end_date, source_app, value, beats FROM beat_series ORDER BY id", to: sink) { rows in
+            let words = ECGSamples.words(rows.blob(5))
+            let beats = stride(from: 0, to: words.count - 1, by: 2).map { Beat(time: Int64(bitPattern: words[$0]), bpm: Int(words[$0 + 1])) }
+            let series = BeatSeries(type: rows.text(0) ?? "", startDate: rows.int64(1), endDate: rows.int64(2),
+                                    sourceApp: rows.text(3) ?? "", value: rows.optionalDouble(4), beats: beats)
+            guard filter.acceptsDate(series.startDate) else { return false }
+            try sink.write(series)
+            return true
         }
     }
 
@@ -91,6 +78,18 @@ extension StagingStore {
                 count += 1
             }
             try output.flush()
+            return count
+        }
+    }
+
+    /// Steps through `sql`'s rows, giving each to `write` (true when it wrote the row), then
+    /// finishes the sink; returns how many rows were written.
+    private func exportRows(_ sql: String, to sink: any RecordSink, _ write: (SQLiteStatement) throws -> Bool) throws -> Int {
+        try storeErrors {
+            let rows = try database.prepare(sql)
+            var count = 0
+            while try rows.step() { if try write(rows) { count += 1 } }
+            try sink.finish()
             return count
         }
     }

@@ -170,6 +170,11 @@ enum ECGSamples {
     }
 
     static func decoded(_ bytes: UnsafeRawBufferPointer) -> [Double] {
-        (0..<bytes.count / 8).map { Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self))) }
+        words(bytes).map { Double(bitPattern: $0) }
+    }
+
+    /// A blob of little-endian 64-bit words (ECG samples, beat pairs).
+    static func words(_ bytes: UnsafeRawBufferPointer) -> [UInt64] {
+        (0..<bytes.count / 8).map { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
     }
 }
