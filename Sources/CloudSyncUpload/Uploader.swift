@@ -67,7 +67,7 @@ public final class Uploader {
         report.dryRun = configuration.dryRun
         if configuration.dryRun {
             // A dry run leaves no trace: nothing is written to the store and no server is asked.
-            try plan(&report, targetID: try existingTargetID(), status: nil)
+            _ = try plan(&report, targetID: try existingTargetID(), status: nil)
             report.seconds = Date().timeIntervalSince(started)
             return report
         }
@@ -93,8 +93,7 @@ public final class Uploader {
 
     /// Decides what this run sends (the target's types and window) and fills the report's counts.
     /// `status` is Flō's sync-status answer (nil in a dry run: the recorded window is used).
-    @discardableResult
-    private func plan(_ report: inout UploadReport, targetID: Int64?, status: [String: Any]?) throws -> UploadScope {
+    private func plan(_ report: inout UploadReport, targetID: Int64?, status: [String: Any]?) throws -> (UploadScope, PendingSummary) {
         var windowStart: String?
         if configuration.target == .flo {
             // Flō's window starts at the recommended date: a backfill sends everything from there;
@@ -118,7 +117,7 @@ public final class Uploader {
             unwindowed.since = configuration.filter.since
             report.beforeWindow = try store.pendingSummary(targetID: targetID, filter: unwindowed).count - summary.count
         }
-        return scope
+        return (scope, summary)
     }
 
     private func upload(_ client: HTTPClient, _ report: inout UploadReport) async throws {
@@ -130,9 +129,8 @@ public final class Uploader {
         if configuration.target == .flo {
             status = try await transport.send(.GET, "/api/healthkit/sync-status", body: nil, what: "the sync-status request").object ?? [:]
         }
-        let scope = try plan(&report, targetID: targetID, status: status)
+        let (scope, summary) = try plan(&report, targetID: targetID, status: status)
         let backfillStart = report.backfill ? scope.windowStart.flatMap { start in ISODate.seconds(start).map { (iso: start, seconds: $0) } } : nil
-        let summary = try store.pendingSummary(targetID: targetID, filter: scope.filter)
         // Nothing to send (and no backfill to mark): no run in the history, no request.
         if summary.count == 0 && backfillStart == nil { return }
         let runID = try store.beginUploadRun(targetID: targetID)
