@@ -25,10 +25,19 @@ import Testing
         ("2024-10-25T07:05:11+02:00", "2024-10-25T05:05:11Z"),
         ("2024-10-25 07:05:11", "2024-10-25T07:05:11Z"),
         ("1969-12-31 23:59:59 +0000", "1969-12-31T23:59:59Z"),
+        // iOS 8's compact form
+        ("20141018163200+0100", "2014-10-18T15:32:00Z"),
+        ("20141231233000-0800", "2015-01-01T07:30:00Z"),
+        ("20150228120000 +0000", "2015-02-28T12:00:00Z"),
     ])
     func parsesOffsetsToUTC(_ input: String, _ expected: String) throws {
         let value = try #require(seconds(input))
         #expect(UTCDateFormatter.string(value) == expected)
+    }
+
+    @Test(arguments: ["20140230120000+0100", "2014101816320+0100", "20141018163200+01", "2014101816320x+0100", "20141018"])
+    func rejectsBadCompactDates(_ input: String) {
+        #expect(seconds(input) == nil)
     }
 
     @Test func daylightSavingTransitionsKeepTheInstant() throws {

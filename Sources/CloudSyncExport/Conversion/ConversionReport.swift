@@ -15,6 +15,8 @@ public struct ConversionReport: Sendable, Codable {
     public var dtdDefects: [String] = []
     public var hadDoctype = false
     public var controlCharactersReplaced = 0
+    /// Attribute names with spaces (iOS 8 metadata keys) that were repaired.
+    public var attributeNamesRepaired = 0
     public var xmlBytes: Int64 = 0
     /// Elements seen, nested ones included, by name.
     public var elementCounts: [String: Int] = [:]
@@ -34,6 +36,7 @@ public struct ConversionReport: Sendable, Codable {
             line += "; skipped \(counted(invalidCount, "invalid record")): " + reasons.joined(separator: ", ")
         }
         if controlCharactersReplaced > 0 { line += "; \(counted(controlCharactersReplaced, "forbidden control character")) replaced by spaces" }
+        if attributeNamesRepaired > 0 { line += "; \(counted(attributeNamesRepaired, "space")) inside attribute names read as part of the name (an iOS 8 export)" }
         return line
     }
 }

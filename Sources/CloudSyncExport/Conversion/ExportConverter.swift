@@ -78,6 +78,7 @@ public final class ExportConverter: ExportElementConsumer {
         report.exportVersion = facts.doctype?.exportVersion
         report.dtdDefects = facts.doctype?.defects ?? []
         report.controlCharactersReplaced = facts.controlCharactersReplaced
+        report.attributeNamesRepaired = facts.attributeNamesRepaired
         report.elementCounts = facts.elementCounts
         report.seconds = Date().timeIntervalSince(started)
     }

@@ -12,6 +12,8 @@ public struct ExportStream {
         public var doctype: DoctypeReport?
         public var hadDoctype = false
         public var controlCharactersReplaced = 0
+        /// Spaces inside attribute names (iOS 8 metadata keys) escaped for the parser.
+        public var attributeNamesRepaired = 0
         public var xmlBytes: Int64 = 0
         /// Elements seen, nested ones included, by name.
         public var elementCounts: [String: Int] = [:]
@@ -81,6 +83,7 @@ public struct ExportStream {
         facts.hadDoctype = statistics.sawDoctype
         facts.doctype = statistics.doctype
         facts.controlCharactersReplaced = statistics.controlCharactersReplaced
+        facts.attributeNamesRepaired = statistics.attributeNamesRepaired
         var counts: [String: Int] = parser.unknownElements
         for name in ElementName.allCases where name != .unknown && parser.elementCounts[Int(name.rawValue)] > 0 {
             counts[name.xmlName] = parser.elementCounts[Int(name.rawValue)]

@@ -45,7 +45,8 @@ public struct Record: Sendable, Equatable {
     public var beats: [InstantaneousBeatsPerMinute]
 
     public var type: String { attributes["type"] ?? "" }
-    public var sourceName: String? { attributes["sourceName"] }
+    /// `sourceName`, or iOS 8's `source`.
+    public var sourceName: String? { attributes["sourceName"] ?? attributes["source"] }
     public var unit: String? { attributes["unit"] }
     public var value: String? { attributes["value"] }
     public var startDate: Int64? { attributes["startDate"]?.epochSeconds }

@@ -2,8 +2,8 @@ import CloudSyncArchive
 import CloudSyncModel
 import Foundation
 
-/// Runs an `ExportByteSource` on its own thread and hands its bytes, DTD removed and forbidden
-/// control characters replaced, to the caller's thread in chunks.
+/// Runs an `ExportByteSource` on its own thread and hands its bytes, DTD removed, attribute names
+/// repaired (iOS 8) and forbidden control characters replaced, to the caller's thread in chunks.
 ///
 /// Why a thread: inflating the zip and filtering run beside libxml2's parse instead of before it.
 /// `chunkCount` chunks of `chunkSize` bytes circulate (2 MiB in all), so memory stays flat
@@ -16,6 +16,8 @@ final class ChunkPipeline: @unchecked Sendable {
         var doctype: DoctypeReport?
         var sawDoctype = false
         var controlCharactersReplaced = 0
+        /// Whitespace bytes found inside attribute names (iOS 8 exports) and escaped.
+        var attributeNamesRepaired = 0
     }
 
     final class Chunk {
@@ -86,9 +88,25 @@ final class ChunkPipeline: @unchecked Sendable {
                 if chunk.count == chunk.capacity { ship(chunk) }
             }
         }
+        // An export without a DTD (iOS 8's dialect) also goes through the attribute-name repair;
+        // from the chunk where a DTD shows up, the bytes go straight to the parser.
+        var repair = AttributeNameRepair()
+        var repairing = true
+        func repaired(_ bytes: ByteText) throws {
+            if repairing { try repair.process(bytes, emit: append) } else { try append(bytes) }
+        }
+        func stopRepairingAfterDoctype() throws {
+            guard repairing, stripper.sawDoctype else { return }
+            try repair.finish(emit: append)
+            repairing = false
+        }
         do {
-            try source.produce { bytes in try stripper.process(bytes, emit: append) }
-            try stripper.finish(emit: append)
+            try source.produce { bytes in
+                try stripper.process(bytes, emit: repaired)
+                try stopRepairingAfterDoctype()
+            }
+            try stripper.finish(emit: repaired)
+            if repairing { try repair.finish(emit: append) }
         } catch is HandoffQueue<Chunk>.Cancelled {
         } catch {
             producerError = error
@@ -97,6 +115,7 @@ final class ChunkPipeline: @unchecked Sendable {
         statistics.sawDoctype = stripper.sawDoctype
         statistics.doctype = stripper.sawDoctype ? DoctypeReport(doctypeText: stripper.doctypeText) : nil
         statistics.controlCharactersReplaced = replaced
+        statistics.attributeNamesRepaired = repair.repairedCount
         queue.close()
     }
 }

@@ -65,6 +65,7 @@ public final class ExportInspector: MetricSink, ConversionObserver {
             invalidRecords: conversion.invalid, invalidByType: invalidByType,
             dtd: .init(present: conversion.hadDoctype, broken: !conversion.dtdDefects.isEmpty, defects: conversion.dtdDefects),
             controlCharactersReplaced: conversion.controlCharactersReplaced,
+            attributeNamesRepaired: conversion.attributeNamesRepaired,
             me: me, otherFiles: InspectReport.OtherFiles(conversion.otherFiles))
     }
 }

@@ -46,6 +46,7 @@ public struct InspectReport: Sendable, Codable {
     public var invalidByType: [String: Int]
     public var dtd: DTD
     public var controlCharactersReplaced: Int
+    public var attributeNamesRepaired = 0
     public var me: [String: String]?
     public var otherFiles: OtherFiles
     /// Why the export could not be read to its end (then everything above covers what came before).
@@ -97,6 +98,7 @@ public struct InspectReport: Sendable, Codable {
         let dtdState = !dtd.present ? "none" : dtd.broken ? "broken (\(dtd.defects.joined(separator: "; "))), ignored" : "sound, ignored"
         lines.append("DTD:            \(dtdState)")
         if controlCharactersReplaced > 0 { lines.append("forbidden control characters replaced: \(controlCharactersReplaced)") }
+        if attributeNamesRepaired > 0 { lines.append("spaces inside attribute names (iOS 8): \(attributeNamesRepaired)") }
         section("elements", elements)
         section("metrics by type", metricsByType)
         section("sources", sources)

@@ -4,11 +4,16 @@ public enum CategoryRules {
     ///
     /// Sleep values become the names the CloudCare backend reads (`inBed`, `asleep`, `awake`, `core`,
     /// `deep`, `rem`). Others lose `HKCategoryValue` and the type's own name and start lower case
-    /// (`HKCategoryValueAppleStandHourStood` → `stood`); a numeric value stays as written.
+    /// (`HKCategoryValueAppleStandHourStood` → `stood`); a numeric value stays as written, except
+    /// sleep's, which iOS 8 wrote as HealthKit's raw values (`0` in bed … `5` REM).
     public static func appendCategory(value: ByteText, type: ByteText, to out: inout ByteBuffer) {
         let prefix: StaticString = "HKCategoryValue"
         guard value.hasPrefix(prefix) else {
-            out.append(value)
+            if value.count == 1, type.equals("HKCategoryTypeIdentifierSleepAnalysis"), let name = sleepName(raw: value[0]) {
+                out.append(name)
+            } else {
+                out.append(value)
+            }
             return
         }
         var rest = value.slice(prefix.utf8CodeUnitCount..<value.count)
@@ -38,6 +43,19 @@ public enum CategoryRules {
         if value.equals("AsleepDeep") { return "deep" }
         if value.equals("AsleepREM") { return "rem" }
         return nil
+    }
+
+    /// `HKCategoryValueSleepAnalysis`'s raw values, as iOS 8 exports write them.
+    static func sleepName(raw digit: UInt8) -> StaticString? {
+        switch digit {
+        case UInt8(ascii: "0"): return "inBed"
+        case UInt8(ascii: "1"): return "asleep"
+        case UInt8(ascii: "2"): return "awake"
+        case UInt8(ascii: "3"): return "core"
+        case UInt8(ascii: "4"): return "deep"
+        case UInt8(ascii: "5"): return "rem"
+        default: return nil
+        }
     }
 
     /// `Stood` → `stood`; a leading acronym is lowered whole (`REMSleep` → `remSleep`).

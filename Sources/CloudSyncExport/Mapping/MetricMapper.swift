@@ -69,6 +69,7 @@ public final class MetricMapper {
             }
         }
         addMetadataEntries(tree, of: tree.root)
+        addMetadataAttributes(tree)
         return .metric
     }
 
@@ -164,7 +165,8 @@ public final class MetricMapper {
 
     /// `sourceApp`, and the metadata every metric starts with: `device`, then `sourceVersion`.
     private func mapSource(_ tree: ElementTree) {
-        metric.sourceApp = tree.value(.sourceName) ?? .empty
+        // iOS 8 wrote `source`; every later version `sourceName`.
+        metric.sourceApp = tree.value(.sourceName) ?? tree.value(.source) ?? .empty
         metric.device = tree.value(.device).flatMap(DeviceName.name(in:)) ?? ByteText(literal: DeviceName.unknown)
         addMetadata("device", metric.device)
         if let version = tree.value(.sourceVersion) { addMetadata("sourceVersion", version) }
@@ -175,6 +177,22 @@ public final class MetricMapper {
         tree.forEachChild(of: node, named: .metadataEntry) { entry in
             guard let key = tree.value(.key, of: entry) else { return }
             let value = tree.value(.value, of: entry) ?? .empty
+            for existing in metric.metadata where existing.key.equals(key) { return }
+            metric.metadata.append((key, value))
+        }
+    }
+
+    /// A Record's attributes outside the DTD, as metadata: iOS 8 wrote the metadata that way
+    /// (`HKWasUserEntered="1"`, `Some App Version="2.6.2"`, its spaces repaired by
+    /// `AttributeNameRepair`). Keys come out as written; a key already set wins.
+    private func addMetadataAttributes(_ tree: ElementTree) {
+        tree.forEachOtherAttribute(of: tree.root) { name, value in
+            // The name itself (interned by libxml2, alive longer than the metric) unless it holds an
+            // escaped space; the decoded key is shorter, and goes to scratch only while scratch has
+            // room, since scratch must not move (see `map`).
+            let escaped = AttributeNameRepair.holdsEscape(name)
+            let key = escaped && scratch.count + name.count <= scratch.capacity
+                ? generated { AttributeNameRepair.appendKey(name, to: &$0) } : name
             for existing in metric.metadata where existing.key.equals(key) { return }
             metric.metadata.append((key, value))
         }

@@ -117,6 +117,23 @@ public final class ElementTree {
         }
     }
 
+    /// Calls `body` with each attribute of `node` that the mapping does not read (`.other`), by its
+    /// name as libxml2 gave it. Without allocating: today's exports have none, iOS 8's have metadata.
+    @inline(__always)
+    public func forEachOtherAttribute(of node: Int, _ body: (_ name: ByteText, _ value: ByteText) -> Void) {
+        let n = nodes[node]
+        var i = Int(n.firstAttribute)
+        let end = i + Int(n.attributeCount)
+        while i < end {
+            let a = attributes[i]
+            if a.name == .other {
+                body(ByteText(start: a.interned, count: strlen(a.interned)),
+                     arena.bytes(Int(a.valueStart)..<Int(a.valueStart + a.valueCount)))
+            }
+            i += 1
+        }
+    }
+
     /// Indices of the direct children of `node`, in document order.
     public func children(of node: Int) -> [Int] {
         var result: [Int] = []

@@ -49,7 +49,7 @@ public enum ElementName: UInt8, CaseIterable, Sendable {
 /// The attributes the mapping reads. Others are kept by name only (`.other`), for the typed model.
 public enum AttributeName: UInt8, CaseIterable, Sendable {
     case other
-    case type = 1, sourceName, sourceVersion, unit, creationDate, startDate, endDate, value, device
+    case type = 1, sourceName, source, sourceVersion, unit, creationDate, startDate, endDate, value, device
     case key, workoutActivityType, duration, durationUnit
     case totalDistance, totalDistanceUnit, totalEnergyBurned, totalEnergyBurnedUnit
     case sum, average, minimum, maximum, date, path

@@ -4,22 +4,41 @@
 /// the result is seconds since 1970 UTC. `DateFormatter` costs about 2 µs a call and a real export
 /// holds ~15 million dates, so this is a fixed-layout byte parser instead. Also accepted, because
 /// users pass them to `--since`: `T` instead of the space, no space before the offset, `Z`, and
-/// `±hh:mm` offsets.
+/// `±hh:mm` offsets. Exports written by iOS 8 (2014–2015) write the compact form
+/// `20141018163200+0100`, read by the same rules.
 public enum ExportDateParser {
     /// Seconds since 1970-01-01T00:00:00Z, or nil when the bytes are not a valid date.
     public static func epochSeconds(_ text: ByteText) -> Int64? {
-        guard text.count >= 19, let p = text.baseAddress else { return nil }
-        guard let year = digits(p, 4), p[4] == UInt8(ascii: "-"),
+        guard text.count >= 19, let p = text.baseAddress else {
+            return text.count >= 14 ? compactEpochSeconds(text) : nil
+        }
+        guard p[4] == UInt8(ascii: "-") else { return compactEpochSeconds(text) }
+        guard let year = digits(p, 4),
               let month = digits(p + 5, 2), p[7] == UInt8(ascii: "-"),
               let day = digits(p + 8, 2), p[10] == UInt8(ascii: " ") || p[10] == UInt8(ascii: "T"),
               let hour = digits(p + 11, 2), p[13] == UInt8(ascii: ":"),
               let minute = digits(p + 14, 2), p[16] == UInt8(ascii: ":"),
               let second = digits(p + 17, 2)
         else { return nil }
+        return instant(year, month, day, hour, minute, second, offsetText: ByteText(start: p + 19, count: text.count - 19))
+    }
+
+    /// The iOS 8 form `yyyyMMddHHmmss` followed by an offset (`+0100`, or any form `offsetSeconds` reads).
+    static func compactEpochSeconds(_ text: ByteText) -> Int64? {
+        guard text.count >= 14, let p = text.baseAddress,
+              let year = digits(p, 4), let month = digits(p + 4, 2), let day = digits(p + 6, 2),
+              let hour = digits(p + 8, 2), let minute = digits(p + 10, 2), let second = digits(p + 12, 2)
+        else { return nil }
+        return instant(year, month, day, hour, minute, second, offsetText: ByteText(start: p + 14, count: text.count - 14))
+    }
+
+    /// Checks the fields and turns them into seconds since 1970 UTC.
+    private static func instant(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int,
+                                offsetText: ByteText) -> Int64? {
         guard month >= 1, month <= 12, day >= 1, day <= daysInMonth(year: year, month: month),
               hour <= 23, minute <= 59, second <= 60
         else { return nil }
-        guard let offset = offsetSeconds(ByteText(start: p + 19, count: text.count - 19)) else { return nil }
+        guard let offset = offsetSeconds(offsetText) else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - offset
         // `9999-12-31 23:00:00 -1400` is in the year 10000 in UTC, which the 4-digit output cannot
