@@ -9,13 +9,17 @@ struct Aggregate: ParsableCommand {
         abstract: "Count, sum, average, minimum and maximum per type and hour, day, week or month.",
         usage: """
             cloudsync aggregate --bucket hour|day|week|month [--store PATH]
-                     [--tz ZONE] [--merge-sources] [--format table|jsonl|csv]
+                     [--tz ZONE] [--merge-sources] [--count-repeats]
+                     [--format table|jsonl|csv]
                      [--types T,…] [--since DATE] [--until DATE]
             """,
         discussion: """
             A sample counts in the bucket of its startDate, in --tz (default UTC). Weeks start on Monday and are \
             labelled by that Monday. --merge-sources counts a span recorded by several sources (iPhone and Watch \
             on the same walk) once, for the source of highest priority, as the Health app does; see docs/aggregation.md.
+
+            A repeat (the same sample stored again with another creation date: a re-synced workout, a food entry \
+            logged twice) counts once unless --count-repeats; see docs/store.md.
 
             Example:
               cloudsync aggregate --bucket day --types stepCount \\
@@ -41,6 +45,9 @@ struct Aggregate: ParsableCommand {
     @Flag(help: "Do not double-count steps, distance or energy recorded by several sources.")
     var mergeSources = false
 
+    @Flag(help: "Count repeats (samples alike but for their creation date) each time, not once.")
+    var countRepeats = false
+
     @OptionGroup var filters: FilterOptions
 
     func validate() throws {
@@ -52,7 +59,8 @@ struct Aggregate: ParsableCommand {
         let rows: [AggregateRow]
         do {
             rows = try store.aggregate(AggregateOptions(bucket: bucket, filter: try filters.makeFilter(),
-                                                        timeZone: tz.flatMap(TimeZone.init(identifier:)), mergeSources: mergeSources))
+                                                        timeZone: tz.flatMap(TimeZone.init(identifier:)), mergeSources: mergeSources,
+                                                        countRepeats: countRepeats))
         } catch {
             throw ExitStatus.report(error)
         }

@@ -56,7 +56,12 @@ struct Import: ParsableCommand {
             let conversion = result.conversion
             if !quiet || conversion.invalidCount > 0 {
                 for damage in result.archive.damaged { printError("\(conversion.input) (\(damage.entry)): skipped: \(damage.problem)") }
-                var line = "imported \(input == "-" ? "standard input" : input) into \(store.path): \(result.newCount) new, \(result.duplicateCount) already there"
+                var line = "imported \(input == "-" ? "standard input" : input) into \(store.path): \(result.newCount) new"
+                if result.repeatCount > 0 {
+                    line += " (\(counted(result.repeatCount, "repeat")) among them: samples alike but for their creation date, kept and counted once)"
+                }
+                line += ", \(result.duplicateCount) already there"
+                if result.writtenTwiceCount > 0 { line += ", \(result.writtenTwiceCount) written twice in the export (stored once)" }
                 if result.newRoutes + result.duplicateRoutes > 0 {
                     line += "; \(counted(result.newRoutes, "route")) new (\(result.duplicateRoutes) already there)"
                 }

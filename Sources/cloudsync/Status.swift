@@ -9,18 +9,24 @@ struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what the staging store holds: totals, per type, date range, pending uploads, history, identity.",
         usage: """
-            cloudsync status [--store PATH] [--json]
+            cloudsync status [--store PATH] [--count-repeats] [--json]
             """,
         discussion: """
             Pending, per upload target, is what `cloudsync upload` would send to it now: steps only to the \
             steps API, Flō's backfill window only, and for CloudCare only the types it keeps (the others \
             are listed as left out).
 
+            A repeat is a sample stored again with another creation date (a workout re-synced, a food \
+            entry logged twice): the store keeps it, and counts it once unless --count-repeats.
+
             \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore, ExitStatus.damagedStore]))
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Count repeats (samples alike but for their creation date) each time, not once.")
+    var countRepeats = false
 
     @Flag(help: "Print the status as JSON.")
     var json = false
@@ -29,7 +35,7 @@ struct Status: ParsableCommand {
         let store = try storeOptions.open(.read)
         var status: StoreStatus
         do {
-            status = try store.status()
+            status = try store.status(countRepeats: countRepeats)
             for index in status.targets.indices { try scope(&status.targets[index], store) }
         } catch { throw ExitStatus.report(error) }
         if json {
@@ -56,7 +62,7 @@ struct Status: ParsableCommand {
         var lines = [
             "store:      \(status.store)",
             "identity:   userId \(status.userId), deviceId \(status.deviceId)",
-            "metrics:    \(status.metrics)",
+            "metrics:    \(status.metrics)" + Self.repeatsNote(status),
             "date range: \(status.firstStart ?? "-") … \(status.lastEnd ?? "-")",
         ]
         if status.routes > 0 || status.ecgs > 0 {
@@ -89,7 +95,11 @@ struct Status: ParsableCommand {
         }
         lines.append("recent imports:")
         for run in status.imports {
-            var line = "  #\(run.id) \(run.startedAt) \(run.outcome): \(run.input), \(run.new) new, \(run.duplicates) already there, \(run.invalid) invalid"
+            var line = "  #\(run.id) \(run.startedAt) \(run.outcome): \(run.input), \(run.new) new"
+            if run.repeats > 0 { line += " (\(counted(run.repeats, "repeat")))" }
+            line += ", \(run.duplicates) already there"
+            if run.writtenTwice > 0 { line += ", \(run.writtenTwice) written twice" }
+            line += ", \(run.invalid) invalid"
             if let reason = run.reason { line += " (\(reason))" }
             lines.append(line)
         }
@@ -105,6 +115,13 @@ struct Status: ParsableCommand {
         }
         if status.uploads.isEmpty { lines.append("  none") }
         return lines.joined(separator: "\n")
+    }
+
+    static func repeatsNote(_ status: StoreStatus) -> String {
+        guard status.repeats > 0 else { return "" }
+        return status.countsRepeats
+            ? " (\(counted(status.repeats, "repeat")) among them: samples alike but for their creation date)"
+            : " (and \(counted(status.repeats, "repeat")) kept: samples alike but for their creation date, counted once)"
     }
 
     /// "HKQuantityTypeIdentifierBasalEnergyBurned 5000, …" as "basalEnergyBurned 5000, …", largest first.

@@ -141,7 +141,7 @@ import ZIPFoundation
 
     /// A store written by the schema before routes existed (version 1, as the last release wrote it),
     /// upgraded in place on first use: every row kept, then routes and ECGs added.
-    @Test(arguments: [1, 2, 3])
+    @Test(arguments: [1, 2, 3, 4])
     func anOlderStoreIsUpgradedInPlaceWithoutLosingARow(version: Int) throws {
         let store = try makeTemporaryDirectory().appendingPathComponent("staging.sqlite").path
         do {

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// The disk fills up during an import: the store lives on a real 4 MiB tmpfs (mounting one needs
+/// The disk fills up during an import: the store lives on a real 6 MiB tmpfs (mounting one needs
 /// root or CAP_SYS_ADMIN; without them the test runner reports the test as skipped).
 @Suite(.serialized, .enabled(if: Tmpfs.canMount, "mounting a tmpfs needs root or CAP_SYS_ADMIN: disk-full test skipped"))
 struct DiskFullTests {
@@ -16,7 +16,7 @@ struct DiskFullTests {
         try Data(heartRateExport(count: 150_000).utf8).write(to: input)   // 35 MB of XML, about 10 MB in the store
         let mountPoint = root.appendingPathComponent("small-disk")
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        #expect(try Self.mount(mountPoint, size: "4m"))
+        #expect(try Self.mount(mountPoint, size: "6m"))
         defer { _ = try? CLI.run([mountPoint.path], tool: "/bin/umount") }
         let store = mountPoint.appendingPathComponent("staging.sqlite").path
 

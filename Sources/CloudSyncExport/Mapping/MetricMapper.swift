@@ -22,6 +22,7 @@ public final class MetricMapper {
     public func map(_ tree: ElementTree) -> Outcome {
         metric.metadata.removeAll(keepingCapacity: true)
         metric.valueText = nil
+        metric.creationDateText = nil
         metric.unitRecognised = true
         metric.line = Int(tree.nodes[0].line)
         // Scratch holds generated text (numbers, category names); it must not move while the metric
@@ -160,6 +161,7 @@ public final class MetricMapper {
         guard end >= start else { return .endBeforeStart }
         metric.startDate = start
         metric.endDate = end
+        metric.creationDateText = tree.value(.creationDate)
         return nil
     }
 

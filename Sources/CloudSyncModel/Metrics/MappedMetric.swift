@@ -21,6 +21,9 @@ public struct MappedMetric {
     public var unitRecognised = true
     /// The unit as the file wrote it.
     public var writtenUnit: ByteText = .empty
+    /// The record's `creationDate` as written (parsed only by the store, which needs it for the
+    /// identity; conversion never looks at it).
+    public var creationDateText: ByteText?
     /// The device name in `metadata`.
     public var device: ByteText = .empty
     /// Line of the element in the input.

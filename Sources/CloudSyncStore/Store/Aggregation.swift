@@ -28,12 +28,16 @@ public struct AggregateOptions: Sendable {
     public var timeZone: TimeZone?
     /// Do not double-count cumulative types recorded by several sources (see docs/aggregation.md).
     public var mergeSources: Bool
+    /// Count repeats (samples alike but for their creation date) each time, not once.
+    public var countRepeats: Bool
 
-    public init(bucket: AggregateBucket, filter: MetricFilter = .all, timeZone: TimeZone? = nil, mergeSources: Bool = false) {
+    public init(bucket: AggregateBucket, filter: MetricFilter = .all, timeZone: TimeZone? = nil, mergeSources: Bool = false,
+                countRepeats: Bool = false) {
         self.bucket = bucket
         self.filter = filter
         self.timeZone = timeZone
         self.mergeSources = mergeSources
+        self.countRepeats = countRepeats
     }
 }
 

@@ -7,7 +7,8 @@ extension StagingStore {
     /// A sample belongs to the bucket of its `startDate`.
     public func aggregate(_ options: AggregateOptions) throws -> [AggregateRow] {
         try storeErrors {
-            let conditions = try conditions(options.filter)
+            var conditions = try conditions(options.filter)
+            if !options.countRepeats { conditions.add(MetricConditions.countedOnce) }
             // The identity index is ordered by (type_id, start_date): no sort needed.
             let rows = try database.prepare("""
                 SELECT m.type_id, t.name, u.name, m.start_date, m.end_date, m.value, m.source_id, d.name

@@ -3,11 +3,12 @@ import CloudSyncModel
 
 extension StagingStore {
     /// Sends the store's metrics, in `startDate` order, to `sink` (JSONL, CloudCare batches…).
-    /// `pendingOnly` keeps the metrics no CloudCare server acknowledged yet. Returns how many.
+    /// Every stored sample, repeats included; `pendingOnly` keeps what an upload to CloudCare would
+    /// still send (no repeats, nothing a CloudCare server acknowledged). Returns how many.
     @discardableResult
     public func export(filter: MetricFilter = .all, pendingOnly: Bool = false, to sink: any MetricSink) throws -> Int {
         try storeErrors {
-            var conditions = try conditions(filter)
+            var conditions = pendingOnly ? try uploadConditions(filter) : try conditions(filter)
             if pendingOnly { conditions.add(MetricConditions.notAcknowledgedByCloudCare) }
             let rows = try database.prepare("""
                 SELECT \(StoredMetricSQL.columns) \(StoredMetricSQL.joins) \(conditions.whereClause) ORDER BY m.start_date, m.id

@@ -7,6 +7,10 @@ public struct ImportResult: Sendable {
     public var runID: Int64
     public var newCount: Int
     public var duplicateCount: Int
+    /// Of the new metrics, those that repeat a stored sample but for the creation date (kept, counted once).
+    public var repeatCount = 0
+    /// Records the export wrote twice (same sample, same creation date): stored once.
+    public var writtenTwiceCount = 0
     public var conversion: ConversionReport
     /// Routes and ECGs added, and those the store already had.
     public var newRoutes = 0
@@ -56,7 +60,7 @@ extension StagingStore {
             throw error
         }
         try storeErrors { try finishRun(runID, outcome: "ok", reason: nil, sink: sink, records: records, report: archive.conversion) }
-        return ImportResult(runID: runID, newCount: sink.newCount, duplicateCount: sink.duplicateCount, conversion: archive.conversion,
+        return ImportResult(runID: runID, newCount: sink.newCount, duplicateCount: sink.duplicateCount, repeatCount: sink.repeatCount, writtenTwiceCount: sink.writtenTwiceCount, conversion: archive.conversion,
                             newRoutes: records.newRoutes, duplicateRoutes: records.duplicateRoutes,
                             newECGs: records.newECGs, duplicateECGs: records.duplicateECGs,
                             newBeatSeries: records.newBeatSeries, newCorrelations: records.newCorrelations, archive: archive)
@@ -66,12 +70,12 @@ extension StagingStore {
                            report: ConversionReport) throws {
         try database.transaction {
             try database.prepare("""
-                UPDATE import_run SET ended_at = ?, outcome = ?, reason = ?, new_count = ?, duplicate_count = ?,
+                UPDATE import_run SET ended_at = ?, outcome = ?, reason = ?, new_count = ?, duplicate_count = ?, repeat_count = ?, written_twice_count = ?,
                     invalid_count = ?, filtered_count = ?, export_date = ?, export_version = ?, locale = ?,
                     new_routes = ?, new_ecgs = ?
                 WHERE id = ?
                 """).run([.int(Self.now), .text(outcome), reason.map { .text($0) } ?? .null,
-                          .int(Int64(sink.newCount)), .int(Int64(sink.duplicateCount)),
+                          .int(Int64(sink.newCount)), .int(Int64(sink.duplicateCount)), .int(Int64(sink.repeatCount)), .int(Int64(sink.writtenTwiceCount)),
                           .int(Int64(report.invalidCount)), .int(Int64(report.filteredOut)),
                           report.exportDate.map { .text($0) } ?? .null,
                           report.exportVersion.map { .int(Int64($0)) } ?? .null,

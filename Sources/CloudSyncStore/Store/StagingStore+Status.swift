@@ -3,15 +3,22 @@ import CloudSyncModel
 
 extension StagingStore {
     /// Totals, per type, date range, pending per target, recent imports and uploads, backfill, identity.
-    public func status(recent: Int = 10) throws -> StoreStatus {
+    /// Each sample counts once unless `countRepeats`.
+    public func status(recent: Int = 10, countRepeats: Bool = false) throws -> StoreStatus {
         try storeErrors {
             let identity = try identity()
             var byType: [String: Int] = [:]
+            var repeats = 0
             let types = try database.prepare("""
-                SELECT t.name, count(*) FROM metric m JOIN metric_type t ON t.id = m.type_id GROUP BY m.type_id
+                SELECT t.name, count(*), sum(m.is_repeat) FROM metric m JOIN metric_type t ON t.id = m.type_id GROUP BY m.type_id
                 """)
-            while try types.step() { byType[types.text(0) ?? ""] = Int(types.int64(1)) }
+            while try types.step() {
+                let typeRepeats = Int(types.int64(2))
+                byType[types.text(0) ?? ""] = Int(types.int64(1)) - (countRepeats ? 0 : typeRepeats)
+                repeats += typeRepeats
+            }
             let metrics = byType.values.reduce(0, +)
+            let samples = metrics - (countRepeats ? repeats : 0)  // each once: what an upload can send
             let range = try database.prepare("SELECT min(start_date), max(end_date) FROM metric")
             _ = try range.step()
             let firstStart = range.isNull(0) ? nil : UTCDateFormatter.string(range.int64(0))
@@ -25,15 +32,15 @@ extension StagingStore {
             while try targetRows.step() {
                 let acknowledged = Int(targetRows.int64(2))
                 targets.append(.init(target: targetRows.text(0) ?? "", server: targetRows.text(1) ?? "",
-                                     acknowledged: acknowledged, pending: metrics - acknowledged))
+                                     acknowledged: acknowledged, pending: samples - acknowledged))
             }
             let pending = Int(try database.scalarInt(
-                "SELECT count(*) FROM metric m WHERE \(MetricConditions.notAcknowledgedByCloudCare)") ?? 0)
+                "SELECT count(*) FROM metric m WHERE \(MetricConditions.countedOnce) AND \(MetricConditions.notAcknowledgedByCloudCare)") ?? 0)
 
             var imports: [StoreStatus.ImportRun] = []
             let importRows = try database.prepare("""
                 SELECT id, input, input_size, export_date, export_version, started_at, ended_at, outcome, reason,
-                       new_count, duplicate_count, invalid_count, filtered_count
+                       new_count, duplicate_count, invalid_count, filtered_count, repeat_count, written_twice_count
                 FROM import_run ORDER BY id DESC LIMIT ?
                 """)
             importRows.bind(1, Int64(recent))
@@ -46,6 +53,7 @@ extension StagingStore {
                     endedAt: importRows.isNull(6) ? nil : UTCDateFormatter.string(importRows.int64(6)),
                     outcome: importRows.text(7) ?? "", reason: importRows.text(8),
                     new: Int(importRows.int64(9)), duplicates: Int(importRows.int64(10)),
+                    repeats: Int(importRows.int64(13)), writtenTwice: Int(importRows.int64(14)),
                     invalid: Int(importRows.int64(11)), filtered: Int(importRows.int64(12))))
             }
 
@@ -89,6 +97,8 @@ extension StagingStore {
                                metrics: metrics, pending: pending, byType: byType,
                                firstStart: firstStart, lastEnd: lastEnd, targets: targets,
                                imports: imports, uploads: uploads, backfill: backfill, exportFacts: facts)
+            status.repeats = repeats
+            status.countsRepeats = countRepeats
             status.routes = Int(try database.scalarInt("SELECT count(*) FROM route") ?? 0)
             status.routePoints = Int(try database.scalarInt("SELECT coalesce(sum(point_count), 0) FROM route") ?? 0)
             status.ecgs = Int(try database.scalarInt("SELECT count(*) FROM ecg") ?? 0)

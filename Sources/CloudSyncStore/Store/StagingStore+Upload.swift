@@ -76,7 +76,7 @@ extension StagingStore {
     /// identifier, after `filter`.
     public func pendingByType(targetID: Int64?, filter: MetricFilter = .all) throws -> [String: Int] {
         try storeErrors {
-            var conditions = try conditions(filter)
+            var conditions = try uploadConditions(filter)
             if let targetID { conditions.add(MetricConditions.notAcknowledged, .int(targetID)) }
             let query = try database.prepare("""
                 SELECT t.name, count(*) FROM metric m JOIN metric_type t ON t.id = m.type_id \(conditions.whereClause) GROUP BY m.type_id
@@ -91,7 +91,7 @@ extension StagingStore {
     /// How many metrics `targetID` has not acknowledged (every metric for nil), with their date range.
     public func pendingSummary(targetID: Int64?, filter: MetricFilter = .all) throws -> PendingSummary {
         try storeErrors {
-            var conditions = try conditions(filter)
+            var conditions = try uploadConditions(filter)
             if let targetID { conditions.add(MetricConditions.notAcknowledged, .int(targetID)) }
             let query = try database.prepare("SELECT count(*), min(m.start_date), max(m.end_date) FROM metric m \(conditions.whereClause)")
             try query.bind(conditions.arguments)
@@ -103,10 +103,18 @@ extension StagingStore {
 
     public func pendingMetrics(targetID: Int64, filter: MetricFilter = .all) throws -> PendingMetricCursor {
         try storeErrors {
-            var conditions = try conditions(filter)
+            var conditions = try uploadConditions(filter)
             conditions.add(MetricConditions.notAcknowledged, .int(targetID))
             return try PendingMetricCursor(path: path, conditions: conditions)
         }
+    }
+
+    /// What uploads send: each sample once. A repeat (the same sample with another creation date)
+    /// is not sent: every backend would take it for the sample it already has (docs/upload.md).
+    func uploadConditions(_ filter: MetricFilter) throws -> MetricConditions {
+        var conditions = try conditions(filter)
+        conditions.add(MetricConditions.countedOnce)
+        return conditions
     }
 
     /// Starts a row of the upload history for one `cloudsync upload`.

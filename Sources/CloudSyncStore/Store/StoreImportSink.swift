@@ -3,21 +3,48 @@ import CloudSyncModel
 
 /// Writes converted metrics into the store (the `MetricSink` of `cloudsync import`).
 ///
-/// `INSERT OR IGNORE` against the identity index decides new versus duplicate. Commits every
-/// `commitEvery` metrics, each commit also saving the run's counts, so a killed import keeps what
-/// it committed and the next import only adds what is missing.
+/// Keeps every sample, counts each once (docs/store.md):
+/// - `INSERT OR IGNORE` against the identity index (type, dates, source, value, unit, creation
+///   date) decides new versus already there;
+/// - a sample without a creation date is already there when any stored sample matches it but for
+///   the creation date; a sample with one fills in the date of a stored sample that has none (rows
+///   of stores made before creation dates were kept), so an upgraded store does not gain a copy;
+/// - before each commit, the new rows that another stored sample matches but for the creation date
+///   are marked as repeats, in the same transaction.
+///
+/// Commits every `commitEvery` metrics, each commit also saving the run's counts, so a killed import
+/// keeps what it committed and the next import only adds what is missing.
 final class StoreImportSink: MetricSink, ConversionObserver {
     private let database: SQLiteDatabase
     private let runID: Int64
     private let insert: SQLiteStatement
+    /// Stored samples equal but for the creation date: one that has none, and any.
+    private let findUndated: SQLiteStatement
+    private let fillCreationDate: SQLiteStatement
+    private let findAlike: SQLiteStatement
+    private let findSame: SQLiteStatement
+    private let markRepeats: SQLiteStatement
     private let progress: SQLiteStatement
     private let types, sources, units, devices, versions: NameTable
     private var metadata = ByteBuffer(capacity: 4096)
     private let commitEvery: Int
     private var sinceCommit = 0
+    /// Rows above this id are this run's and not yet checked for repeats.
+    private var checkedUpTo: Int64
+    /// Rows above this id are this run's.
+    private let storedBefore: Int64
+    /// The store holds samples without a creation date (checked once; filling them in is rare work).
+    private var hasUndatedRows: Bool
     private(set) var newCount = 0
+    /// Samples the store had before this run.
     private(set) var duplicateCount = 0
+    /// Records this export wrote twice (same sample, same or no creation date): stored once.
+    private(set) var writtenTwiceCount = 0
+    /// New samples that repeat a stored one with another creation date.
+    private(set) var repeatCount = 0
     private(set) var me: [String: String]?
+
+    private static let alike = "type_id = ?1 AND start_date = ?2 AND end_date = ?3 AND source_id = ?4 AND value = ?5 AND unit_id = ?6"
 
     init(database: SQLiteDatabase, runID: Int64, commitEvery: Int = 50_000) throws {
         self.database = database
@@ -25,21 +52,104 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         self.commitEvery = commitEvery
         insert = try database.prepare("""
             INSERT OR IGNORE INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id,
-                                         source_version_id, extra, import_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         source_version_id, extra, import_id, created_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """)
-        progress = try database.prepare("UPDATE import_run SET new_count = ?, duplicate_count = ? WHERE id = ?")
+        findUndated = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) AND created_at IS NULL LIMIT 1")
+        fillCreationDate = try database.prepare("UPDATE OR IGNORE metric SET created_at = ?2 WHERE id = ?1")
+        findAlike = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) ORDER BY id LIMIT 1")
+        findSame = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) AND ifnull(created_at, -1) = ?7")
+        markRepeats = try database.prepare("""
+            UPDATE metric SET is_repeat = 1
+            WHERE id > ?1 AND EXISTS (
+                SELECT 1 FROM metric o
+                WHERE o.type_id = metric.type_id AND o.start_date = metric.start_date AND o.end_date = metric.end_date
+                  AND o.source_id = metric.source_id AND o.value = metric.value AND o.unit_id = metric.unit_id
+                  AND o.id < metric.id)
+            """)
+        progress = try database.prepare("""
+            UPDATE import_run SET new_count = ?, duplicate_count = ?, repeat_count = ?, written_twice_count = ? WHERE id = ?
+            """)
         types = try NameTable(database, table: "metric_type")
         sources = try NameTable(database, table: "source")
         units = try NameTable(database, table: "unit")
         devices = try NameTable(database, table: "device")
         versions = try NameTable(database, table: "source_version")
+        checkedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
+        storedBefore = checkedUpTo
+        hasUndatedRows = try database.scalarInt("SELECT EXISTS (SELECT 1 FROM metric WHERE created_at IS NULL)") == 1
     }
 
     /// Starts the first transaction.
     func begin() throws { try database.execute("BEGIN IMMEDIATE") }
 
     func write(_ metric: MappedMetric) throws {
+        let typeID = try types.id(metric.type), sourceID = try sources.id(metric.sourceApp), unitID = try units.id(metric.unit)
+        let created = metric.creationDateText.flatMap(ExportDateParser.epochSeconds)
+        if let storedRow = try alreadyStoredRow(typeID, sourceID, unitID, metric, created: created) {
+            countStored(storedRow)
+        } else {
+            try insertRow(typeID, sourceID, unitID, metric, created: created)
+            if database.changes > 0 {
+                newCount += 1
+            } else {
+                countStored(try sameRow(typeID, sourceID, unitID, metric, created: created))
+            }
+        }
+        sinceCommit += 1
+        if sinceCommit >= commitEvery {
+            try commit()
+            try begin()
+        }
+    }
+
+    /// The cases the identity index alone cannot decide (see the type's comment): the stored row
+    /// that already holds the sample, if any.
+    private func alreadyStoredRow(_ typeID: Int64, _ sourceID: Int64, _ unitID: Int64, _ metric: MappedMetric,
+                                  created: Int64?) throws -> StoredRow? {
+        guard hasUndatedRows || created == nil else { return nil }
+        let query = created == nil ? findAlike : findUndated
+        defer { query.reset() }
+        bindAlike(query, typeID, sourceID, unitID, metric)
+        guard try query.step() else { return nil }
+        let row = StoredRow(id: query.int64(0), importID: query.int64(1))
+        if let created {
+            // When a row with this creation date is also stored, the update does nothing: either
+            // way the sample is there.
+            try fillCreationDate.run([.int(row.id), .int(created)])
+        }
+        return row
+    }
+
+    private struct StoredRow { var id: Int64; var importID: Int64 }
+
+    /// The row the identity index found equal to `metric`.
+    private func sameRow(_ typeID: Int64, _ sourceID: Int64, _ unitID: Int64, _ metric: MappedMetric, created: Int64?) throws -> StoredRow? {
+        // Cheap cases first: nothing of this run stored yet, or nothing stored before it.
+        if newCount == 0 { return StoredRow(id: 0, importID: 0) }
+        if storedBefore == 0 { return StoredRow(id: storedBefore + 1, importID: runID) }
+        defer { findSame.reset() }
+        bindAlike(findSame, typeID, sourceID, unitID, metric)
+        findSame.bind(7, created ?? -1)
+        guard try findSame.step() else { return nil }
+        return StoredRow(id: findSame.int64(0), importID: findSame.int64(1))
+    }
+
+    /// A record whose sample is stored: before this run, or earlier in this export.
+    private func countStored(_ row: StoredRow?) {
+        if let row, row.importID == runID { writtenTwiceCount += 1 } else { duplicateCount += 1 }
+    }
+
+    private func bindAlike(_ statement: SQLiteStatement, _ typeID: Int64, _ sourceID: Int64, _ unitID: Int64, _ metric: MappedMetric) {
+        statement.bind(1, typeID)
+        statement.bind(2, metric.startDate)
+        statement.bind(3, metric.endDate)
+        statement.bind(4, sourceID)
+        statement.bind(5, metric.value)
+        statement.bind(6, unitID)
+    }
+
+    private func insertRow(_ typeID: Int64, _ sourceID: Int64, _ unitID: Int64, _ metric: MappedMetric, created: Int64?) throws {
         // The mapper always puts `device` first and `sourceVersion` (when present) second.
         var rest = metric.metadata.dropFirst()
         if let version = rest.first, version.key.equals("sourceVersion") {
@@ -55,28 +165,28 @@ final class StoreImportSink: MetricSink, ConversionObserver {
             MetricJSON.appendMembers(rest, to: &metadata)
             metadata.withBytes { insert.bind(9, bytes: $0) }
         }
-        insert.bind(1, try types.id(metric.type))
-        insert.bind(2, metric.startDate)
-        insert.bind(3, metric.endDate)
-        insert.bind(4, try sources.id(metric.sourceApp))
-        insert.bind(5, metric.value)
-        insert.bind(6, try units.id(metric.unit))
+        bindAlike(insert, typeID, sourceID, unitID, metric)
         insert.bind(7, try devices.id(metric.device))
         insert.bind(10, runID)
+        if let created { insert.bind(11, created) } else { insert.bindNull(11) }
         try insert.step()
         insert.reset()
-        if database.changes > 0 { newCount += 1 } else { duplicateCount += 1 }
-        sinceCommit += 1
-        if sinceCommit >= commitEvery {
-            try commit()
-            try begin()
-        }
     }
 
     private func commit() throws {
-        try progress.run([.int(Int64(newCount)), .int(Int64(duplicateCount)), .int(runID)])
+        try markRepeatsSinceLastCommit()
+        try progress.run([.int(Int64(newCount)), .int(Int64(duplicateCount)), .int(Int64(repeatCount)),
+                          .int(Int64(writtenTwiceCount)), .int(runID)])
         try database.execute("COMMIT")
         sinceCommit = 0
+    }
+
+    /// Marks this transaction's new rows that repeat a stored sample, in the same transaction, so a
+    /// killed import never leaves an unmarked repeat behind.
+    private func markRepeatsSinceLastCommit() throws {
+        try markRepeats.run([.int(checkedUpTo)])
+        repeatCount += database.changes
+        checkedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? checkedUpTo
     }
 
     func finish() throws { try commit() }

@@ -186,6 +186,22 @@ enum StoreSchema {
             import_id INTEGER NOT NULL REFERENCES import_run(id)
         );
         """,
+        // 5: keep every sample HealthKit kept. Samples alike in everything but their creation date
+        // are distinct samples (a re-synced workout, a food entry logged twice): the creation date
+        // joins the identity. The later ones are marked as repeats, which queries count once.
+        """
+        ALTER TABLE metric ADD COLUMN created_at INTEGER;     -- the record's creationDate; NULL when the export has none
+        ALTER TABLE metric ADD COLUMN is_repeat INTEGER NOT NULL DEFAULT 0;
+        DROP INDEX metric_identity;
+        -- NULL creation dates are equal here (SQLite's UNIQUE would let NULLs repeat).
+        CREATE UNIQUE INDEX metric_identity ON metric(type_id, start_date, end_date, source_id, value, unit_id, ifnull(created_at, -1));
+        -- Rows without a creation date, among them every row stored before this version: the next
+        -- import that has the date fills it in instead of adding the sample again.
+        CREATE INDEX metric_undated ON metric(id) WHERE created_at IS NULL;
+        ALTER TABLE import_run ADD COLUMN repeat_count INTEGER NOT NULL DEFAULT 0;
+        -- Records the export itself wrote twice (same sample, same creation date): stored once.
+        ALTER TABLE import_run ADD COLUMN written_twice_count INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -12,6 +12,9 @@ public struct StoreStatus: Sendable, Codable {
         public var reason: String?
         public var new: Int
         public var duplicates: Int
+        /// Of `new`, the repeats (alike but for the creation date); records written twice in the export.
+        public var repeats = 0
+        public var writtenTwice = 0
         public var invalid: Int
         public var filtered: Int
     }
@@ -54,7 +57,12 @@ public struct StoreStatus: Sendable, Codable {
     public var schemaVersion: Int
     public var userId: String
     public var deviceId: String
+    /// Samples, each counted once (repeats added when `countsRepeats`).
     public var metrics: Int
+    /// Stored samples that repeat another but for their creation date: kept, counted once.
+    public var repeats = 0
+    /// `--count-repeats`: `metrics` and `byType` count every repeat.
+    public var countsRepeats = false
     /// Metrics not yet acknowledged by a CloudCare upload (any CloudCare server).
     public var pending: Int
     public var byType: [String: Int]

@@ -57,6 +57,9 @@ struct MetricConditions {
 
     var whereClause: String { conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ") }
 
+    /// Leaves out repeats (samples alike but for their creation date, after the first): what counts
+    /// each sample once, and what uploads send (docs/store.md).
+    static let countedOnce = "m.is_repeat = 0"
     /// Not acknowledged by `targetID`.
     static let notAcknowledged = "NOT EXISTS (SELECT 1 FROM upload_ack a WHERE a.target_id = ? AND a.metric_id = m.id)"
     /// Not acknowledged by any CloudCare server (what `status` calls pending).

@@ -1,0 +1,111 @@
+import CloudSyncExport
+import CloudSyncModel
+@testable import CloudSyncStore
+import CloudSyncTesting
+import Foundation
+import Testing
+
+/// Keep every sample, count each once: samples alike but for their creation date are distinct
+/// samples in HealthKit (a Garmin workout re-written at every sync, a food entry logged twice).
+@Suite struct RepeatedSampleTests {
+    static func distance(_ created: String?, start: String = "2017-05-01 09:00:00 +0200", value: String = "0.5") -> String {
+        let creation = created.map { " creationDate=\"\($0)\"" } ?? ""
+        return " <Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"iPhone\" unit=\"km\"\(creation) startDate=\"\(start)\" endDate=\"2017-05-01 09:10:00 +0200\" value=\"\(value)\"/>\n"
+    }
+
+    static func run(_ created: String?) -> String {
+        let creation = created.map { " creationDate=\"\($0)\"" } ?? ""
+        return " <Workout workoutActivityType=\"HKWorkoutActivityTypeRunning\" duration=\"31\" durationUnit=\"min\" sourceName=\"Garmin Connect\"\(creation) startDate=\"2020-06-01 07:00:00 +0200\" endDate=\"2020-06-01 07:31:00 +0200\"/>\n"
+    }
+
+    /// The same distance twice with two creation dates, once more with the second date (the export
+    /// wrote that record twice), another distance, and one run re-written at three syncs.
+    static func export(withCreationDates: Bool = true) -> String {
+        let c = { (day: Int) in withCreationDates ? "2017-05-0\(day) 10:00:00 +0200" : nil }
+        let body = distance(c(1)) + distance(c(2)) + distance(c(2))
+            + distance(c(2), start: "2017-05-01 09:05:00 +0200", value: "0.7")
+            + run(c(3)) + run(c(4)) + run(c(5))
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2024-04-01 10:00:00 +0000\"/>\n\(body)</HealthData>\n"
+    }
+
+    func dailyDistance(_ store: StagingStore, countRepeats: Bool = false) throws -> AggregateRow? {
+        try store.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: ["distanceWalkingRunning"]),
+                                             countRepeats: countRepeats)).first
+    }
+
+    @Test func theStoreHoldsWhatHealthKitHeldAndCountsEachSampleOnce() throws {
+        let path = try StorePaths.newStore()
+        let input = try StorePaths.write(Self.export())
+        let store = try StagingStore(path: path, access: .write)
+        let first = try store.importExport(input)
+        #expect(first.newCount == 6)            // 2 + 1 distances, 3 runs
+        #expect(first.repeatCount == 3)         // the second distance, the second and third run
+        #expect(first.writtenTwiceCount == 1)
+        #expect(first.duplicateCount == 0)      // nothing was in the store: nothing "already there"
+        let status = try store.status()
+        #expect(status.metrics == 3 && status.repeats == 3)
+        #expect(status.byType["workout"] == 1)
+        #expect(try store.status(countRepeats: true).metrics == 6)
+        #expect(status.imports.first?.repeats == 3 && status.imports.first?.writtenTwice == 1)
+
+        let once = try #require(try dailyDistance(store))
+        #expect(once.count == 2 && abs(once.sum - 1.2) < 1e-9)
+        let all = try #require(try dailyDistance(store, countRepeats: true))
+        #expect(all.count == 3 && abs(all.sum - 1.7) < 1e-9)
+        // Uploads send each sample once; export gives back every stored sample.
+        #expect(try store.pendingSummary(targetID: nil).count == 3)
+        let exported = Collector()
+        #expect(try store.export(to: exported) == 6)
+
+        let again = try store.importExport(input)
+        #expect(again.newCount == 0 && again.duplicateCount == 7 && again.writtenTwiceCount == 0)
+        // The same export without creation dates (as iOS 8 wrote it) holds nothing new either.
+        let undated = try store.importExport(try StorePaths.write(Self.export(withCreationDates: false)))
+        #expect(undated.newCount == 0 && undated.duplicateCount == 7)
+        #expect(try store.status(countRepeats: true).metrics == 6)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    /// A store written by schema 4 kept each (type, dates, source, value, unit) once, with one
+    /// upload acknowledged. After the upgrade, the next import of the same export fills in the
+    /// creation dates of those rows instead of copying them, adds the samples the old identity lost,
+    /// and keeps the acknowledgement.
+    @Test func aStoreOfThePreviousSchemaUpgradesWithoutDuplicatingARow() throws {
+        let path = try StorePaths.newStore()
+        do {
+            let database = try SQLiteDatabase(path: path, mode: .readWrite)
+            for step in 0..<4 { try database.execute(StoreSchema.migrations[step]) }
+            try database.execute("PRAGMA user_version = 4")
+            // What schema 4's import stored for this export: the distance and the run once each.
+            try database.execute("""
+                INSERT INTO import_run(id, input, started_at, outcome, new_count, duplicate_count) VALUES (1, 'old.zip', 1700000000, 'ok', 3, 4);
+                INSERT INTO metric_type(id, name) VALUES (1, 'HKQuantityTypeIdentifierDistanceWalkingRunning'), (2, 'workout');
+                INSERT INTO source(id, name) VALUES (1, 'iPhone'), (2, 'Garmin Connect');
+                INSERT INTO unit(id, name) VALUES (1, 'km'), (2, 'min');
+                INSERT INTO device(id, name) VALUES (1, 'Unknown');
+                INSERT INTO metric(id, type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id) VALUES
+                    (1, 1, 1493622000, 1493622600, 1, 0.5, 1, 1, 1),
+                    (2, 1, 1493622300, 1493622600, 1, 0.7, 1, 1, 1),
+                    (3, 2, 1590987600, 1590989460, 2, 31, 2, 1, 1);
+                INSERT INTO upload_target(id, target, server) VALUES (1, 'cloudcare', 'http://old');
+                INSERT INTO upload_ack(target_id, metric_id) VALUES (1, 1);
+                """)
+        }
+        let store = try StagingStore(path: path, access: .write)
+        let result = try store.importExport(try StorePaths.write(Self.export()))
+        #expect(result.newCount == 3 && result.repeatCount == 3)   // the lost second distance and two runs
+        #expect(result.duplicateCount == 3 && result.writtenTwiceCount == 1)
+        let status = try store.status()
+        #expect(status.metrics == 3 && status.repeats == 3)
+        #expect(try store.status(countRepeats: true).metrics == 6)
+        #expect(status.targets.first?.acknowledged == 1 && status.targets.first?.pending == 2)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE created_at IS NULL") == 0)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE id <= 3 AND is_repeat = 0") == 3)
+        let once = try #require(try dailyDistance(store))
+        #expect(once.count == 2 && abs(once.sum - 1.2) < 1e-9)
+
+        let again = try store.importExport(try StorePaths.write(Self.export()))
+        #expect(again.newCount == 0 && again.duplicateCount == 7)
+        #expect(try store.integrityCheck() == "ok")
+    }
+}
