@@ -26,7 +26,8 @@ public enum FuzzTargets {
         let sink = CheckingSink()
         let records = CountingRecordSink()
         do {
-            let report = try ArchiveConverter(input: "/proc/self/fd/\(fd)", metrics: sink, records: records, kinds: [.route, .ecg]).run()
+            let report = try ArchiveConverter(input: "/proc/self/fd/\(fd)", metrics: sink, records: records,
+                                              kinds: [.route, .ecg, .clinicalRecord]).run()
             precondition(sink.finished && report.conversion.metrics == sink.metrics,
                          "the report counts \(report.conversion.metrics), the sink saw \(sink.metrics)")
             precondition(report.routes == records.routes && report.ecgs == records.ecgs, "the report's routes and ECGs are not the sink's")
@@ -34,6 +35,21 @@ public enum FuzzTargets {
             precondition(!error.description.isEmpty && !sink.finished && sink.abandoned, "a failed conversion must abandon the sink")
         } catch {
             preconditionFailure("the converter threw something other than ConversionError: \(error)")
+        }
+    }
+
+    /// JSON made compact is accepted again unchanged, and Foundation's parser reads the same value
+    /// from both (when it reads the input at all: it accepts a little less, such as deep nesting).
+    static func checkJSON(_ text: UnsafeBufferPointer<UInt8>) {
+        guard let compact = try? JSONCompactor.compact(text) else { return }
+        precondition(!compact.contains(0x0A), "compact JSON holds a line break")
+        let again = try? compact.withUnsafeBufferPointer { try JSONCompactor.compact($0) }
+        precondition(again == compact, "compacting compact JSON changed it")
+        let options: JSONSerialization.ReadingOptions = [.fragmentsAllowed]
+        if let original = try? JSONSerialization.jsonObject(with: Data(buffer: text), options: options) {
+            let reread = try? JSONSerialization.jsonObject(with: Data(compact), options: options)
+            precondition(reread != nil && NSDictionary(dictionary: ["v": original]).isEqual(to: ["v": reread!]),
+                         "the compact JSON reads as another value")
         }
     }
 
@@ -52,6 +68,7 @@ public enum FuzzTargets {
         let text = bytes.bindMemory(to: UInt8.self)
         checkDate(text)
         checkDecimal(text)
+        checkJSON(text)
         if let day = ExportDateParser.dayStartSeconds(text) {
             precondition(day % 86_400 == 0, "a day start that is not a UTC midnight")
         }

@@ -54,7 +54,8 @@ func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, re
         let report = try converter.run()
         progress.clear()
         for damage in report.damaged { printError("\(report.conversion.input) (\(damage.entry)): skipped: \(damage.problem)") }
-        if !quiet || !report.damaged.isEmpty || report.beatsSkipped > 0 || report.correlationsWithoutMembers > 0 {
+        if !quiet || !report.damaged.isEmpty || report.beatsSkipped > 0 || report.correlationsWithoutMembers > 0
+            || report.clinicalRecordsWithoutResource > 0 {
             printError(archiveSummary(report, kinds: kinds, beats: beats, correlations: correlations))
         }
         return report
@@ -83,6 +84,13 @@ func archiveSummary(_ report: ArchiveConverter.Report, kinds: Set<EntryKind>, be
     }
     if kinds.contains(.route) { parts.append("\(counted(report.routes, "route")) (\(counted(report.routePoints, "point")))") }
     if kinds.contains(.ecg) { parts.append("\(counted(report.ecgs, "ECG", "ECGs")) (\(counted(report.ecgSamples, "sample")))") }
+    if kinds.contains(.clinicalRecord) {
+        var part = counted(report.clinicalRecords, "clinical record")
+        if report.clinicalRecordsWithoutResource > 0 {
+            part += " (\(report.clinicalRecordsWithoutResource) without their FHIR resource: the file is missing or damaged; listed with the problem)"
+        }
+        parts.append(part)
+    }
     var line = parts.joined(separator: " and ") + " from \(report.conversion.input)"
     line += String(format: " in %.1f s", report.conversion.seconds)
     if !report.damaged.isEmpty { line += "; \(counted(report.damaged.count, "damaged entry", "damaged entries")) skipped" }

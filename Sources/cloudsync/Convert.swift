@@ -5,9 +5,10 @@ import Foundation
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert an export to HealthMetric JSONL or CloudCare batches; or its routes or ECGs.",
+        abstract: "Convert an export to HealthMetric JSONL, CSV or CloudCare batches; or its other records.",
         usage: """
-            cloudsync convert INPUT [--kind metrics|routes|ecg|beats|correlations]
+            cloudsync convert INPUT
+                     [--kind metrics|routes|ecg|beats|correlations|clinical]
                      [--format jsonl|csv|cloudcare|geojson] [--output PATH] [--force]
                      [--batch-size N] [--user-id UUID] [--device-id UUID]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
@@ -22,6 +23,7 @@ struct Convert: ParsableCommand {
               cloudsync convert export.zip --format cloudcare --output batches/
               cloudsync convert export.zip --kind routes --format geojson > routes.json
               cloudsync convert export.zip --kind ecg > ecg.jsonl
+              cloudsync convert export.zip --kind clinical > clinical.jsonl
 
             \(ExitStatus.help([ExitStatus.successSkipping, ExitStatus.badArguments, ExitStatus.damagedInput,
                                ExitStatus.unreadableInput, ExitStatus.cannotCreateFolder, ExitStatus.unwritableOutput,

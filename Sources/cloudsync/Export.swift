@@ -6,10 +6,10 @@ import Foundation
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write the store's metrics (JSONL, CloudCare batches), routes (JSONL, GeoJSON) or ECGs.",
+        abstract: "Write the store's metrics (JSONL, CSV, CloudCare batches) or its other records.",
         usage: """
             cloudsync export [--store PATH]
-                     [--kind metrics|routes|ecg|beats|correlations]
+                     [--kind metrics|routes|ecg|beats|correlations|clinical]
                      [--format jsonl|csv|cloudcare|geojson] [--output PATH] [--force]
                      [--batch-size N] [--pending]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
@@ -46,6 +46,7 @@ struct Export: ParsableCommand {
                 case .routes: what = counted(try store.exportRoutes(filter: filter, to: try outputs.makeRecordSink()), "route")
                 case .ecg: what = counted(try store.exportECGs(filter: filter, to: try outputs.makeRecordSink()), "ECG", "ECGs")
                 case .beats: what = counted(try store.exportBeatSeries(filter: filter, to: try outputs.makeRecordSink()), "beat series", "beat series")
+                case .clinical: what = counted(try store.exportClinicalRecords(filter: filter, to: try outputs.outputFile()), "clinical record")
                 default: what = counted(try store.exportCorrelations(filter: filter, to: try outputs.outputFile()), "correlation")
                 }
                 if !quiet { printError("exported \(what) from \(store.path)") }

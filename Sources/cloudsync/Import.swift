@@ -67,6 +67,7 @@ struct Import: ParsableCommand {
                 }
                 if result.newBeatSeries > 0 { line += "; \(counted(result.newBeatSeries, "beat series", "beat series")) new" }
                 if result.newCorrelations > 0 { line += "; \(counted(result.newCorrelations, "correlation")) new" }
+                if result.newClinicalRecords > 0 { line += "; \(counted(result.newClinicalRecords, "clinical record")) new" }
                 if result.newECGs + result.duplicateECGs > 0 {
                     line += "; \(counted(result.newECGs, "ECG", "ECGs")) new (\(result.duplicateECGs) already there)"
                 }

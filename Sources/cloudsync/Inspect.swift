@@ -33,7 +33,7 @@ struct Inspect: ParsableCommand {
         try checkStandardInput(input, command: "inspect")
         let inspector = ExportInspector()
         let archive = try runArchive(input: input, filter: .all, metrics: inspector, records: CountingRecordSink(),
-                                     kinds: [.route, .ecg], beats: true, correlations: true, quiet: true,
+                                     kinds: [.route, .ecg, .clinicalRecord], beats: true, correlations: true, quiet: true,
                                      observer: inspector) { partial, error in
             // Damage inside an export: describe what came before it. (Other errors leave nothing to describe.)
             switch error {

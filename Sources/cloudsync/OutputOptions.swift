@@ -7,14 +7,14 @@ import Foundation
 /// the one place where the kind of record and the output format are chosen and the sink made.
 struct OutputOptions: ParsableArguments {
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case metrics, routes, ecg, beats, correlations
+        case metrics, routes, ecg, beats, correlations, clinical
     }
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case jsonl, csv, cloudcare, geojson
     }
 
-    @Option(help: "metrics (HealthMetric, the default), routes (GPS points of workouts), ecg (one recording per line), beats (the beat-to-beat series of HRV records) or correlations (blood pressure pairs, food entries).")
+    @Option(help: "metrics (HealthMetric, the default), routes (GPS points of workouts), ecg (one recording per line), beats (the beat-to-beat series of HRV records), correlations (blood pressure pairs, food entries) or clinical (hospital records with their FHIR resources).")
     var kind: Kind = .metrics
 
     @Option(help: "jsonl (one record per line), csv (metrics: RFC 4180 with a header), cloudcare (metrics: HealthDataExport envelopes) or geojson (routes: one FeatureCollection).")
@@ -43,6 +43,7 @@ struct OutputOptions: ParsableArguments {
         case .metrics: return []
         case .routes: return [.route]
         case .ecg: return [.ecg]
+        case .clinical: return [.clinicalRecord]
         case .beats, .correlations: return []
         }
     }

@@ -73,6 +73,7 @@ struct Status: ParsableCommand {
             lines.append("HRV beats:  \(counted(status.beatSeries, "series", "series"))")
             lines.append("correlations: \(status.correlations)")
         }
+        if status.clinicalRecords > 0 { lines.append("clinical records: \(status.clinicalRecords)") }
         if let date = status.exportFacts["exportDate"] {
             lines.append("last export: \(date), version \(status.exportFacts["exportVersion"] ?? "?"), locale \(status.exportFacts["locale"] ?? "?")")
         }

@@ -4,7 +4,8 @@ import Foundation
 
 /// Reads the whole export archive: export.xml's metrics through `ExportConverter` (today's fast
 /// path, unchanged), and the other entries' records — routes (GPX, and the inline `Location`s of
-/// older exports) and ECGs — each through its reader, routes linked to their workouts.
+/// older exports), ECGs and clinical records' FHIR resources — each through its reader, routes
+/// linked to their workouts, resources joined to export.xml's `ClinicalRecord`s.
 ///
 /// Order: a seekable zip is read in one pass over what it needs: export.xml first (the workouts),
 /// then the wanted entries in the directory's order. A zip from a pipe is read in archive order;
@@ -25,6 +26,9 @@ public final class ArchiveConverter {
         /// Correlations written, and those without a member with a value (reported, skipped).
         public var correlations = 0
         public var correlationsWithoutMembers = 0
+        /// Clinical records written, and those among them without their resource (file missing or damaged).
+        public var clinicalRecords = 0
+        public var clinicalRecordsWithoutResource = 0
         /// Entries that could not be read, with why; they were skipped.
         public var damaged: [EntryDamage] = []
         /// The archive's entries by kind (export.xml counted once).
@@ -39,6 +43,7 @@ public final class ArchiveConverter {
     private let kinds: Set<EntryKind>
     private let converter: ExportConverter
     private let index = WorkoutIndex()
+    private let clinical = ClinicalIndex()
     private var report: Report
     /// Also read the beat-to-beat series of export.xml's HRV records (`convert --kind beats`).
     public var readsBeats = false
@@ -82,7 +87,8 @@ public final class ArchiveConverter {
     public func run() throws -> Report {
         // A zip that cannot be read is reported by the conversion below, with its usual message.
         let seekable = kinds.isEmpty ? nil : (try? SeekableZip(path: input)) ?? nil
-        if kinds.contains(.route) || readsBeats || readsCorrelations {
+        let clinicalRecords = kinds.contains(.clinicalRecord)
+        if kinds.contains(.route) || readsBeats || readsCorrelations || clinicalRecords {
             let routes = kinds.contains(.route), beats = readsBeats, correlations = readsCorrelations
             converter.elementTrees = { [unowned self] tree in
                 switch tree.name(tree.root) {
@@ -107,6 +113,9 @@ public final class ArchiveConverter {
                     guard filter.acceptsDate(correlation.startDate) else { return }
                     report.correlations += 1
                     try records.write(correlation)
+                case .clinicalRecord where clinicalRecords:
+                    guard case .clinicalRecord(let element) = ExportElement(tree) else { return }
+                    clinical.add(element)
                 default:
                     return
                 }
@@ -120,6 +129,7 @@ public final class ArchiveConverter {
         } else if let seekable {
             try readEntries(of: seekable.directory)
         }
+        if clinicalRecords { try writeUnlinkedClinicalRecords() }
         count(entries: report.conversion)
         try records.finish()
         return report
@@ -157,7 +167,24 @@ public final class ArchiveConverter {
             report.ecgs += 1
             report.ecgSamples += ecg.samples.count
             try records.write(ecg)
+        case .clinical(let resource):
+            for record in clinical.link(resource) { try write(record) }
         }
+    }
+
+    /// The clinical records whose file was missing or damaged: listed with the problem.
+    private func writeUnlinkedClinicalRecords() throws {
+        for damage in report.damaged where EntryKind.of(damage.entry) == .clinicalRecord {
+            clinical.damaged(path: damage.entry, problem: damage.problem)
+        }
+        for record in clinical.unlinked() { try write(record) }
+    }
+
+    private func write(_ record: ClinicalResource) throws {
+        if let received = record.receivedDate, !filter.acceptsDate(received) { return }
+        report.clinicalRecords += 1
+        if record.resource == nil { report.clinicalRecordsWithoutResource += 1 }
+        try records.write(record)
     }
 
     private func count(entries conversion: ConversionReport) {

@@ -5,6 +5,8 @@ import Foundation
 enum EntryRecord {
     case route(Route)
     case ecg(ECGRecording)
+    /// A FHIR resource file, before it is joined to its `<ClinicalRecord>`.
+    case clinical(ClinicalResource)
 }
 
 /// Decodes one entry of a kind that has a reader: chooses the reader by the entry's path, feeds it
@@ -31,6 +33,10 @@ final class EntryDecoder {
             let reader = ECGReader()
             consumeChunk = reader.consume
             finishEntry = { .ecg(try reader.finish(path: path)) }
+        case .clinicalRecord:
+            let reader = ClinicalResourceReader()
+            consumeChunk = reader.consume
+            finishEntry = { .clinical(try reader.finish(path: path)) }
         default:
             return nil
         }

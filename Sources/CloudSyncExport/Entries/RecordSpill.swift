@@ -3,8 +3,8 @@ import Glibc
 #endif
 import CloudSyncModel
 
-/// Routes and ECGs read before they can be written (a zip from a pipe lists routes before or after
-/// export.xml, whose workouts they must be linked to), kept in an anonymous temporary file so that
+/// Routes, ECGs and FHIR resources read before they can be written (a zip from a pipe lists them
+/// before or after export.xml, whose workouts and `ClinicalRecord`s they must be linked to), kept in an anonymous temporary file so that
 /// memory stays flat however many there are. A compact binary form: written and read back by this
 /// type only, within one run.
 final class RecordSpill {
@@ -42,6 +42,10 @@ final class RecordSpill {
             Self.put(ecg.sampleRateHz ?? .nan, &out)
             Self.put(UInt64(ecg.samples.count), &out)
             for sample in ecg.samples { Self.put(sample, &out) }
+        case .clinical(let clinical):
+            out.append(3)
+            Self.put(clinical.file, &out)
+            Self.put(clinical.resource.map { String(decoding: $0, as: UTF8.self) }, &out)
         }
         var length = UInt64(out.count)
         guard fwrite(&length, 8, 1, file) == 1, fwrite(out, 1, out.count, file) == out.count else {
@@ -67,7 +71,12 @@ final class RecordSpill {
         var offset = 0
 
         mutating func record() -> EntryRecord {
-            if byte() == 1 {
+            let tag = byte()
+            if tag == 3 {
+                let file = string()
+                return .clinical(ClinicalResource(file: file, resource: string().map { Array($0.utf8) }))
+            }
+            if tag == 1 {
                 let file = string()
                 var points: [RoutePoint] = []
                 let count = Int(u64())

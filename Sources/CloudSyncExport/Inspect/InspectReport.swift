@@ -60,6 +60,9 @@ public struct InspectReport: Sendable, Codable {
     public var beatSeries = 0
     public var beats = 0
     public var correlations = 0
+    /// Clinical records, and those without their FHIR resource (file missing or damaged).
+    public var clinicalRecords = 0
+    public var clinicalRecordsWithoutResource = 0
     /// Entries of no kind cloudsync knows, and entries that could not be read (skipped).
     public var unrecognisedEntries: [String] = []
     public var damagedEntries: [EntryDamage] = []
@@ -73,6 +76,8 @@ public struct InspectReport: Sendable, Codable {
         beatSeries = archive.beatSeries
         beats = archive.beats
         correlations = archive.correlations
+        clinicalRecords = archive.clinicalRecords
+        clinicalRecordsWithoutResource = archive.clinicalRecordsWithoutResource
         unrecognisedEntries = archive.unrecognised
         damagedEntries = archive.damaged
     }
@@ -110,12 +115,16 @@ public struct InspectReport: Sendable, Codable {
                      "clinical records": otherFiles.clinicalRecords.count, "export_cda.xml": otherFiles.cda.count,
                      "other": otherFiles.other.count].filter { $0.value > 0 }
         section("other files in the zip", files)
-        if routes + ecgs + beatSeries + correlations > 0 {
+        if routes + ecgs + beatSeries + correlations + clinicalRecords > 0 {
             lines.append("read from the archive:")
             if beatSeries > 0 { lines.append("  \(String(beatSeries).leftPadded(10))  HRV beat series (\(counted(beats, "beat")))") }
             if correlations > 0 { lines.append("  \(String(correlations).leftPadded(10))  \(correlations == 1 ? "correlation" : "correlations")") }
             if routes > 0 { lines.append("  \(String(routes).leftPadded(10))  \(routes == 1 ? "workout route" : "workout routes") (\(counted(routePoints, "point")))") }
             if ecgs > 0 { lines.append("  \(String(ecgs).leftPadded(10))  \(ecgs == 1 ? "ECG" : "ECGs") (\(counted(ecgSamples, "sample")))") }
+            if clinicalRecords > 0 {
+                let missing = clinicalRecordsWithoutResource > 0 ? ", \(clinicalRecordsWithoutResource) without their resource" : ""
+                lines.append("  \(String(clinicalRecords).leftPadded(10))  \(clinicalRecords == 1 ? "clinical record" : "clinical records")\(missing)")
+            }
         }
         if !unrecognisedEntries.isEmpty {
             lines.append("entries not recognised (\(unrecognisedEntries.count)):")

@@ -112,8 +112,8 @@ public enum RecordJSON {
     }
 }
 
-/// Routes, ECGs, beat series and correlations as JSON Lines (`convert --kind routes|ecg|beats|
-/// correlations`): a route gives one line per point, the others one line each.
+/// Routes, ECGs, beat series, correlations and clinical records as JSON Lines (`convert --kind
+/// routes|ecg|beats|correlations|clinical`): a route gives one line per point, the others one line each.
 public final class RecordLinesSink: RecordSink {
     private let output: OutputFile
     public init(output: OutputFile) { self.output = output }
@@ -131,6 +131,10 @@ public final class RecordLinesSink: RecordSink {
     }
     public func write(_ correlation: CorrelationRecord) throws {
         RecordJSON.appendLine(correlation, to: &output.buffer)
+        try output.flushIfFull()
+    }
+    public func write(_ clinical: ClinicalResource) throws {
+        RecordJSON.appendLine(clinical, to: &output.buffer)
         try output.flushIfFull()
     }
     public func finish() throws { try output.flush() }

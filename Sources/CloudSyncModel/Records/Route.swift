@@ -94,6 +94,7 @@ public protocol RecordSink: AnyObject {
     func write(_ ecg: ECGRecording) throws
     func write(_ series: BeatSeries) throws
     func write(_ correlation: CorrelationRecord) throws
+    func write(_ clinical: ClinicalResource) throws
     /// After the last record, when the input was read completely.
     func finish() throws
 }
@@ -103,5 +104,6 @@ extension RecordSink {
     public func write(_ ecg: ECGRecording) throws {}
     public func write(_ series: BeatSeries) throws {}
     public func write(_ correlation: CorrelationRecord) throws {}
+    public func write(_ clinical: ClinicalResource) throws {}
     public func finish() throws {}
 }

@@ -20,6 +20,7 @@ public struct ImportResult: Sendable {
     /// Beat series and correlations added.
     public var newBeatSeries = 0
     public var newCorrelations = 0
+    public var newClinicalRecords = 0
     /// The whole archive: entries by kind, damaged entries (skipped), unrecognised ones.
     public var archive: ArchiveConverter.Report
 }
@@ -42,7 +43,7 @@ extension StagingStore {
         let records = try storeErrors { try StoreRecordSink(database: database, runID: runID) }
         try storeErrors { try sink.begin() }
         // The whole archive: export.xml's metrics, then the routes and ECGs, in crash-safe transactions.
-        let converter = ArchiveConverter(input: input, filter: filter, metrics: sink, records: records, kinds: [.route, .ecg])
+        let converter = ArchiveConverter(input: input, filter: filter, metrics: sink, records: records, kinds: [.route, .ecg, .clinicalRecord])
         converter.readsBeats = true
         converter.readsCorrelations = true
         converter.observer = sink
@@ -63,7 +64,8 @@ extension StagingStore {
         return ImportResult(runID: runID, newCount: sink.newCount, duplicateCount: sink.duplicateCount, repeatCount: sink.repeatCount, writtenTwiceCount: sink.writtenTwiceCount, conversion: archive.conversion,
                             newRoutes: records.newRoutes, duplicateRoutes: records.duplicateRoutes,
                             newECGs: records.newECGs, duplicateECGs: records.duplicateECGs,
-                            newBeatSeries: records.newBeatSeries, newCorrelations: records.newCorrelations, archive: archive)
+                            newBeatSeries: records.newBeatSeries, newCorrelations: records.newCorrelations,
+                            newClinicalRecords: records.newClinicalRecords, archive: archive)
     }
 
     private func finishRun(_ runID: Int64, outcome: String, reason: String?, sink: StoreImportSink, records: StoreRecordSink,

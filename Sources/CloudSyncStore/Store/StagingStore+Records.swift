@@ -67,11 +67,23 @@ extension StagingStore {
     /// Writes the stored correlations, in import order, as the lines `convert --kind correlations` writes.
     @discardableResult
     public func exportCorrelations(filter: MetricFilter = .all, to output: OutputFile) throws -> Int {
+        try exportLines("SELECT start_date, line FROM correlation ORDER BY id", filter: filter, to: output)
+    }
+
+    /// Writes the stored clinical records, in import order, as the lines `convert --kind clinical`
+    /// writes (the dates filter on `receivedDate`; a record without one is always written).
+    @discardableResult
+    public func exportClinicalRecords(filter: MetricFilter = .all, to output: OutputFile) throws -> Int {
+        try exportLines("SELECT received_date, line FROM clinical_record ORDER BY id", filter: filter, to: output)
+    }
+
+    /// Writes the `line` column of `sql`'s rows whose date (the first column) passes `filter`.
+    private func exportLines(_ sql: String, filter: MetricFilter, to output: OutputFile) throws -> Int {
         try storeErrors {
-            let rows = try database.prepare("SELECT start_date, line FROM correlation ORDER BY id")
+            let rows = try database.prepare(sql)
             var count = 0
             while try rows.step() {
-                guard filter.acceptsDate(rows.int64(0)) else { continue }
+                guard rows.isNull(0) || filter.acceptsDate(rows.int64(0)) else { continue }
                 output.buffer.append(rows.bytes(1))
                 output.buffer.append(UInt8(ascii: "\n"))
                 try output.flushIfFull()

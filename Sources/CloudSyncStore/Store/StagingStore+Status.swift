@@ -104,6 +104,7 @@ extension StagingStore {
             status.ecgs = Int(try database.scalarInt("SELECT count(*) FROM ecg") ?? 0)
             status.beatSeries = Int(try database.scalarInt("SELECT count(*) FROM beat_series") ?? 0)
             status.correlations = Int(try database.scalarInt("SELECT count(*) FROM correlation") ?? 0)
+            status.clinicalRecords = Int(try database.scalarInt("SELECT count(*) FROM clinical_record") ?? 0)
             return status
         }
     }

@@ -1,14 +1,14 @@
 import CloudSyncExport
 import CloudSyncModel
 
-/// Writes routes and ECGs into the store (the `RecordSink` of `cloudsync import`), idempotently by
+/// Writes routes, ECGs, beat series, correlations and clinical records into the store (the `RecordSink` of `cloudsync import`), idempotently by
 /// their key. Inside a transaction already open (the metrics' one, for inline routes) it only
 /// inserts; otherwise it opens its own and commits every `commitEvery` records, so that a killed
 /// import keeps what it committed, a route always with all its points.
 final class StoreRecordSink: RecordSink {
     private let database: SQLiteDatabase
     private let runID: Int64
-    private let insertRoute, insertPoint, insertECG, insertBeats, insertCorrelation: SQLiteStatement
+    private let insertRoute, insertPoint, insertECG, insertBeats, insertCorrelation, insertClinical: SQLiteStatement
     private let commitEvery: Int
     private var ownsTransaction = false
     private var sinceCommit = 0
@@ -18,6 +18,7 @@ final class StoreRecordSink: RecordSink {
     private(set) var duplicateECGs = 0
     private(set) var newBeatSeries = 0
     private(set) var newCorrelations = 0
+    private(set) var newClinicalRecords = 0
     private var line = ByteBuffer(capacity: 1024)
 
     init(database: SQLiteDatabase, runID: Int64, commitEvery: Int = 200) throws {
@@ -44,6 +45,26 @@ final class StoreRecordSink: RecordSink {
         insertCorrelation = try database.prepare("""
             INSERT OR IGNORE INTO correlation(key, type, start_date, end_date, source_app, line, import_id) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
+        insertClinical = try database.prepare("""
+            INSERT OR IGNORE INTO clinical_record(key, type, received_date, file, has_resource, line, import_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+    }
+
+    func write(_ clinical: ClinicalResource) throws {
+        try beginIfNeeded()
+        line.removeAll()
+        RecordJSON.appendLine(clinical, to: &line)
+        insertClinical.bind(1, clinical.key)
+        insertClinical.bind(2, clinical.type)
+        if let received = clinical.receivedDate { insertClinical.bind(3, received) } else { insertClinical.bindNull(3) }
+        insertClinical.bind(4, clinical.file)
+        insertClinical.bind(5, Int64(clinical.resource == nil ? 0 : 1))
+        line.withBytes { insertClinical.bind(6, bytes: $0.slice(0..<($0.count - 1))) }   // without its newline
+        insertClinical.bind(7, runID)
+        try insertClinical.step()
+        insertClinical.reset()
+        if database.changes > 0 { newClinicalRecords += 1 }
+        try commitIfDue()
     }
 
     func write(_ series: BeatSeries) throws {

@@ -189,6 +189,7 @@ enum StoreSchema {
         // 5: keep every sample HealthKit kept. Samples alike in everything but their creation date
         // are distinct samples (a re-synced workout, a food entry logged twice): the creation date
         // joins the identity. The later ones are marked as repeats, which queries count once.
+        // And the archive's clinical records.
         """
         ALTER TABLE metric ADD COLUMN created_at INTEGER;     -- the record's creationDate; NULL when the export has none
         ALTER TABLE metric ADD COLUMN is_repeat INTEGER NOT NULL DEFAULT 0;
@@ -201,6 +202,20 @@ enum StoreSchema {
         ALTER TABLE import_run ADD COLUMN repeat_count INTEGER NOT NULL DEFAULT 0;
         -- Records the export itself wrote twice (same sample, same creation date): stored once.
         ALTER TABLE import_run ADD COLUMN written_twice_count INTEGER NOT NULL DEFAULT 0;
+
+        -- One row per clinical record (a ClinicalRecord of export.xml with its FHIR resource, or a
+        -- resource file alone); `key` is its file (else type and identifier); `line` is the JSON that
+        -- `convert --kind clinical` writes, the resource in it unchanged.
+        CREATE TABLE clinical_record (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            type TEXT,
+            received_date INTEGER,
+            file TEXT,
+            has_resource INTEGER NOT NULL,
+            line TEXT NOT NULL,
+            import_id INTEGER NOT NULL REFERENCES import_run(id)
+        );
         """,
     ]
 

@@ -73,6 +73,8 @@ public struct StoreStatus: Sendable, Codable {
     /// HRV beat-to-beat series and correlations.
     public var beatSeries = 0
     public var correlations = 0
+    /// Clinical records (hospital records with their FHIR resources).
+    public var clinicalRecords = 0
     public var firstStart: String?
     public var lastEnd: String?
     public var targets: [Target]
