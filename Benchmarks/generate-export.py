@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Generate a large, realistic Apple Health export for benchmarks (deterministic for a given seed and size).
 
-    python3 Benchmarks/generate-export.py --size-mb 1024 --out DIR [--seed 1] [--xml-only | --no-xml]
+    python3 Benchmarks/generate-export.py --size-mb 1024 --out DIR [--seed 1] [--xml-only | --no-xml] [--dialect ios8]
 
 Writes
   DIR/export.zip    apple_health_export/export.xml (deflate, zip64) + apple_health_export/workout-routes/*.gpx
                     (one point per second of each outdoor workout) + apple_health_export/electrocardiograms/*.csv
+                    + apple_health_export/clinical-records/*.json (FHIR R4 resources, each named by a ClinicalRecord)
   DIR/export.xml    the same XML, plain (skipped with --no-xml; --xml-only skips the zip instead)
   DIR/counts.json   exact element counts and metric counts per type, so a benchmark can check what it converted
 
@@ -14,6 +15,10 @@ grouped by type, each type advancing in time over the years, Apple Watch and iPh
 strings, ~1/3 of Records with a MetadataEntry, HRV beat lists, sleep stages, blood-pressure Correlations whose
 two Records also appear at top level, modern and old-style Workouts, then one ActivitySummary per day.
 Proportions follow a real 3.1 GB export (7.4M Records), so a 1 GiB file holds ~2.4M Records.
+
+--dialect ios8 writes the same data as iOS 8 (2014-2015) wrote its exports: no DTD, dates as
+`20141018163200+0100`, `source=` instead of `sourceName=`, and a Record's MetadataEntry children as attributes
+of the Record, one of them with spaces in its name (`Some App Version="2.6.2"`, not well-formed XML).
 
 Speed matters (1 GiB in well under 2 minutes): every string that does not change per record is precomputed
 (dates are a day prefix + one of 86400 precomputed "HH:MM:SS" + the day's UTC offset, values come from
@@ -26,6 +31,7 @@ import json
 import os
 import queue
 import random
+import re
 import sys
 import threading
 import time
@@ -362,16 +368,39 @@ class Sources:
         return s + ' creationDate="'
 
 
+class IOS8Dialect:
+    """Rewrites generated text as iOS 8 wrote it (see the module's docstring); counts the MetadataEntry
+    elements it turned into attributes, so that counts.json still says what the file holds."""
+    DATE = re.compile(r'(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) ([+-]\d{4})')
+    RECORD_WITH_METADATA = re.compile(r'<Record ([^>]*[^/])>\n((?:  <MetadataEntry key="[^"]*" value="[^"]*"/>\n)+) </Record>')
+    ENTRY = re.compile(r'  <MetadataEntry key="([^"]*)" value="([^"]*)"/>\n')
+
+    def __init__(self):
+        self.entries_moved = 0
+
+    def _record(self, m):
+        entries = self.ENTRY.findall(m.group(2))
+        self.entries_moved += len(entries)
+        attrs = "".join(f' {k}="{v}"' for k, v in entries)
+        return f'<Record {m.group(1)}{attrs} Some App Version="2.6.2"/>'
+
+    def __call__(self, s):
+        s = self.RECORD_WITH_METADATA.sub(self._record, s)
+        s = s.replace(' sourceName="', ' source="')
+        return self.DATE.sub(r'\1\2\3\4\5\6\7', s)
+
+
 class Sink:
     """Writes encoded chunks to the plain XML file and, through a queue, to the zip writer thread."""
 
-    def __init__(self, xml_path, zip_path):
+    def __init__(self, xml_path, zip_path, dialect=None):
+        self.dialect = dialect
         self.bytes = 0
         self.f = open(xml_path, "wb") if xml_path else None
         self.q = self.t = self.zf = None
         if zip_path:
             self.zf = zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED, allowZip64=True)
-            for name in (ROOT + "/", ROOT + "/workout-routes/", ROOT + "/electrocardiograms/"):
+            for name in (ROOT + "/", ROOT + "/workout-routes/", ROOT + "/electrocardiograms/", ROOT + "/clinical-records/"):
                 self.zf.writestr(zipfile.ZipInfo(name, ZIP_TIME), b"")
             info = zipfile.ZipInfo(ROOT + "/export.xml", ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
@@ -386,6 +415,8 @@ class Sink:
             self.zw.write(b)
 
     def write(self, s):
+        if self.dialect:
+            s = self.dialect(s)
         b = s.encode("utf-8")
         self.bytes += len(b)
         if self.f:
@@ -412,7 +443,8 @@ class Sink:
 class Generator:
     CHUNK = 8192                                   # records per joined chunk (~3.5 MB of text)
 
-    def __init__(self, size_mb, seed):
+    def __init__(self, size_mb, seed, dialect=None):
+        self.dialect = dialect
         self.r = random.Random(seed)
         self.size = size_mb * 1024 * 1024
         # Years of history for big files; small files keep realistic per-day density instead.
@@ -424,7 +456,7 @@ class Generator:
         self.elements = dict.fromkeys(
             ["HealthData", "ExportDate", "Me", "Record", "MetadataEntry", "HeartRateVariabilityMetadataList",
              "InstantaneousBeatsPerMinute", "Correlation", "Workout", "WorkoutEvent", "WorkoutActivity",
-             "WorkoutStatistics", "WorkoutRoute", "FileReference", "ActivitySummary"], 0)
+             "WorkoutStatistics", "WorkoutRoute", "FileReference", "ActivitySummary", "ClinicalRecord"], 0)
         self.by_type = {}
         self.with_meta = 0
         self.routes = []                                      # (zip name, gpx bytes)
@@ -432,6 +464,8 @@ class Generator:
         self.n_ecgs = max(1, round(size_mb * 0.05))          # ~50 ECGs per GiB of export
         self.ecgs = []                                        # (zip name, csv bytes)
         self.ecg_samples = 0
+        self.n_clinical = max(2, round(size_mb * 0.3))       # ~300 hospital records per GiB of export
+        self.clinical = []                                    # (zip name, FHIR JSON bytes)
 
     def count(self, name, n=1):
         self.elements[name] += n
@@ -746,6 +780,32 @@ class Generator:
             self.ecg_samples += len(wave)
             self.ecgs.append((name, (header + "\n".join(wave) + "\n").encode()))
 
+    def clinical_records(self):
+        """Lab results from a hospital: a ClinicalRecord each in export.xml and its FHIR R4 Observation,
+        pretty-printed as Apple writes them, in clinical-records/."""
+        r = self.r
+        out = []
+        for i in range(self.n_clinical):
+            day = datetime.date(2018, 1, 1) + datetime.timedelta(days=11 * i)
+            rid = f"lab-{i:05d}"
+            name = f"clinical-records/Observation-{rid}.json"
+            value = round(r.uniform(4.5, 7.5), 2)
+            resource = {"resourceType": "Observation", "id": rid, "status": "final",
+                        "category": [{"coding": [{"system": "http://terminology.hl7.org/CodeSystem/observation-category",
+                                                  "code": "laboratory"}]}],
+                        "code": {"coding": [{"system": "http://loinc.org", "code": "4548-4",
+                                             "display": "Hemoglobin A1c/Hemoglobin.total in Blood"}], "text": "HbA1c"},
+                        "subject": {"reference": "Patient/example-1"},
+                        "effectiveDateTime": f"{day.isoformat()}T08:30:00+01:00",
+                        "valueQuantity": {"value": value, "unit": "%", "system": "http://unitsofmeasure.org", "code": "%"},
+                        "referenceRange": [{"low": {"value": 4.0, "unit": "%"}, "high": {"value": 5.6, "unit": "%"}}]}
+            self.clinical.append((name, json.dumps(resource, indent=2, ensure_ascii=False).encode()))
+            out.append(f' <ClinicalRecord type="HKClinicalTypeIdentifierLabResultRecord" identifier="{rid}" '
+                       f'sourceName="Example Hospital" sourceURL="https://fhir.example.org/r4" fhirVersion="4.0.1" '
+                       f'receivedDate="{day.isoformat()} 18:00:00 +0100" resourceFilePath="/{name}"/>\n')
+        self.count("ClinicalRecord", len(out))
+        return out
+
     def summaries(self):
         r, cal = self.r, self.cal
         out = []
@@ -767,10 +827,11 @@ class Generator:
         writers = {"sleep": self.sleep, "stand": self.stand, "hrv": self.hrv}
         # Everything but the bulk Records is small: build it first, to know how many bytes the Records get.
         self.make_bp()
-        head = (f'<?xml version="1.0" encoding="UTF-8"?>\n{DTD}<HealthData locale="en_US">\n'
+        dtd = "" if self.dialect else DTD                    # iOS 8 wrote no DTD
+        head = (f'<?xml version="1.0" encoding="UTF-8"?>\n{dtd}<HealthData locale="en_US">\n'
                 f' <ExportDate value="{EXPORT_DATE}"/>\n {ME}\n')
         workouts = self.workouts()
-        summaries = self.summaries()
+        summaries = self.summaries() + self.clinical_records()
         corr = []
         for b in self.bp:
             inner = (md("HKWasUserEntered", "1") if b["manual"] else "")
@@ -831,6 +892,7 @@ def main():
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--xml-only", action="store_true", help="write export.xml only, no export.zip")
     g.add_argument("--no-xml", action="store_true", help="write export.zip only, no plain export.xml")
+    ap.add_argument("--dialect", choices=["ios8"], help="write the export as iOS 8 did (see above)")
     a = ap.parse_args()
 
     os.makedirs(a.out, exist_ok=True)
@@ -841,12 +903,15 @@ def main():
         if os.path.exists(p):
             os.remove(p)
     started = time.monotonic()
-    gen = Generator(a.size_mb, a.seed)
+    dialect = IOS8Dialect() if a.dialect == "ios8" else None
+    gen = Generator(a.size_mb, a.seed, dialect)
     # Write under temporary names: an interrupted run must not look like a finished one.
-    sink = Sink(None if a.no_xml else xml_path + ".part", None if a.xml_only else zip_path + ".part")
+    sink = Sink(None if a.no_xml else xml_path + ".part", None if a.xml_only else zip_path + ".part", dialect)
     gen.run(sink)
     gen.make_ecgs()
-    sink.close(gen.routes + gen.ecgs)
+    sink.close(gen.routes + gen.ecgs + gen.clinical)
+    if dialect:
+        gen.elements["MetadataEntry"] -= dialect.entries_moved
     if not a.no_xml:
         os.replace(xml_path + ".part", xml_path)
     if not a.xml_only:
@@ -876,6 +941,9 @@ def main():
         "gpx_bytes": sum(len(d) for _, d in gen.routes),
         "ecgs": len(gen.ecgs),
         "ecg_samples": gen.ecg_samples,
+        "clinical_records": len(gen.clinical),
+        "beats": gen.elements["InstantaneousBeatsPerMinute"],
+        "dialect": a.dialect,
     }
     with open(counts_path + ".part", "w") as f:
         json.dump(counts, f, indent=1)

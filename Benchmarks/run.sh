@@ -18,7 +18,12 @@
 #
 # The generated zip also holds one GPX route per outdoor workout (a point per second) and ECG CSVs, in
 # Apple's layout: `convert --kind routes` is timed in points/s and MB/s of GPX, and `import` reads the
-# whole archive (metrics, routes, ECGs).
+# whole archive (metrics, routes, ECGs, clinical records, beat series, correlations). `convert --kind
+# beats` is timed in beats/s.
+#
+# 7. generates the --small-mb export again in iOS 8's dialect (no DTD, compact dates, metadata as
+#    attributes, attribute names with spaces) and prints its `convert` time as a ratio to the floor on the
+#    modern export of the same data (the floor cannot parse the iOS 8 file: it is not well-formed XML).
 #
 # Targets: convert (zip) <= 1.5x the floor, peak RSS <= 64 MiB; import (zip) <= 3x the floor, peak RSS
 # <= 160 MiB; import >= 20x faster than healthkit-to-sqlite. Exit status 0 = PASS, 1 = FAIL, 2 = could not run.
@@ -267,6 +272,7 @@ measure "floor (xml)" "$FLOOR" "{dir}/export.xml"
 measure --max-ratio 1.5 --max-rss 64 "convert (zip)" "$CLOUDSYNC" convert "{dir}/export.zip" --output /dev/null
 measure --max-rss 64 "convert (xml)" "$CLOUDSYNC" convert "{dir}/export.xml" --output /dev/null
 measure --max-rss 64 "convert routes (zip)" "$CLOUDSYNC" convert "{dir}/export.zip" --kind routes --output /dev/null
+measure --max-rss 64 "convert beats (zip)" "$CLOUDSYNC" convert "{dir}/export.zip" --kind beats --output /dev/null
 # A fresh store for every run: the import of a whole export, not a re-import.
 measure --max-ratio 3 --max-rss 160 "import (zip)" \
     bash -c 'rm -f "$1".store*; exec "$0" import "$1" --store "$1.store" --quiet' "$CLOUDSYNC" "{dir}/export.zip"
@@ -278,7 +284,40 @@ if ((PEERS)); then
     measure_upload
 fi
 
+# The iOS 8 dialect of the small export: the same data, so the modern file's floor is its reference.
+measure_ios8() {
+    local dir="$BENCH_DIR/ios8-$SMALL_MB" best="" secs kib run
+    local stamp; stamp="$(sha256sum < "$HERE/generate-export.py" | cut -c1-16) seed=$SEED size=$SMALL_MB ios8"
+    if [[ ! -f "$dir/export.xml" || "$(cat "$dir/.stamp" 2>/dev/null)" != "$stamp" ]]; then
+        echo "== generating the $SMALL_MB MiB export in iOS 8's dialect in $dir" >&2
+        python3 "$HERE/generate-export.py" --size-mb "$SMALL_MB" --seed "$SEED" --out "$dir" --xml-only --dialect ios8 >&2
+        echo "$stamp" > "$dir/.stamp"
+    fi
+    cat "$dir/export.xml" > /dev/null
+    for ((run = 1; run <= RUNS; run++)); do
+        /usr/bin/time -f '%e %M' -o "$LOGS/ios8.time" "$CLOUDSYNC" convert "$dir/export.xml" --output /dev/null \
+            2> "$LOGS/ios8.err" || die "convert of the iOS 8 export failed: $(tail -n 2 "$LOGS/ios8.err")"
+        read -r secs kib < <(tail -n 1 "$LOGS/ios8.time")
+        echo "   iOS 8 run $run: $secs s, $((kib / 1024)) MiB; $(tail -n 1 "$LOGS/ios8.err" | cut -c1-120)" >&2
+        if [[ -z "$best" ]] || awk -v a="$secs" -v b="$best" 'BEGIN { exit !(a < b) }'; then best="$secs"; fi
+    done
+    local metrics; metrics="$(json "$dir/counts.json" 'metrics["total"]')"
+    grep -q "^cloudsync: $metrics metrics" "$LOGS/ios8.err" \
+        || { VERDICTS+=("FAIL  iOS 8 export ($SMALL_MB MiB): not every metric converted ($(head -c 100 "$LOGS/ios8.err"))"); FAIL=1; }
+    IOS8=$(awk -v s="$best" -v f="${SECS[floor (xml)@$SMALL_MB]}" -v m="${SECS[convert (xml)@$SMALL_MB]}" -v n="$metrics" -v k="$kib" \
+        'BEGIN { printf "iOS 8 dialect of the %s MiB export: convert %.2f s (%d metrics), %.2fx the floor on the modern file of the same data (%.2f s; modern convert (xml) %.2fx), peak RSS %.1f MiB", "'"$SMALL_MB"'", s, n, s / f, f, m / f, k / 1024 }')
+}
+IOS8=""
+measure_ios8
+
 report
+# Beats: the beat-to-beat lists of HRV records, `convert --kind beats` (export.xml read whole).
+if [[ -n "${SECS[convert beats (zip)@$SIZE_MB]:-}" ]]; then
+    awk -v s="${SECS[convert beats (zip)@$SIZE_MB]}" -v b="$(json "$BENCH_DIR/$SIZE_MB/counts.json" 'beats')" \
+        -v n="$(json "$BENCH_DIR/$SIZE_MB/counts.json" 'elements["HeartRateVariabilityMetadataList"]')" \
+        'BEGIN { printf "convert --kind beats: %d series, %d beats in %.2f s: %.0f beats/s\n", n, b, s, b / s }'
+fi
+[[ -n "$IOS8" ]] && echo "$IOS8"
 # Routes: points and MB of GPX per second of `convert --kind routes` (which also reads export.xml for the
 # workouts the routes belong to).
 if [[ -n "${SECS[convert routes (zip)@$SIZE_MB]:-}" ]]; then

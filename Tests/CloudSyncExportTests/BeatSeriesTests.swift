@@ -42,6 +42,16 @@ import ZIPFoundation
         #expect(times[2] == [1_609_456_837_800])                        // 2020-12-31T23:20:37.8Z
         #expect(sink.series[0].value == 48.2 && sink.series[0].sourceApp == "Montre")
     }
+
+    /// Compact dates and `source=`, as iOS 8 wrote them, read the same way.
+    @Test func compactDatesAndSourceAttribute() throws {
+        let record = Self.record(start: "20241102194410-0500", end: "20241102194510-0500", [(62, "7:44:15.57 PM")])
+            .replacingOccurrences(of: "sourceName=", with: "source=")
+        let (sink, report) = try series(record)
+        #expect(report.beatSeries == 1 && report.beatsSkipped == 0)
+        #expect(sink.series.first?.beats.map(\.time) == [1_730_594_655_570])
+        #expect(sink.series.first?.sourceApp == "Montre")
+    }
 }
 
 @Suite(.enabled(if: Paths.corpusExists, "../shared/corpus is not present: corpus beat tests skipped"))

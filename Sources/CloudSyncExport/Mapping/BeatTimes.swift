@@ -15,7 +15,7 @@ enum BeatTimes {
     /// or bpm does not parse; nil for a record without a beat list. Read from the element's bytes.
     static func series(_ tree: ElementTree) -> (series: BeatSeries, skipped: Int)? {
         guard let startText = tree.value(.startDate), let start = ExportDateParser.epochSeconds(startText),
-              let offset = writtenOffset(startText.string) else { return nil }
+              let offset = ExportDateParser.writtenOffsetSeconds(startText) else { return nil }
         let startOfDay = Double(((start + offset) % 86_400 + 86_400) % 86_400)
         var beats: [Beat] = []
         var skipped = 0
@@ -44,15 +44,7 @@ enum BeatTimes {
         let end = tree.value(.endDate).flatMap { ExportDateParser.epochSeconds($0) } ?? start
         let value = tree.value(.value).flatMap { DecimalParser.parse($0)?.value }
         return (BeatSeries(type: tree.value(.type)?.string ?? "", startDate: start, endDate: end,
-                           sourceApp: tree.value(.sourceName)?.string ?? "", value: value, beats: beats), skipped)
+                           sourceApp: (tree.value(.sourceName) ?? tree.value(.source))?.string ?? "", value: value, beats: beats), skipped)
     }
 
-    /// The offset in seconds of `2023-05-13 07:20:00 +0200`.
-    static func writtenOffset(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= 25, bytes[20] == UInt8(ascii: "+") || bytes[20] == UInt8(ascii: "-"),
-              let hours = Int64(String(decoding: bytes[21..<23], as: UTF8.self)),
-              let minutes = Int64(String(decoding: bytes[23..<25], as: UTF8.self)) else { return nil }
-        return (bytes[20] == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
-    }
 }

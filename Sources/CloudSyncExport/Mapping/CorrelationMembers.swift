@@ -23,6 +23,6 @@ enum CorrelationMembers {
         metadata += correlation.metadata.map { ($0.key, $0.value) }
         return CorrelationRecord(type: MetricFilter.shortName(correlation.type), startDate: start,
                                  endDate: correlation.attributes["endDate"]?.epochSeconds ?? start,
-                                 sourceApp: correlation.attributes["sourceName"] ?? "", metadata: metadata, members: members)
+                                 sourceApp: correlation.attributes["sourceName"] ?? correlation.attributes["source"] ?? "", metadata: metadata, members: members)
     }
 }

@@ -23,6 +23,13 @@ public enum ExportDateParser {
         return instant(year, month, day, hour, minute, second, offsetText: ByteText(start: p + 19, count: text.count - 19))
     }
 
+    /// The offset from UTC a valid date was written with, in seconds (`… +0200` → 7200), in either form.
+    public static func writtenOffsetSeconds(_ text: ByteText) -> Int64? {
+        guard epochSeconds(text) != nil, let p = text.baseAddress else { return nil }
+        let fieldsEnd = p[4] == UInt8(ascii: "-") ? 19 : 14
+        return offsetSeconds(ByteText(start: p + fieldsEnd, count: text.count - fieldsEnd))
+    }
+
     /// The iOS 8 form `yyyyMMddHHmmss` followed by an offset (`+0100`, or any form `offsetSeconds` reads).
     static func compactEpochSeconds(_ text: ByteText) -> Int64? {
         guard text.count >= 14, let p = text.baseAddress,
