@@ -12,6 +12,7 @@ import PackageDescription
 //   CloudSyncUpload      the uploader (AsyncHTTPClient) for CloudCare, Flō backfill, HealthStepsSync
 //   CloudSyncReceiver    `serve`: the receiver of the three wire contracts (Hummingbird)
 //   CloudSyncPairing     the pairing object and its QR code (libqrencode)
+//   CloudSyncMCP         `mcp`: the Model Context Protocol server over the store (modelcontextprotocol/swift-sdk)
 //   cloudsync            the command-line tool on top
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -35,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
     ],
     targets: [
         .systemLibrary(
@@ -100,6 +102,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "CloudSyncMCP",
+            dependencies: [
+                "CloudSyncModel", "CloudSyncStore",
+                .product(name: "MCP", package: "swift-sdk"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "CloudSyncPairing",
             dependencies: ["CloudSyncModel", "CQRencode", "CloudSyncZlib"],
             swiftSettings: strictSettings
@@ -113,6 +123,7 @@ let package = Package(
                 "CloudSyncUpload",
                 "CloudSyncReceiver",
                 "CloudSyncPairing",
+                "CloudSyncMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python tools the tests read our output back with, in a virtual environment of the repository
-# (.venv, ignored by git): DuckDB (reads our CSV and JSON Lines as a user's query would).
+# (.venv, ignored by git): DuckDB (reads our CSV and JSON Lines as a user's query would) and the
+# official MCP Python SDK (`mcp`, a real client for `cloudsync mcp`).
 # Installs only what is missing. Without it the DuckDB checks are reported as skipped by the test
 # runner, so a machine where it cannot be installed says so here and goes on.
 set -uo pipefail
@@ -12,5 +13,8 @@ if [[ ! -x "$venv/bin/python" ]] && ! python3 -m venv "$venv" >/dev/null 2>&1; t
 fi
 if ! "$venv/bin/python" -c "import duckdb" 2>/dev/null; then
     "$venv/bin/pip" install -q duckdb || echo "install-test-tools: could not install duckdb; the DuckDB checks will be skipped" >&2
+fi
+if ! "$venv/bin/python" -c "import mcp" 2>/dev/null; then
+    "$venv/bin/pip" install -q "mcp>=1.22,<2" || echo "install-test-tools: could not install mcp; the MCP client tests will be skipped" >&2
 fi
 exit 0

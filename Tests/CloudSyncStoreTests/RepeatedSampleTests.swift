@@ -99,7 +99,7 @@ import Testing
         #expect(status.metrics == 3 && status.repeats == 3)
         #expect(try store.status(countRepeats: true).metrics == 6)
         #expect(status.targets.first?.acknowledged == 1 && status.targets.first?.pending == 2)
-        #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE created_at IS NULL") == 0)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE created_at = \(StoreSchema.undated)") == 0)
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE id <= 3 AND is_repeat = 0") == 3)
         let once = try #require(try dailyDistance(store))
         #expect(once.count == 2 && abs(once.sum - 1.2) < 1e-9)

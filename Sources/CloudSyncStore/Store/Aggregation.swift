@@ -43,11 +43,11 @@ public struct AggregateOptions: Sendable {
 
 /// Which types are amounts that add up over time (steps, distance, energy…): the ones that
 /// `--merge-sources` de-duplicates. Averages of discrete samples (heart rate) are left alone.
-enum CumulativeTypes {
-    static let markers = ["StepCount", "Distance", "EnergyBurned", "FlightsClimbed", "AppleExerciseTime",
+public enum CumulativeTypes {
+    public static let markers = ["StepCount", "Distance", "EnergyBurned", "FlightsClimbed", "AppleExerciseTime",
                           "AppleStandTime", "AppleMoveTime", "PushCount", "SwimmingStrokeCount", "NikeFuel"]
 
-    static func contains(_ type: String) -> Bool { markers.contains { type.contains($0) } }
+    public static func contains(_ type: String) -> Bool { markers.contains { type.contains($0) } }
 }
 
 /// Turns instants into bucket labels in a time zone. The zone's offset is looked up once per UTC

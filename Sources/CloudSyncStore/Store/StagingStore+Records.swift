@@ -7,29 +7,45 @@ extension StagingStore {
     @discardableResult
     public func exportRoutes(filter: MetricFilter = .all, to sink: any RecordSink) throws -> Int {
         try storeErrors {
-            let routes = try database.prepare("SELECT id, file, workout_type, workout_start, workout_end FROM route ORDER BY id")
-            let points = try database.prepare("""
-                SELECT time, latitude, longitude, elevation, speed, course, horizontal_accuracy, vertical_accuracy
-                FROM route_point WHERE route_id = ? ORDER BY seq
-                """)
             var count = 0
-            while try routes.step() {
-                var route = Route(file: routes.text(1), workoutType: routes.text(2), workoutStart: routes.optionalInt64(3),
-                                  workoutEnd: routes.optionalInt64(4), points: [])
-                points.bind(1, routes.int64(0))
-                while try points.step() {
-                    route.points.append(RoutePoint(time: points.optionalInt64(0), latitude: points.double(1), longitude: points.double(2),
-                                                   elevation: points.optionalDouble(3), speed: points.optionalDouble(4),
-                                                   course: points.optionalDouble(5), horizontalAccuracy: points.optionalDouble(6),
-                                                   verticalAccuracy: points.optionalDouble(7)))
-                }
-                points.reset()
-                if let start = route.points.first?.time ?? route.workoutStart, !filter.acceptsDate(start) { continue }
+            try forEachStoredRoute { route in
+                if let start = route.points.first?.time ?? route.workoutStart, !filter.acceptsDate(start) { return }
                 try sink.write(route)
                 count += 1
             }
             try sink.finish()
             return count
+        }
+    }
+
+    /// The stored routes (one, by `id`), with their points, in import order.
+    func storedRoutes(id: Int64) throws -> [Route] {
+        var routes: [Route] = []
+        try forEachStoredRoute(id: id) { routes.append($0) }
+        return routes
+    }
+
+    private func forEachStoredRoute(id: Int64? = nil, _ body: (Route) throws -> Void) throws {
+        let routes = try database.prepare("""
+            SELECT id, file, workout_type, workout_start, workout_end FROM route \(id == nil ? "" : "WHERE id = ?") ORDER BY id
+            """)
+        if let id { routes.bind(1, id) }
+        let points = try database.prepare("""
+            SELECT time, latitude, longitude, elevation, speed, course, horizontal_accuracy, vertical_accuracy
+            FROM route_point WHERE route_id = ? ORDER BY seq
+            """)
+        while try routes.step() {
+            var route = Route(file: routes.text(1), workoutType: routes.text(2), workoutStart: routes.optionalInt64(3),
+                              workoutEnd: routes.optionalInt64(4), points: [])
+            points.bind(1, routes.int64(0))
+            while try points.step() {
+                route.points.append(RoutePoint(time: points.optionalInt64(0), latitude: points.double(1), longitude: points.double(2),
+                                               elevation: points.optionalDouble(3), speed: points.optionalDouble(4),
+                                               course: points.optionalDouble(5), horizontalAccuracy: points.optionalDouble(6),
+                                               verticalAccuracy: points.optionalDouble(7)))
+            }
+            points.reset()
+            try body(route)
         }
     }
 

@@ -114,6 +114,12 @@ public final class StagingStore {
                           deviceId: try database.scalarText("SELECT value FROM identity WHERE key = 'deviceId'") ?? "")
     }
 
+    /// Refuses every write on this connection from now on (`PRAGMA query_only`): for servers that
+    /// answer questions from a store another process imports into.
+    public func makeQueryOnly() throws {
+        try storeErrors { try database.execute("PRAGMA query_only = 1") }
+    }
+
     /// `PRAGMA integrity_check`: "ok" for a sound file.
     public func integrityCheck() throws -> String {
         try database.scalarText("PRAGMA integrity_check") ?? ""

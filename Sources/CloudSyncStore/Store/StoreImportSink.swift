@@ -33,8 +33,8 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     private var checkedUpTo: Int64
     /// Rows above this id are this run's.
     private let storedBefore: Int64
-    /// The store holds samples without a creation date (checked once; filling them in is rare work).
-    private var hasUndatedRows: Bool
+    /// The types of which the store holds samples without a creation date (read once).
+    private let undatedTypes: Set<Int64>
     private(set) var newCount = 0
     /// Samples the store had before this run.
     private(set) var duplicateCount = 0
@@ -55,10 +55,12 @@ final class StoreImportSink: MetricSink, ConversionObserver {
                                          source_version_id, extra, import_id, created_at)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """)
-        findUndated = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) AND created_at IS NULL LIMIT 1")
+        findUndated = try database.prepare("""
+            SELECT id, import_id FROM metric WHERE \(Self.alike) AND created_at = \(StoreSchema.undated) LIMIT 1
+            """)
         fillCreationDate = try database.prepare("UPDATE OR IGNORE metric SET created_at = ?2 WHERE id = ?1")
         findAlike = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) ORDER BY id LIMIT 1")
-        findSame = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) AND ifnull(created_at, -1) = ?7")
+        findSame = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) AND created_at = ?7")
         markRepeats = try database.prepare("""
             UPDATE metric SET is_repeat = 1
             WHERE id > ?1 AND EXISTS (
@@ -77,7 +79,10 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         versions = try NameTable(database, table: "source_version")
         checkedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
         storedBefore = checkedUpTo
-        hasUndatedRows = try database.scalarInt("SELECT EXISTS (SELECT 1 FROM metric WHERE created_at IS NULL)") == 1
+        var undated = Set<Int64>()
+        let undatedRows = try database.prepare("SELECT DISTINCT type_id FROM metric WHERE created_at = \(StoreSchema.undated)")
+        while try undatedRows.step() { undated.insert(undatedRows.int64(0)) }
+        undatedTypes = undated
     }
 
     /// Starts the first transaction.
@@ -107,7 +112,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     /// that already holds the sample, if any.
     private func alreadyStoredRow(_ typeID: Int64, _ sourceID: Int64, _ unitID: Int64, _ metric: MappedMetric,
                                   created: Int64?) throws -> StoredRow? {
-        guard hasUndatedRows || created == nil else { return nil }
+        guard created == nil || undatedTypes.contains(typeID) else { return nil }
         let query = created == nil ? findAlike : findUndated
         defer { query.reset() }
         bindAlike(query, typeID, sourceID, unitID, metric)
@@ -130,7 +135,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         if storedBefore == 0 { return StoredRow(id: storedBefore + 1, importID: runID) }
         defer { findSame.reset() }
         bindAlike(findSame, typeID, sourceID, unitID, metric)
-        findSame.bind(7, created ?? -1)
+        findSame.bind(7, created ?? StoreSchema.undated)
         guard try findSame.step() else { return nil }
         return StoredRow(id: findSame.int64(0), importID: findSame.int64(1))
     }
@@ -168,7 +173,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         bindAlike(insert, typeID, sourceID, unitID, metric)
         insert.bind(7, try devices.id(metric.device))
         insert.bind(10, runID)
-        if let created { insert.bind(11, created) } else { insert.bindNull(11) }
+        insert.bind(11, created ?? StoreSchema.undated)
         try insert.step()
         insert.reset()
     }

@@ -191,14 +191,16 @@ enum StoreSchema {
         // joins the identity. The later ones are marked as repeats, which queries count once.
         // And the archive's clinical records.
         """
-        ALTER TABLE metric ADD COLUMN created_at INTEGER;     -- the record's creationDate; NULL when the export has none
+        -- The record's creationDate; -62167219201 (a second before the year 0, a date no export can
+        -- write) when it has none. Not NULL: a UNIQUE index lets NULLs repeat, and an index on
+        -- ifnull(created_at, …) made the import 35% slower (an expression evaluated per insert).
+        ALTER TABLE metric ADD COLUMN created_at INTEGER NOT NULL DEFAULT -62167219201;
         ALTER TABLE metric ADD COLUMN is_repeat INTEGER NOT NULL DEFAULT 0;
         DROP INDEX metric_identity;
-        -- NULL creation dates are equal here (SQLite's UNIQUE would let NULLs repeat).
-        CREATE UNIQUE INDEX metric_identity ON metric(type_id, start_date, end_date, source_id, value, unit_id, ifnull(created_at, -1));
-        -- Rows without a creation date, among them every row stored before this version: the next
-        -- import that has the date fills it in instead of adding the sample again.
-        CREATE INDEX metric_undated ON metric(id) WHERE created_at IS NULL;
+        CREATE UNIQUE INDEX metric_identity ON metric(type_id, start_date, end_date, source_id, value, unit_id, created_at);
+        -- The types that have rows without a creation date, among them every row stored before this
+        -- version: the next import that has the date fills it in instead of adding the sample again.
+        CREATE INDEX metric_undated ON metric(type_id) WHERE created_at = -62167219201;
         ALTER TABLE import_run ADD COLUMN repeat_count INTEGER NOT NULL DEFAULT 0;
         -- Records the export itself wrote twice (same sample, same creation date): stored once.
         ALTER TABLE import_run ADD COLUMN written_twice_count INTEGER NOT NULL DEFAULT 0;
@@ -220,4 +222,7 @@ enum StoreSchema {
     ]
 
     static var currentVersion: Int { migrations.count }
+
+    /// `metric.created_at` of a sample without a creation date (see migration 5).
+    static let undated: Int64 = -62_167_219_201
 }

@@ -1,0 +1,32 @@
+import Foundation
+import MCP
+
+/// `cloudsync mcp`: the MCP server over standard input and output, its tools answered from the
+/// staging store (read-only).
+public enum HealthServer {
+    public static let instructions = """
+        Tools over one person's Apple Health history, imported by cloudsync. Start with `overview` to see \
+        which types and date ranges the store holds. Dates are ISO 8601; a date is a whole day in the \
+        given time zone. Amounts (steps, distance, energy) are summed and iPhone and Watch merged without \
+        double counting; other types are averaged.
+        """
+
+    /// Serves until the client closes the connection. Throws when the store cannot be opened.
+    public static func run(storePath: String, version: String) async throws {
+        let tools = try HealthTools(storePath: storePath)
+        let server = Server(name: "cloudsync", version: version, instructions: instructions,
+                            capabilities: .init(tools: .init(listChanged: false)))
+        await server.withMethodHandler(ListTools.self) { _ in .init(tools: ToolCatalog.tools) }
+        await server.withMethodHandler(CallTool.self) { params in
+            do {
+                let (structured, text) = try tools.call(params.name, ToolArguments(params.arguments))
+                return .init(content: [.text(text: text, annotations: nil, _meta: nil)], structuredContent: Value?.some(structured), isError: false)
+            } catch {
+                // Refused calls and store errors alike are tool errors: the server keeps serving.
+                return .init(content: [.text(text: "\(error)", annotations: nil, _meta: nil)], isError: true)
+            }
+        }
+        try await server.start(transport: StdioTransport())
+        await server.waitUntilCompleted()
+    }
+}

@@ -1,0 +1,220 @@
+import CSQLite3
+import Foundation
+
+/// Read-only SQL over documented views of the store (the MCP `sql` tool), on a connection of its own.
+///
+/// Why it is safe to hand to an assistant (docs/mcp.md):
+/// - the connection is opened `SQLITE_OPEN_READONLY`, with `PRAGMA query_only`;
+/// - an authorizer allows one thing: a SELECT reading the views below, and functions other than
+///   `load_extension`. No ATTACH, PRAGMA, write, schema table or base table. SQLite does not tell
+///   an authorizer which view a read comes through (measured: the view argument is NULL for the
+///   base tables a view reads), so the views read the store through a second, read-only attachment
+///   of the same file under a schema name made at random for this connection, and reads are
+///   allowed in that schema and of the views only: `SELECT * FROM metric` reads `main` and is refused;
+/// - one statement per call; a progress handler stops it after `timeLimit`; at most `limit` rows.
+public final class ReadOnlySQL {
+    /// The views, as `CREATE TEMP VIEW` bodies: readable columns, dates as ISO 8601 UTC text.
+    public static let views: [(name: String, description: String, sql: String)] = [
+        ("metrics", "one row per stored metric: id, type, start, end (ISO 8601 UTC), value, unit, source, device, metadata (JSON), is_repeat (1: alike but for its creation date; count once)", """
+            SELECT m.id AS id, t.name AS type, strftime('%Y-%m-%dT%H:%M:%SZ', m.start_date, 'unixepoch') AS start,
+                   strftime('%Y-%m-%dT%H:%M:%SZ', m.end_date, 'unixepoch') AS "end", m.value AS value, u.name AS unit,
+                   s.name AS source, d.name AS device,
+                   '{' || '"device":' || json_quote(d.name) || ifnull(',"sourceVersion":' || json_quote(v.name), '')
+                       || ifnull(',' || m.extra, '') || '}' AS metadata,
+                   m.is_repeat AS is_repeat
+            FROM {store}.metric m JOIN {store}.metric_type t ON t.id = m.type_id JOIN {store}.unit u ON u.id = m.unit_id
+            JOIN {store}.source s ON s.id = m.source_id JOIN {store}.device d ON d.id = m.device_id
+            LEFT JOIN {store}.source_version v ON v.id = m.source_version_id
+            """),
+        ("workouts", "one row per workout: id, activity, start, end, minutes, distance_km, energy_kcal, source, is_repeat", """
+            SELECT m.id AS id, json_extract('{' || ifnull(m.extra, '') || '}', '$.activityType') AS activity,
+                   strftime('%Y-%m-%dT%H:%M:%SZ', m.start_date, 'unixepoch') AS start,
+                   strftime('%Y-%m-%dT%H:%M:%SZ', m.end_date, 'unixepoch') AS "end", m.value AS minutes,
+                   CAST(json_extract('{' || ifnull(m.extra, '') || '}', '$.totalDistanceKm') AS REAL) AS distance_km,
+                   CAST(json_extract('{' || ifnull(m.extra, '') || '}', '$.totalEnergyKcal') AS REAL) AS energy_kcal,
+                   s.name AS source, m.is_repeat AS is_repeat
+            FROM {store}.metric m JOIN {store}.source s ON s.id = m.source_id
+            WHERE m.type_id = (SELECT id FROM {store}.metric_type WHERE name = 'workout')
+            """),
+    ]
+
+    public struct Result: Sendable, Codable, Equatable {
+        public var columns: [String]
+        public var rows: [[SQLCell]]
+        public var truncated: Bool
+    }
+
+    public enum SQLError: Error, CustomStringConvertible, Equatable {
+        case refused(String)
+        case failed(String)
+        case timeLimit(Double)
+
+        public var description: String {
+            switch self {
+            case .refused(let why): return "not allowed: \(why) (only SELECT over the views \(ReadOnlySQL.views.map(\.name).joined(separator: ", ")))"
+            case .failed(let message): return message
+            case .timeLimit(let seconds): return "stopped after \(seconds) s: the time limit of a query"
+            }
+        }
+    }
+
+    private let handle: OpaquePointer
+    private let guardState: GuardState
+
+    /// Opens the store at `path` read-only and prepares the views.
+    public init(path: String) throws {
+        var db: OpaquePointer?
+        let status = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let db else {
+            sqlite3_close(db)
+            throw SQLError.failed("cannot open \(path): \(String(cString: sqlite3_errstr(status)))")
+        }
+        handle = db
+        sqlite3_busy_timeout(db, 2000)
+        let schema = "store_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        guardState = GuardState(viewSchema: schema)
+        try exec("ATTACH DATABASE \(Self.quoted(path)) AS \(schema)")
+        // The views live in the connection's own temp schema: the store file is never written.
+        for view in Self.views {
+            try exec("CREATE TEMP VIEW \(view.name) AS \(view.sql.replacingOccurrences(of: "{store}", with: schema))")
+        }
+        try exec("PRAGMA query_only = 1")
+        let state = Unmanaged.passUnretained(guardState).toOpaque()
+        sqlite3_set_authorizer(handle, { state, action, first, second, database, _ in
+            guard let state else { return SQLITE_DENY }
+            let guardState = Unmanaged<GuardState>.fromOpaque(state).takeUnretainedValue()
+            return guardState.authorize(action, first.map { String(cString: $0) }, second.map { String(cString: $0) },
+                                        database.map { String(cString: $0) })
+        }, state)
+        sqlite3_progress_handler(handle, 1000, { state in
+            guard let state else { return 1 }
+            return Unmanaged<GuardState>.fromOpaque(state).takeUnretainedValue().isPastDeadline ? 1 : 0
+        }, state)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs one SELECT, at most `limit` rows, for at most `timeLimit` seconds.
+    public func run(_ query: String, limit: Int, timeLimit: Double = 3) throws(SQLError) -> Result {
+        guardState.refusal = nil
+        guardState.deadline = Date().addingTimeInterval(timeLimit)
+        defer { guardState.deadline = .distantFuture }
+        var statement: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let status = query.withCString { sqlite3_prepare_v2(handle, $0, -1, &statement, &tail) }
+        defer { sqlite3_finalize(statement) }
+        if status != SQLITE_OK {
+            if let refusal = guardState.refusal { throw .refused(refusal) }
+            throw .failed(String(cString: sqlite3_errmsg(handle)))
+        }
+        guard let statement else { throw .failed("no statement in the query") }
+        if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy({ $0.isWhitespace || $0 == ";" }) {
+            throw .refused("one statement at a time")
+        }
+        guard sqlite3_stmt_readonly(statement) != 0 else { throw .refused("the statement writes") }
+        let columnCount = sqlite3_column_count(statement)
+        let columns = (0..<columnCount).map { String(cString: sqlite3_column_name(statement, $0)) }
+        var rows: [[SQLCell]] = []
+        var truncated = false
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { break }
+            guard step == SQLITE_ROW else {
+                if step == SQLITE_INTERRUPT { throw .timeLimit(timeLimit) }
+                throw .failed(String(cString: sqlite3_errmsg(handle)))
+            }
+            if rows.count == limit {
+                truncated = true
+                break
+            }
+            rows.append((0..<columnCount).map { Self.cell(statement, $0) })
+        }
+        return Result(columns: columns, rows: rows, truncated: truncated)
+    }
+
+    private static func cell(_ statement: OpaquePointer, _ column: Int32) -> SQLCell {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: return .int(sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT: return .double(sqlite3_column_double(statement, column))
+        case SQLITE_NULL: return .null
+        case SQLITE_BLOB: return .text("(\(sqlite3_column_bytes(statement, column)) bytes)")
+        default: return .text(String(cString: sqlite3_column_text(statement, column)))
+        }
+    }
+
+    private static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+
+    private func exec(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? "error"
+            sqlite3_free(message)
+            throw SQLError.failed(text)
+        }
+    }
+
+    /// What the C callbacks consult: the views, the deadline, why the last statement was refused.
+    private final class GuardState {
+        let viewNames = Set(ReadOnlySQL.views.map(\.name))
+        /// The attachment the views read the store through.
+        let viewSchema: String
+        var deadline = Date.distantFuture
+        var refusal: String?
+
+        init(viewSchema: String) { self.viewSchema = viewSchema }
+
+        var isPastDeadline: Bool { Date() > deadline }
+
+        func authorize(_ action: Int32, _ first: String?, _ second: String?, _ database: String?) -> Int32 {
+            switch action {
+            case SQLITE_SELECT, SQLITE_RECURSIVE:
+                return SQLITE_OK
+            case SQLITE_READ:
+                // A view's columns, or what the views read through their own attachment.
+                if database == "temp", let table = first, viewNames.contains(table) { return SQLITE_OK }
+                if database == viewSchema { return SQLITE_OK }
+                // A common table expression's columns belong to no schema.
+                if database == nil { return SQLITE_OK }
+                return deny("reading \(first ?? "?")")
+            case SQLITE_FUNCTION:
+                if let name = second?.lowercased(), name == "load_extension" { return deny("load_extension") }
+                return SQLITE_OK
+            case SQLITE_ATTACH: return deny("ATTACH")
+            case SQLITE_PRAGMA: return deny("PRAGMA")
+            default: return deny("anything but SELECT (action \(action))")
+            }
+        }
+
+        private func deny(_ why: String) -> Int32 {
+            if refusal == nil { refusal = why }
+            return SQLITE_DENY
+        }
+    }
+}
+
+@available(*, unavailable)
+extension ReadOnlySQL: Sendable {}
+
+/// One value of a `sql` result row.
+public enum SQLCell: Sendable, Equatable, Codable {
+    case int(Int64)
+    case double(Double)
+    case text(String)
+    case null
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .int(let value): try container.encode(value)
+        case .double(let value): try value.isFinite ? container.encode(value) : container.encodeNil()
+        case .text(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null } else if let value = try? container.decode(Int64.self) { self = .int(value) }
+        else if let value = try? container.decode(Double.self) { self = .double(value) } else { self = .text(try container.decode(String.self)) }
+    }
+}
