@@ -21,6 +21,10 @@
 # whole archive (metrics, routes, ECGs, clinical records, beat series, correlations). `convert --kind
 # beats` is timed in beats/s.
 #
+# 8. when the MCP Python SDK is in the repository's .venv (scripts/install-test-tools.sh), drives
+#    `cloudsync mcp` on the store of the --size-mb export through it (Benchmarks/mcp_bench.py): p50/p95 per
+#    tool, first answer, the server's peak RSS.
+#
 # 7. generates the --small-mb export again in iOS 8's dialect (no DTD, compact dates, metadata as
 #    attributes, attribute names with spaces) and prints its `convert` time as a ratio to the floor on the
 #    modern export of the same data (the floor cannot parse the iOS 8 file: it is not well-formed XML).
@@ -318,6 +322,10 @@ if [[ -n "${SECS[convert beats (zip)@$SIZE_MB]:-}" ]]; then
         'BEGIN { printf "convert --kind beats: %d series, %d beats in %.2f s: %.0f beats/s\n", n, b, s, b / s }'
 fi
 [[ -n "$IOS8" ]] && echo "$IOS8"
+if [[ -x "$ROOT/.venv/bin/python" ]] && "$ROOT/.venv/bin/python" -c "import mcp" 2>/dev/null \
+    && [[ -f "$BENCH_DIR/$SIZE_MB/export.zip.store" ]]; then
+    "$ROOT/.venv/bin/python" "$HERE/mcp_bench.py" "$CLOUDSYNC" "$BENCH_DIR/$SIZE_MB/export.zip.store" --calls 20 || true
+fi
 # Routes: points and MB of GPX per second of `convert --kind routes` (which also reads export.xml for the
 # workouts the routes belong to).
 if [[ -n "${SECS[convert routes (zip)@$SIZE_MB]:-}" ]]; then

@@ -34,10 +34,11 @@ public struct StoreOverview: Sendable, Codable {
 extension StagingStore {
     public func overview() throws -> StoreOverview {
         try storeErrors {
+            // From the summary the import keeps (schema 5): a few hundred rows, not millions.
             let rows = try database.prepare("""
-                SELECT t.name, u.name, count(*), min(m.start_date), max(m.end_date), sum(m.is_repeat)
-                FROM metric m JOIN metric_type t ON t.id = m.type_id JOIN unit u ON u.id = m.unit_id
-                GROUP BY m.type_id, m.unit_id ORDER BY t.name
+                SELECT t.name, u.name, sum(s.count), min(s.first_start), max(s.last_end), sum(s.repeats)
+                FROM metric_summary s JOIN metric_type t ON t.id = s.type_id JOIN unit u ON u.id = s.unit_id
+                GROUP BY s.type_id, s.unit_id ORDER BY t.name
                 """)
             var types: [StoreOverview.TypeSummary] = []
             var repeats = 0
@@ -48,19 +49,18 @@ extension StagingStore {
                                    first: UTCDateFormatter.string(rows.int64(3)), last: UTCDateFormatter.string(rows.int64(4))))
             }
             let sourceRows = try database.prepare("""
-                SELECT s.name, count(*) FROM metric m JOIN source s ON s.id = m.source_id
-                WHERE \(MetricConditions.countedOnce) GROUP BY m.source_id ORDER BY count(*) DESC
+                SELECT n.name, sum(s.count - s.repeats) FROM metric_summary s JOIN source n ON n.id = s.source_id
+                GROUP BY s.source_id ORDER BY 2 DESC
                 """)
             var sources: [StoreOverview.SourceSummary] = []
             while try sourceRows.step() { sources.append(.init(name: sourceRows.text(0) ?? "", count: Int(sourceRows.int64(1)))) }
-            let status = try status(recent: 1)
             func count(_ table: String) throws -> Int { Int(try database.scalarInt("SELECT count(*) FROM \(table)") ?? 0) }
             return StoreOverview(
                 metrics: types.map(\.count).reduce(0, +), repeats: repeats, types: types, sources: sources,
                 workouts: types.filter { $0.type == "workout" }.map(\.count).reduce(0, +),
                 routes: try count("route"), ecgs: try count("ecg"), beatSeries: try count("beat_series"),
                 correlations: try count("correlation"), clinicalRecords: try count("clinical_record"),
-                lastImport: status.imports.first, lastUpload: status.uploads.first)
+                lastImport: try recentImports(1).first, lastUpload: try recentUploads(1).first)
         }
     }
 }

@@ -9,14 +9,15 @@ extension StagingStore {
         try storeErrors {
             var conditions = try conditions(options.filter)
             if !options.countRepeats { conditions.add(MetricConditions.countedOnce) }
-            // The identity index is ordered by (type_id, start_date): no sort needed.
+            // The identity index is ordered by (type_id, start_date): no sort needed. Ids only: the
+            // names are looked up once per id (a String per row cost more than the query itself).
             let rows = try database.prepare("""
-                SELECT m.type_id, t.name, u.name, m.start_date, m.end_date, m.value, m.source_id, d.name
-                FROM metric m JOIN metric_type t ON t.id = m.type_id JOIN unit u ON u.id = m.unit_id
-                JOIN device d ON d.id = m.device_id
-                \(conditions.whereClause) ORDER BY m.type_id, m.start_date
+                SELECT m.type_id, m.unit_id, m.start_date, m.end_date, m.value, m.source_id, m.device_id
+                FROM metric m \(conditions.whereClause) ORDER BY m.type_id, m.start_date
                 """)
             try rows.bind(conditions.arguments)
+            let typeNames = try names("metric_type"), unitNames = try names("unit"), deviceNames = try names("device")
+            var deviceRanks: [Int64: Int64] = [:]
             var labeler = BucketLabeler(bucket: options.bucket, zone: options.timeZone)
             var accumulator = BucketAccumulator()
             var merger: SourceMerger?
@@ -28,22 +29,34 @@ extension StagingStore {
                 if typeID != currentType {
                     accumulator.flush(into: &results, labeler: labeler)
                     currentType = typeID
-                    typeName = rows.text(1) ?? ""
+                    typeName = typeNames[typeID] ?? ""
                     merger = options.mergeSources && CumulativeTypes.contains(typeName) ? SourceMerger() : nil
                 }
-                let start = rows.int64(3), end = rows.int64(4)
-                var value = rows.double(5)
+                let start = rows.int64(2), end = rows.int64(3)
+                var value = rows.double(4)
                 if merger != nil {
-                    let rank = SourceMerger.rank(device: rows.text(7) ?? "", sourceID: rows.int64(6))
-                    value *= merger!.uncoveredFraction(start: start, end: end, rank: rank)
+                    let deviceID = rows.int64(6)
+                    let deviceRank = deviceRanks[deviceID] ?? SourceMerger.deviceRank(deviceNames[deviceID] ?? "")
+                    deviceRanks[deviceID] = deviceRank
+                    value *= merger!.uncoveredFraction(start: start, end: end, rank: deviceRank << 40 | rows.int64(5))
                     if value == 0 { continue }
                 }
                 let key = labeler.key(start)
-                accumulator.add(type: typeName, unit: rows.text(2) ?? "", key: key, value: value, labeler: labeler)
+                accumulator.add(type: typeName, unit: unitNames[rows.int64(1)] ?? "", key: key, value: value, labeler: labeler)
             }
             accumulator.flush(into: &results, labeler: labeler)
             return results
         }
+    }
+}
+
+extension StagingStore {
+    /// id → name of one of the name tables (types, units, devices: tens to hundreds of rows).
+    func names(_ table: String) throws -> [Int64: String] {
+        var names: [Int64: String] = [:]
+        let rows = try database.prepare("SELECT id, name FROM \(table)")
+        while try rows.step() { names[rows.int64(0)] = rows.text(1) ?? "" }
+        return names
     }
 }
 
@@ -111,8 +124,11 @@ struct SourceMerger {
     private var active: [(start: Int64, end: Int64, rank: Int64)] = []
 
     static func rank(device: String, sourceID: Int64) -> Int64 {
-        let deviceRank: Int64 = device.contains("Watch") ? 0 : device.contains("iPhone") ? 1 : 2
-        return deviceRank << 40 | sourceID
+        deviceRank(device) << 40 | sourceID
+    }
+
+    static func deviceRank(_ device: String) -> Int64 {
+        device.contains("Watch") ? 0 : device.contains("iPhone") ? 1 : 2
     }
 
     mutating func uncoveredFraction(start: Int64, end: Int64, rank: Int64) -> Double {

@@ -9,8 +9,9 @@ extension StagingStore {
             let identity = try identity()
             var byType: [String: Int] = [:]
             var repeats = 0
+            // From the summary the import keeps (schema 5), not from every row.
             let types = try database.prepare("""
-                SELECT t.name, count(*), sum(m.is_repeat) FROM metric m JOIN metric_type t ON t.id = m.type_id GROUP BY m.type_id
+                SELECT t.name, sum(s.count), sum(s.repeats) FROM metric_summary s JOIN metric_type t ON t.id = s.type_id GROUP BY s.type_id
                 """)
             while try types.step() {
                 let typeRepeats = Int(types.int64(2))
@@ -19,7 +20,7 @@ extension StagingStore {
             }
             let metrics = byType.values.reduce(0, +)
             let samples = metrics - (countRepeats ? repeats : 0)  // each once: what an upload can send
-            let range = try database.prepare("SELECT min(start_date), max(end_date) FROM metric")
+            let range = try database.prepare("SELECT min(first_start), max(last_end) FROM metric_summary")
             _ = try range.step()
             let firstStart = range.isNull(0) ? nil : UTCDateFormatter.string(range.int64(0))
             let lastEnd = range.isNull(1) ? nil : UTCDateFormatter.string(range.int64(1))
@@ -37,45 +38,8 @@ extension StagingStore {
             let pending = Int(try database.scalarInt(
                 "SELECT count(*) FROM metric m WHERE \(MetricConditions.countedOnce) AND \(MetricConditions.notAcknowledgedByCloudCare)") ?? 0)
 
-            var imports: [StoreStatus.ImportRun] = []
-            let importRows = try database.prepare("""
-                SELECT id, input, input_size, export_date, export_version, started_at, ended_at, outcome, reason,
-                       new_count, duplicate_count, invalid_count, filtered_count, repeat_count, written_twice_count
-                FROM import_run ORDER BY id DESC LIMIT ?
-                """)
-            importRows.bind(1, Int64(recent))
-            while try importRows.step() {
-                imports.append(.init(
-                    id: importRows.int64(0), input: importRows.text(1) ?? "",
-                    inputSize: importRows.isNull(2) ? nil : importRows.int64(2), exportDate: importRows.text(3),
-                    exportVersion: importRows.isNull(4) ? nil : Int(importRows.int64(4)),
-                    startedAt: UTCDateFormatter.string(importRows.int64(5)),
-                    endedAt: importRows.isNull(6) ? nil : UTCDateFormatter.string(importRows.int64(6)),
-                    outcome: importRows.text(7) ?? "", reason: importRows.text(8),
-                    new: Int(importRows.int64(9)), duplicates: Int(importRows.int64(10)),
-                    repeats: Int(importRows.int64(13)), writtenTwice: Int(importRows.int64(14)),
-                    invalid: Int(importRows.int64(11)), filtered: Int(importRows.int64(12))))
-            }
-
-            var uploads: [StoreStatus.UploadRun] = []
-            let uploadRows = try database.prepare("""
-                SELECT r.id, t.target, t.server, r.started_at, r.ended_at, r.outcome, r.sent, r.batches, r.retries, r.error
-                FROM upload_run r JOIN upload_target t ON t.id = r.target_id ORDER BY r.id DESC LIMIT ?
-                """)
-            uploadRows.bind(1, Int64(recent))
-            let notTakenRows = try database.prepare("SELECT type, count FROM upload_not_taken WHERE run_id = ?")
-            while try uploadRows.step() {
-                var notTaken: [String: Int] = [:]
-                notTakenRows.reset()
-                notTakenRows.bind(1, uploadRows.int64(0))
-                while try notTakenRows.step() { notTaken[notTakenRows.text(0) ?? ""] = Int(notTakenRows.int64(1)) }
-                uploads.append(.init(
-                    id: uploadRows.int64(0), target: uploadRows.text(1) ?? "", server: uploadRows.text(2) ?? "",
-                    startedAt: UTCDateFormatter.string(uploadRows.int64(3)),
-                    endedAt: uploadRows.isNull(4) ? nil : UTCDateFormatter.string(uploadRows.int64(4)),
-                    outcome: uploadRows.text(5) ?? "", sent: Int(uploadRows.int64(6)), batches: Int(uploadRows.int64(7)),
-                    retries: Int(uploadRows.int64(8)), error: uploadRows.text(9), notTaken: notTaken))
-            }
+            let imports = try recentImports(recent)
+            let uploads = try recentUploads(recent)
 
             var backfill: [StoreStatus.Backfill] = []
             let backfillRows = try database.prepare("""
@@ -107,5 +71,53 @@ extension StagingStore {
             status.clinicalRecords = Int(try database.scalarInt("SELECT count(*) FROM clinical_record") ?? 0)
             return status
         }
+    }
+
+    /// The last `count` import runs, newest first.
+    func recentImports(_ count: Int) throws -> [StoreStatus.ImportRun] {
+        var imports: [StoreStatus.ImportRun] = []
+        let importRows = try database.prepare("""
+            SELECT id, input, input_size, export_date, export_version, started_at, ended_at, outcome, reason,
+                   new_count, duplicate_count, invalid_count, filtered_count, repeat_count, written_twice_count
+            FROM import_run ORDER BY id DESC LIMIT ?
+            """)
+        importRows.bind(1, Int64(count))
+        while try importRows.step() {
+            imports.append(.init(
+                id: importRows.int64(0), input: importRows.text(1) ?? "",
+                inputSize: importRows.isNull(2) ? nil : importRows.int64(2), exportDate: importRows.text(3),
+                exportVersion: importRows.isNull(4) ? nil : Int(importRows.int64(4)),
+                startedAt: UTCDateFormatter.string(importRows.int64(5)),
+                endedAt: importRows.isNull(6) ? nil : UTCDateFormatter.string(importRows.int64(6)),
+                outcome: importRows.text(7) ?? "", reason: importRows.text(8),
+                new: Int(importRows.int64(9)), duplicates: Int(importRows.int64(10)),
+                repeats: Int(importRows.int64(13)), writtenTwice: Int(importRows.int64(14)),
+                invalid: Int(importRows.int64(11)), filtered: Int(importRows.int64(12))))
+        }
+        return imports
+    }
+
+    /// The last `count` upload runs, newest first, with what the server did not take.
+    func recentUploads(_ count: Int) throws -> [StoreStatus.UploadRun] {
+        var uploads: [StoreStatus.UploadRun] = []
+        let uploadRows = try database.prepare("""
+            SELECT r.id, t.target, t.server, r.started_at, r.ended_at, r.outcome, r.sent, r.batches, r.retries, r.error
+            FROM upload_run r JOIN upload_target t ON t.id = r.target_id ORDER BY r.id DESC LIMIT ?
+            """)
+        uploadRows.bind(1, Int64(count))
+        let notTakenRows = try database.prepare("SELECT type, count FROM upload_not_taken WHERE run_id = ?")
+        while try uploadRows.step() {
+            var notTaken: [String: Int] = [:]
+            notTakenRows.reset()
+            notTakenRows.bind(1, uploadRows.int64(0))
+            while try notTakenRows.step() { notTaken[notTakenRows.text(0) ?? ""] = Int(notTakenRows.int64(1)) }
+            uploads.append(.init(
+                id: uploadRows.int64(0), target: uploadRows.text(1) ?? "", server: uploadRows.text(2) ?? "",
+                startedAt: UTCDateFormatter.string(uploadRows.int64(3)),
+                endedAt: uploadRows.isNull(4) ? nil : UTCDateFormatter.string(uploadRows.int64(4)),
+                outcome: uploadRows.text(5) ?? "", sent: Int(uploadRows.int64(6)), batches: Int(uploadRows.int64(7)),
+                retries: Int(uploadRows.int64(8)), error: uploadRows.text(9), notTaken: notTaken))
+        }
+        return uploads
     }
 }

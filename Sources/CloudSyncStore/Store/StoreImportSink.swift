@@ -24,6 +24,9 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     private let findAlike: SQLiteStatement
     private let findSame: SQLiteStatement
     private let markRepeats: SQLiteStatement
+    private let addToSummary, addRepeatToSummary: SQLiteStatement
+    /// This transaction's new rows per (type, unit, source), for `metric_summary`.
+    private var newInSummary: [SummaryKey: (count: Int64, first: Int64, last: Int64)] = [:]
     private let progress: SQLiteStatement
     private let types, sources, units, devices, versions: NameTable
     private var metadata = ByteBuffer(capacity: 4096)
@@ -68,6 +71,15 @@ final class StoreImportSink: MetricSink, ConversionObserver {
                 WHERE o.type_id = metric.type_id AND o.start_date = metric.start_date AND o.end_date = metric.end_date
                   AND o.source_id = metric.source_id AND o.value = metric.value AND o.unit_id = metric.unit_id
                   AND o.id < metric.id)
+            RETURNING type_id, unit_id, source_id
+            """)
+        addToSummary = try database.prepare("""
+            INSERT INTO metric_summary(type_id, unit_id, source_id, count, repeats, first_start, last_end) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6)
+            ON CONFLICT(type_id, unit_id, source_id) DO UPDATE SET count = count + excluded.count,
+                first_start = min(first_start, excluded.first_start), last_end = max(last_end, excluded.last_end)
+            """)
+        addRepeatToSummary = try database.prepare("""
+            UPDATE metric_summary SET repeats = repeats + 1 WHERE type_id = ?1 AND unit_id = ?2 AND source_id = ?3
             """)
         progress = try database.prepare("""
             UPDATE import_run SET new_count = ?, duplicate_count = ?, repeat_count = ?, written_twice_count = ? WHERE id = ?
@@ -97,6 +109,12 @@ final class StoreImportSink: MetricSink, ConversionObserver {
             try insertRow(typeID, sourceID, unitID, metric, created: created)
             if database.changes > 0 {
                 newCount += 1
+                let key = SummaryKey(type: typeID, unit: unitID, source: sourceID)
+                if let entry = newInSummary[key] {
+                    newInSummary[key] = (entry.count + 1, min(entry.first, metric.startDate), max(entry.last, metric.endDate))
+                } else {
+                    newInSummary[key] = (1, metric.startDate, metric.endDate)
+                }
             } else {
                 countStored(try sameRow(typeID, sourceID, unitID, metric, created: created))
             }
@@ -179,6 +197,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     }
 
     private func commit() throws {
+        try addNewRowsToSummary()
         try markRepeatsSinceLastCommit()
         try progress.run([.int(Int64(newCount)), .int(Int64(duplicateCount)), .int(Int64(repeatCount)),
                           .int(Int64(writtenTwiceCount)), .int(runID)])
@@ -189,10 +208,23 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     /// Marks this transaction's new rows that repeat a stored sample, in the same transaction, so a
     /// killed import never leaves an unmarked repeat behind.
     private func markRepeatsSinceLastCommit() throws {
-        try markRepeats.run([.int(checkedUpTo)])
-        repeatCount += database.changes
+        markRepeats.bind(1, checkedUpTo)
+        var marked: [(Int64, Int64, Int64)] = []
+        while try markRepeats.step() { marked.append((markRepeats.int64(0), markRepeats.int64(1), markRepeats.int64(2))) }
+        markRepeats.reset()
+        repeatCount += marked.count
+        for (type, unit, source) in marked { try addRepeatToSummary.run([.int(type), .int(unit), .int(source)]) }
         checkedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? checkedUpTo
     }
+
+    private func addNewRowsToSummary() throws {
+        for (key, entry) in newInSummary {
+            try addToSummary.run([.int(key.type), .int(key.unit), .int(key.source), .int(entry.count), .int(entry.first), .int(entry.last)])
+        }
+        newInSummary.removeAll(keepingCapacity: true)
+    }
+
+    private struct SummaryKey: Hashable { var type, unit, source: Int64 }
 
     func finish() throws { try commit() }
 
