@@ -106,6 +106,7 @@ let package = Package(
             dependencies: [
                 "CloudSyncModel", "CloudSyncStore",
                 .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

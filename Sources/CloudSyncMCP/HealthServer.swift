@@ -26,7 +26,7 @@ public enum HealthServer {
                 return .init(content: [.text(text: "\(error)", annotations: nil, _meta: nil)], isError: true)
             }
         }
-        try await server.start(transport: StdioTransport())
+        try await server.start(transport: LineTransport())
         await server.waitUntilCompleted()
     }
 }

@@ -65,6 +65,25 @@ final class HealthTools: @unchecked Sendable {
         var truncated: Bool
         var cursor: String?
         var note: String?
+
+        /// Built directly: through JSONEncoder and back (`Value(_:)`) it took ~100 ms for 3,000 buckets.
+        var value: Value {
+            var object: [String: Value] = [
+                "type": .string(type), "unit": .string(unit), "statistic": .string(statistic), "truncated": .bool(truncated),
+                "buckets": .array(buckets.map { bucket in
+                    .object(["label": .string(bucket.label), "value": Self.number(bucket.value), "count": .int(bucket.count),
+                             "minimum": Self.number(bucket.minimum), "maximum": Self.number(bucket.maximum)])
+                }),
+            ]
+            if let cursor { object["cursor"] = .string(cursor) }
+            if let note { object["note"] = .string(note) }
+            return .object(object)
+        }
+
+        /// Whole numbers as integers, as JSONEncoder writes them.
+        static func number(_ value: Double) -> Value {
+            value == value.rounded() && abs(value) < 1e15 ? .int(Int(value)) : .double(value)
+        }
     }
 
     static let maximumBuckets = 5000
@@ -86,7 +105,7 @@ final class HealthTools: @unchecked Sendable {
         var text = series.note ?? "\(series.type): \(series.statistic) per \(bucket.rawValue) (\(series.unit)), \(series.buckets.count) buckets"
         for entry in series.buckets.suffix(10) { text += "\n\(entry.label): \(NumberFormatting.string(entry.value))" }
         if series.truncated { text += "\n(truncated: call again with start = \(series.cursor ?? "") for the rest)" }
-        return (try Value(series), text)
+        return (series.value, text)
     }
 
     /// `aggregate`'s rows for one type, as the tool's buckets: the sum for amounts, else the average.
