@@ -108,4 +108,25 @@ import Testing
         #expect(again.newCount == 0 && again.duplicateCount == 7)
         #expect(try store.integrityCheck() == "ok")
     }
+
+    /// The filter that spares an import into an empty store the lookup of every new row: it never
+    /// misses a sample it was given (or the import would miss a repeat), and rarely answers "maybe"
+    /// for a new one.
+    @Test func seenSamplesNeverMissesAndRarelyGuesses() {
+        var seen = SeenSamples()
+        var maybes = 0
+        for i in 0..<200_000 {
+            if seen.insert(type: Int64(i % 7), start: Int64(i) * 60, end: Int64(i) * 60 + 30, source: 1, value: Double(i % 500), unit: 2) {
+                maybes += 1
+            }
+        }
+        #expect(maybes < 20)
+        for i in stride(from: 0, to: 200_000, by: 997) {
+            let again = seen.insert(type: Int64(i % 7), start: Int64(i) * 60, end: Int64(i) * 60 + 30, source: 1, value: Double(i % 500), unit: 2)
+            #expect(again)
+        }
+        _ = seen.insert(type: 9, start: 0, end: 0, source: 1, value: 0.0, unit: 1)
+        let negativeZero = seen.insert(type: 9, start: 0, end: 0, source: 1, value: -0.0, unit: 1)
+        #expect(negativeZero)
+    }
 }

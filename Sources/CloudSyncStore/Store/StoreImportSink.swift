@@ -23,7 +23,10 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     private let fillCreationDate: SQLiteStatement
     private let findAlike: SQLiteStatement
     private let findSame: SQLiteStatement
-    private let markRepeats: SQLiteStatement
+    private let markRepeats, markRepeat: SQLiteStatement
+    /// Into an empty store: the samples this run added, and the new rows that may repeat one.
+    private var seen: SeenSamples?
+    private var mayRepeat: [Int64] = []
     private let addToSummary, addRepeatToSummary: SQLiteStatement
     /// This transaction's new rows per (type, unit, source), for `metric_summary`.
     private var newInSummary: [SummaryKey: (count: Int64, first: Int64, last: Int64)] = [:]
@@ -73,6 +76,15 @@ final class StoreImportSink: MetricSink, ConversionObserver {
                   AND o.id < metric.id)
             RETURNING type_id, unit_id, source_id
             """)
+        markRepeat = try database.prepare("""
+            UPDATE metric SET is_repeat = 1
+            WHERE id = ?1 AND EXISTS (
+                SELECT 1 FROM metric o
+                WHERE o.type_id = metric.type_id AND o.start_date = metric.start_date AND o.end_date = metric.end_date
+                  AND o.source_id = metric.source_id AND o.value = metric.value AND o.unit_id = metric.unit_id
+                  AND o.id < metric.id)
+            RETURNING type_id, unit_id, source_id
+            """)
         addToSummary = try database.prepare("""
             INSERT INTO metric_summary(type_id, unit_id, source_id, count, repeats, first_start, last_end) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6)
             ON CONFLICT(type_id, unit_id, source_id) DO UPDATE SET count = count + excluded.count,
@@ -91,6 +103,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         versions = try NameTable(database, table: "source_version")
         checkedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
         storedBefore = checkedUpTo
+        if storedBefore == 0 { seen = SeenSamples() }
         var undated = Set<Int64>()
         let undatedRows = try database.prepare("SELECT DISTINCT type_id FROM metric WHERE created_at = \(StoreSchema.undated)")
         while try undatedRows.step() { undated.insert(undatedRows.int64(0)) }
@@ -109,6 +122,10 @@ final class StoreImportSink: MetricSink, ConversionObserver {
             try insertRow(typeID, sourceID, unitID, metric, created: created)
             if database.changes > 0 {
                 newCount += 1
+                if seen?.insert(type: typeID, start: metric.startDate, end: metric.endDate, source: sourceID,
+                                value: metric.value, unit: unitID) == true {
+                    mayRepeat.append(database.lastInsertRowID)
+                }
                 let key = SummaryKey(type: typeID, unit: unitID, source: sourceID)
                 if let entry = newInSummary[key] {
                     newInSummary[key] = (entry.count + 1, min(entry.first, metric.startDate), max(entry.last, metric.endDate))
@@ -208,10 +225,22 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     /// Marks this transaction's new rows that repeat a stored sample, in the same transaction, so a
     /// killed import never leaves an unmarked repeat behind.
     private func markRepeatsSinceLastCommit() throws {
-        markRepeats.bind(1, checkedUpTo)
         var marked: [(Int64, Int64, Int64)] = []
-        while try markRepeats.step() { marked.append((markRepeats.int64(0), markRepeats.int64(1), markRepeats.int64(2))) }
-        markRepeats.reset()
+        func collect(_ statement: SQLiteStatement) throws {
+            while try statement.step() { marked.append((statement.int64(0), statement.int64(1), statement.int64(2))) }
+            statement.reset()
+        }
+        if seen != nil {
+            // Into an empty store: only the rows the filter could not rule out.
+            for id in mayRepeat {
+                markRepeat.bind(1, id)
+                try collect(markRepeat)
+            }
+            mayRepeat.removeAll(keepingCapacity: true)
+        } else {
+            markRepeats.bind(1, checkedUpTo)
+            try collect(markRepeats)
+        }
         repeatCount += marked.count
         for (type, unit, source) in marked { try addRepeatToSummary.run([.int(type), .int(unit), .int(source)]) }
         checkedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? checkedUpTo
