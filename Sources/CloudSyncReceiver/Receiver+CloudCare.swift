@@ -1,6 +1,5 @@
 import CloudSyncExport
 import CloudSyncModel
-import CloudSyncStore
 import Foundation
 import Hummingbird
 
@@ -9,7 +8,7 @@ extension Receiver {
     func addCloudCareRoutes(_ router: Router<BasicRequestContext>, prefix: String) {
         let path = "\(prefix)/wearables/import/apple-health"
         router.post(RouterPath(path)) { request, _ in
-            try await dataEndpoint(request, path: path) { body in try storeEnvelope(body) }
+            try await dataEndpoint(request, path: path) { body in try await storeEnvelope(body) }
         }
         // A connection test, as the real backend offers.
         router.get(RouterPath(path)) { _, _ in JSONResponse.make(.ok, ["status": "ok"]) }
@@ -19,7 +18,7 @@ extension Receiver {
         }
     }
 
-    func storeEnvelope(_ body: ByteBuffer) throws -> (Response, Int?) {
+    func storeEnvelope(_ body: ByteBuffer) async throws -> (Response, Int?) {
         let envelope: HealthDataExportBody
         switch BodyDecoding.decode(HealthDataExportBody.self, from: Data(body.readableBytesView)) {
         case .success(let decoded): envelope = decoded
@@ -29,21 +28,10 @@ extension Receiver {
             return (errors.response, nil)
         }
         let metrics = configuration.dropsUnknownTypes ? envelope.metrics.filter { CloudCareContract.takes($0.type) } : envelope.metrics
-        let stored = try database.write { db -> Int in
-            let insert = try db.prepare("""
-                INSERT OR IGNORE INTO cloudcare_metric(device_id, type, start_date, end_date, source_app, value, unit, metadata, user_id, received_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            let now = Int64(Date().timeIntervalSince1970)
-            var stored = 0
-            for metric in metrics {
-                try insert.run([.text(envelope.deviceId), .text(metric.type), .text(metric.startDate), .text(metric.endDate),
-                                .text(metric.sourceApp), .double(metric.value), .text(metric.unit),
-                                .text(JSONValue.serialize(metric.metadata)), .text(envelope.userId), .int(now)])
-                stored += db.changes
-            }
-            return stored
-        }
+        let stored = try await storage.storeCloudCare(userId: envelope.userId, deviceId: envelope.deviceId, metrics: metrics.map {
+            ReceivedMetric(type: $0.type, startDate: $0.startDate, endDate: $0.endDate, sourceApp: $0.sourceApp, value: $0.value,
+                           unit: $0.unit, metadata: JSONValue.serialize($0.metadata))
+        })
         let duplicates = metrics.count - stored
         return (JSONResponse.make(.created, [
             "message": "Apple Health data imported successfully", "device_id": envelope.deviceId, "device_type": "apple_watch",

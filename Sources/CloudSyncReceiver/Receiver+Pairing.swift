@@ -1,4 +1,3 @@
-import CloudSyncStore
 import Foundation
 import Hummingbird
 
@@ -25,12 +24,9 @@ extension Receiver {
                 return JSONResponse.make(.badRequest, ["detail": "the pairing code has expired"])
             }
             let pairedAt = ISO8601DateFormatter().string(from: Date())
-            let id = try database.write { db -> Int64 in
-                try db.prepare("INSERT INTO pairing(ios_user_id, ios_device_id, android_user_id, device_name, paired_at) VALUES (?, ?, ?, ?, ?)")
-                    .run([.text(object["userId"] as! String), .text(object["deviceId"] as! String),
-                          .text(object["androidUserId"] as! String), (object["deviceName"] as? String).map { .text($0) } ?? .null, .text(pairedAt)])
-                return db.lastInsertRowID
-            }
+            let id = try await storage.storePairing(ReceivedPairing(
+                iosUserId: object["userId"] as! String, iosDeviceId: object["deviceId"] as! String,
+                androidUserId: object["androidUserId"] as! String, deviceName: object["deviceName"] as? String, pairedAt: pairedAt))
             return JSONResponse.make(.created, [
                 "message": "Device paired successfully", "pairing_id": String(id),
                 "ios_user_id": object["userId"] as! String, "ios_device_id": object["deviceId"] as! String,
