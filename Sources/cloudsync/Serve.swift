@@ -10,7 +10,7 @@ struct Serve: AsyncParsableCommand {
             cloudsync serve [--host ADDRESS] [--port N] [--db PATH]
                      [--token-file FILE] [--steps-file PATH] [--max-body-size BYTES]
                      [--recommended-start-date DATE] [--faults LIST] [--delay S]
-                     [--drop-unknown-types]
+                     [--drop-unknown-types] [--open-to-the-network-without-a-token]
             """,
         discussion: """
             Endpoints: POST /api/v1/wearables/import/apple-health (also without /api/v1), \
@@ -22,6 +22,10 @@ struct Serve: AsyncParsableCommand {
             --faults injects faults into the data endpoints, for testing clients: a comma-separated list applied \
             to the first data requests in order: 503 (any 5xx), 429:SECONDS (Retry-After), lost:SECONDS (store, \
             then answer too late), stall:SECONDS (store nothing, answer too late), ok.
+
+            Safe by default: an address other than loopback (127.0.0.1, ::1, localhost) is refused \
+            without a token, since anyone who can reach the machine could then write health data and \
+            pairings. --open-to-the-network-without-a-token allows it (a private test network).
 
             --drop-unknown-types makes the CloudCare endpoint behave like the real backend, which keeps only \
             the types it knows and counts only those in total_metrics.
@@ -62,7 +66,24 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Drop CloudCare metrics of the types the real backend does not know, as it does.")
     var dropUnknownTypes = false
 
+    @Flag(help: "Listen beyond loopback without a token: anyone who can reach this machine could write data.")
+    var openToTheNetworkWithoutAToken = false
+
     @OptionGroup var tokenOptions: TokenOptions
+
+    func validate() throws {
+        guard !Self.isLoopback(host), try tokenOptions.token() == nil, !openToTheNetworkWithoutAToken else { return }
+        throw ValidationError("""
+            refusing to listen on \(host) without a token: anyone who can reach this machine could write health data \
+            and pairings into \(db). Give a token (--token-file FILE or $CLOUDSYNC_TOKEN), listen on 127.0.0.1, \
+            or add --open-to-the-network-without-a-token if this network is yours alone
+            """)
+    }
+
+    /// 127.0.0.0/8, ::1 and localhost: only this machine can connect.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
 
     func run() async throws {
         var configuration = ReceiverConfiguration()

@@ -26,7 +26,7 @@ final class ServeProcess {
         while found == nil && Date() < deadline && process.isRunning {
             Thread.sleep(forTimeInterval: 0.05)
             let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+            if let range = text.range(of: #"listening on http://[0-9.]+:(\d+)"#, options: .regularExpression) {
                 found = Int(text[range].split(separator: ":").last!)
             }
         }

@@ -195,6 +195,24 @@ import Testing
         #expect(!second.stderr.contains("bind(descriptor"))
     }
 
+    /// Safe by default: beyond loopback only with a token, or a loudly named flag.
+    @Test func serveRefusesTheNetworkWithoutAToken() throws {
+        let dir = try CLI.temporaryDirectory()
+        let db = dir.appendingPathComponent("open.sqlite").path
+        let refused = try CLI.run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", db])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("refusing to listen on 0.0.0.0 without a token"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: db))
+        let tokenFile = dir.appendingPathComponent("token").path
+        try Data("s3cret\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+        for arguments in [["--token-file", tokenFile], ["--open-to-the-network-without-a-token"]] {
+            let served = try ServeProcess(["--host", "0.0.0.0"] + arguments, directory: dir)
+            let health = try CLI.run(["-s", "http://127.0.0.1:\(served.port)/health"], tool: "/usr/bin/curl")
+            #expect(String(decoding: health.stdout, as: UTF8.self).contains("ok"), "\(arguments)")
+            _ = served.stop()
+        }
+    }
+
     // MARK: 9. No token
 
     @Test func anUploadWithoutATokenSaysSoBeforeSendingAnything() throws {
