@@ -86,7 +86,9 @@ final class HealthTools: @unchecked Sendable {
         }
     }
 
-    static let maximumBuckets = 5000
+    /// Buckets per answer: about 30 KB of JSON, 8,000 tokens of an assistant's context. Years of daily
+    /// values come a page at a time (`cursor`), each page read from the store for its own range.
+    static let bucketsPerPage = 400
 
     private func series(_ arguments: ToolArguments) throws -> (Value, String) {
         let type = try arguments.requiredString("type")
@@ -94,17 +96,26 @@ final class HealthTools: @unchecked Sendable {
             throw ToolError("bucket must be hour, day, week or month")
         }
         let zone = try arguments.timeZone("timeZone")
-        let range = try arguments.range(zone: zone)
+        var range = try arguments.range(zone: zone)
         let merge = try arguments.bool("mergeSources", default: true)
-        var series = try aggregate(type: type, bucket: bucket, zone: zone, range: range, merge: merge)
-        if series.buckets.count > Self.maximumBuckets {
-            series.cursor = series.buckets[Self.maximumBuckets].label
-            series.buckets = Array(series.buckets.prefix(Self.maximumBuckets))
-            series.truncated = true
+        // The page: from the start asked (else the type's first sample) up to 400 buckets on.
+        var cursor: String?
+        let stored = try store.sampleRange(filter: MetricFilter(types: [type]))
+        if let first = range.since ?? stored?.first {
+            let pageEnd = PageWindow.end(from: first, buckets: Self.bucketsPerPage, bucket: bucket, zone: zone)
+            if pageEnd < (range.until ?? (stored?.last ?? pageEnd) + 1) {
+                range = (first, pageEnd)
+                cursor = UTCDateFormatter.string(pageEnd)
+            } else {
+                range.since = first
+            }
         }
+        var series = try aggregate(type: type, bucket: bucket, zone: zone, range: range, merge: merge)
+        series.cursor = cursor
+        series.truncated = cursor != nil
         var text = series.note ?? "\(series.type): \(series.statistic) per \(bucket.rawValue) (\(series.unit)), \(series.buckets.count) buckets"
         for entry in series.buckets.suffix(10) { text += "\n\(entry.label): \(NumberFormatting.string(entry.value))" }
-        if series.truncated { text += "\n(truncated: call again with start = \(series.cursor ?? "") for the rest)" }
+        if let cursor { text += "\n(more: call again with start = \(cursor), or use week or month buckets)" }
         return (series.value, text)
     }
 

@@ -63,4 +63,19 @@ extension StagingStore {
                 lastImport: try recentImports(1).first, lastUpload: try recentUploads(1).first)
         }
     }
+
+    /// The first start and last end of the samples of the filter's types, from `metric_summary`
+    /// (nil when the store has none).
+    public func sampleRange(filter: MetricFilter) throws -> (first: Int64, last: Int64)? {
+        try storeErrors {
+            var sql = "SELECT min(first_start), max(last_end) FROM metric_summary"
+            if let types = filter.types {
+                let ids = try typeIDs(matching: types)
+                sql += " WHERE type_id IN (\(ids.isEmpty ? "NULL" : ids.map(String.init).joined(separator: ",")))"
+            }
+            let row = try database.prepare(sql)
+            guard try row.step(), !row.isNull(0) else { return nil }
+            return (row.int64(0), row.int64(1))
+        }
+    }
 }
