@@ -1,16 +1,20 @@
 import Hummingbird
 
-/// Checks `Authorization: Bearer <token>` when a token is configured. The comparison takes the same
-/// time wherever the first difference is, so the token cannot be guessed byte by byte from timing.
-struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
-    let token: [UInt8]
+/// Checks `Authorization: Bearer <token>` when tokens are configured, and puts the token's user in
+/// the request's context. The comparison takes the same time wherever the first difference is, so a
+/// token cannot be guessed byte by byte from timing.
+struct BearerTokenMiddleware: RouterMiddleware {
+    let users: ReceiverUsers
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: ReceiverContext,
+                next: (Request, ReceiverContext) async throws -> Response) async throws -> Response {
         if request.uri.path == "/health" { return try await next(request, context) }
         let header = request.headers[.authorization] ?? ""
-        guard header.hasPrefix("Bearer "), Self.constantTimeEquals(Array(header.utf8.dropFirst(7)), token) else {
+        guard header.hasPrefix("Bearer "), let user = users.user(for: Array(header.utf8.dropFirst(7))) else {
             return JSONResponse.make(.unauthorized, ["detail": "Not authenticated: a valid Bearer token is required"])
         }
+        var context = context
+        context.user = user
         return try await next(request, context)
     }
 

@@ -5,10 +5,16 @@ import Hummingbird
 
 extension Receiver {
     /// `POST {base}/wearables/import/apple-health`: one HealthDataExport envelope.
-    func addCloudCareRoutes(_ router: Router<BasicRequestContext>, prefix: String) {
+    func addCloudCareRoutes(_ router: Router<ReceiverContext>, prefix: String) {
         let path = "\(prefix)/wearables/import/apple-health"
-        router.post(RouterPath(path)) { request, _ in
-            try await dataEndpoint(request, path: path) { body in try await storeEnvelope(body) }
+        router.post(RouterPath(path)) { request, context in
+            try await dataEndpoint(request, user: context.user, path: path) { body in try await storeEnvelope(body, owner: context.user) }
+        }
+        // What the caller's uploads hold (never another user's).
+        router.get(RouterPath("\(prefix)/wearables/metrics/summary")) { _, context in
+            let summary = try await storage.cloudCareSummary(owner: context.user)
+            return JSONResponse.make(.ok, ["userId": context.user, "metrics": summary.metrics, "byType": summary.byType,
+                                           "first": summary.first as Any? ?? NSNull(), "last": summary.last as Any? ?? NSNull()])
         }
         // A connection test, as the real backend offers.
         router.get(RouterPath(path)) { _, _ in JSONResponse.make(.ok, ["status": "ok"]) }
@@ -18,7 +24,7 @@ extension Receiver {
         }
     }
 
-    func storeEnvelope(_ body: ByteBuffer) async throws -> (Response, Int?) {
+    func storeEnvelope(_ body: ByteBuffer, owner: String) async throws -> (Response, Int?) {
         let envelope: HealthDataExportBody
         switch BodyDecoding.decode(HealthDataExportBody.self, from: Data(body.readableBytesView)) {
         case .success(let decoded): envelope = decoded
@@ -28,7 +34,7 @@ extension Receiver {
             return (errors.response, nil)
         }
         let metrics = configuration.dropsUnknownTypes ? envelope.metrics.filter { CloudCareContract.takes($0.type) } : envelope.metrics
-        let stored = try await storage.storeCloudCare(userId: envelope.userId, deviceId: envelope.deviceId, metrics: metrics.map {
+        let stored = try await storage.storeCloudCare(owner: owner, userId: envelope.userId, deviceId: envelope.deviceId, metrics: metrics.map {
             ReceivedMetric(type: $0.type, startDate: $0.startDate, endDate: $0.endDate, sourceApp: $0.sourceApp, value: $0.value,
                            unit: $0.unit, metadata: JSONValue.serialize($0.metadata))
         })

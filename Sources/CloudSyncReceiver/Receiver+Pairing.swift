@@ -3,8 +3,8 @@ import Hummingbird
 
 extension Receiver {
     /// `POST {base}/wearables/devices/pair`: pairs the iOS app's user with an Android user.
-    func addPairingRoutes(_ router: Router<BasicRequestContext>, prefix: String) {
-        router.post(RouterPath("\(prefix)/wearables/devices/pair")) { request, _ in
+    func addPairingRoutes(_ router: Router<ReceiverContext>, prefix: String) {
+        router.post(RouterPath("\(prefix)/wearables/devices/pair")) { request, context in
             let body = try await request.body.collect(upTo: configuration.maxBodySize)
             guard let object = JSONResponse.object(body) else {
                 var errors = FieldErrors()
@@ -24,7 +24,7 @@ extension Receiver {
                 return JSONResponse.make(.badRequest, ["detail": "the pairing code has expired"])
             }
             let pairedAt = ISO8601DateFormatter().string(from: Date())
-            let id = try await storage.storePairing(ReceivedPairing(
+            let id = try await storage.storePairing(owner: context.user, ReceivedPairing(
                 iosUserId: object["userId"] as! String, iosDeviceId: object["deviceId"] as! String,
                 androidUserId: object["androidUserId"] as! String, deviceName: object["deviceName"] as? String, pairedAt: pairedAt))
             return JSONResponse.make(.created, [

@@ -4,21 +4,21 @@ import Hummingbird
 extension Receiver {
     /// The HealthStepsSync mock API: samples appended as JSON lines to a file, deduplicated by
     /// `uuid` (the original appends blindly; ours keeps "exactly once" across client retries).
-    func addStepsRoutes(_ router: Router<BasicRequestContext>) {
-        router.post("/steps") { request, _ in
-            try await dataEndpoint(request, path: "/steps") { body in try await storeSteps(body) }
+    func addStepsRoutes(_ router: Router<ReceiverContext>) {
+        router.post("/steps") { request, context in
+            try await dataEndpoint(request, user: context.user, path: "/steps") { body in try await storeSteps(body, owner: context.user) }
         }
-        router.get("/steps") { _, _ in
-            return JSONResponse.make(.ok, ["storedCount": try await storage.stepsCount()])
+        router.get("/steps") { _, context in
+            return JSONResponse.make(.ok, ["storedCount": try await storage.stepsCount(owner: context.user)])
         }
-        router.delete("/steps") { _, _ in
-            try await storage.deleteSteps()
-            _ = FileManager.default.createFile(atPath: configuration.resolvedStepsFilePath, contents: nil)
+        router.delete("/steps") { _, context in
+            try await storage.deleteSteps(owner: context.user)
+            _ = FileManager.default.createFile(atPath: configuration.stepsFilePath(for: context.user), contents: nil)
             return JSONResponse.make(.ok, ["message": "Deleted"])
         }
     }
 
-    func storeSteps(_ body: ByteBuffer) async throws -> (Response, Int?) {
+    func storeSteps(_ body: ByteBuffer, owner: String) async throws -> (Response, Int?) {
         let samples: [StepsBody.Sample]
         switch BodyDecoding.decode(StepsBody.self, from: Data(body.readableBytesView)) {
         case .success(let decoded): samples = decoded.samples
@@ -38,8 +38,8 @@ extension Receiver {
         }
         // The JSON lines are written inside the storage's transaction: if the file cannot be
         // written, the samples are not marked as stored either.
-        let fresh = try await storage.storeSteps(samples.map { ReceivedStepsSample(uuid: $0.uuid, line: BodyDecoding.json($0)) },
-                                                 appendingTo: URL(fileURLWithPath: configuration.resolvedStepsFilePath))
+        let fresh = try await storage.storeSteps(owner: owner, samples.map { ReceivedStepsSample(uuid: $0.uuid, line: BodyDecoding.json($0)) },
+                                                 appendingTo: URL(fileURLWithPath: configuration.stepsFilePath(for: owner)))
         return (JSONResponse.make(.ok, ["saved": fresh, "message": "Success"]), fresh)
     }
 }

@@ -49,10 +49,10 @@ public struct Receiver: Sendable {
         return Int32(text[range.upperBound...].prefix { $0.isNumber })
     }
 
-    func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router()
+    func makeRouter() -> Router<ReceiverContext> {
+        let router = Router(context: ReceiverContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
-        if let token = configuration.token { router.add(middleware: BearerTokenMiddleware(token: Array(token.utf8))) }
+        if let users = configuration.users { router.add(middleware: BearerTokenMiddleware(users: users)) }
         router.get("/health") { _, _ in JSONResponse.make(.ok, ["status": "ok"]) }
         for prefix in ["", "/api/v1"] {
             addCloudCareRoutes(router, prefix: prefix)
@@ -65,13 +65,13 @@ public struct Receiver: Sendable {
 
     /// A data endpoint: the body (413 above the limit), the fault plan, then `handle`, which
     /// returns the answer and how many items it stored.
-    func dataEndpoint(_ request: Request, path: String,
+    func dataEndpoint(_ request: Request, user: String, path: String,
                       _ handle: @escaping @Sendable (ByteBuffer) async throws -> (Response, Int?)) async throws -> Response {
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: configuration.maxBodySize)
         } catch is NIOTooManyBytesError {
-            await storage.log(path: path, status: 413, count: nil)
+            await storage.log(owner: user, path: path, status: 413, count: nil)
             return JSONResponse.make(.contentTooLarge, ["detail": "request body larger than \(configuration.maxBodySize) bytes"])
         }
         if faults.delay > 0 { try await Task.sleep(for: .seconds(faults.delay)) }
@@ -79,23 +79,23 @@ public struct Receiver: Sendable {
         case .ok:
             break
         case .status(let code):
-            await storage.log(path: path, status: code, count: nil)
+            await storage.log(owner: user, path: path, status: code, count: nil)
             return JSONResponse.make(.init(code: code), ["detail": "injected fault"])
         case .tooManyRequests(let seconds):
-            await storage.log(path: path, status: 429, count: nil)
+            await storage.log(owner: user, path: path, status: 429, count: nil)
             return JSONResponse.make(.tooManyRequests, ["detail": "slow down"], headers: [.retryAfter: String(seconds)])
         case .stall(let seconds):
-            await storage.log(path: path, status: 0, count: nil)
+            await storage.log(owner: user, path: path, status: 0, count: nil)
             try await Task.sleep(for: .seconds(seconds))
             return JSONResponse.make(.serviceUnavailable, ["detail": "stalled"])
         case .lostAcknowledgement(let seconds):
             let (response, count) = try await handle(body)
-            await storage.log(path: path, status: -Int(response.status.code), count: count)  // negative: never delivered
+            await storage.log(owner: user, path: path, status: -Int(response.status.code), count: count)  // negative: never delivered
             try await Task.sleep(for: .seconds(seconds))
             return response
         }
         let (response, count) = try await handle(body)
-        await storage.log(path: path, status: Int(response.status.code), count: count)
+        await storage.log(owner: user, path: path, status: Int(response.status.code), count: count)
         return response
     }
 }

@@ -8,8 +8,9 @@ public struct ReceiverConfiguration: Sendable {
     public var databasePath = "cloudsync-serve.sqlite"
     /// The JSONL file of the steps API; next to the database by default.
     public var stepsFilePath: String?
-    /// When set, every route but `/health` requires `Authorization: Bearer <token>`.
-    public var token: String?
+    /// When set, every route but `/health` requires `Authorization: Bearer <token>` of one of the
+    /// users, and what a request stores belongs to that user.
+    public var users: ReceiverUsers?
     /// Larger request bodies get 413. A CloudCare batch of 1000 metrics is about 300 KB.
     public var maxBodySize = 16 << 20
     /// What `sync-status` recommends as the start of a historical backfill.
@@ -23,4 +24,9 @@ public struct ReceiverConfiguration: Sendable {
     public init() {}
 
     var resolvedStepsFilePath: String { stepsFilePath ?? databasePath + ".steps.jsonl" }
+
+    /// The steps API's JSONL file of `user`: the one file for `default`, one beside it per other user.
+    func stepsFilePath(for user: String) -> String {
+        user == ReceiverUsers.defaultUser ? resolvedStepsFilePath : resolvedStepsFilePath + "." + user + ".jsonl"
+    }
 }

@@ -2,23 +2,35 @@ import Foundation
 
 /// Where the receiver keeps what it receives. The handlers speak only to this protocol, never SQL:
 /// each storage backend (SQLite today, the default; a database server next) implements it with its
-/// own SQL, and every method is one transaction.
+/// own SQL, and every method is one transaction. `owner` is the user whose token the request
+/// carried (`default` without `--tokens`): every row belongs to one, and no method reads or counts
+/// another owner's rows.
 protocol ReceiverStorage: Sendable {
     /// Stores the envelope's metrics, each once by its identity; returns how many were new.
-    func storeCloudCare(userId: String, deviceId: String, metrics: [ReceivedMetric]) async throws -> Int
-    func floState() async throws -> FloState
-    func markFloBackfillComplete(date: String, sampleCount: Int) async throws
+    func storeCloudCare(owner: String, userId: String, deviceId: String, metrics: [ReceivedMetric]) async throws -> Int
+    /// What the owner's CloudCare metrics hold.
+    func cloudCareSummary(owner: String) async throws -> CloudCareSummary
+    func floState(owner: String) async throws -> FloState
+    func markFloBackfillComplete(owner: String, date: String, sampleCount: Int) async throws
     /// Stores the samples, each once by `uuid`; returns how many were new.
-    func storeFloSamples(_ samples: [ReceivedFloSample]) async throws -> Int
-    func stepsCount() async throws -> Int
-    func deleteSteps() async throws
+    func storeFloSamples(owner: String, _ samples: [ReceivedFloSample]) async throws -> Int
+    func stepsCount(owner: String) async throws -> Int
+    func deleteSteps(owner: String) async throws
     /// Stores the samples, each once by `uuid`, appending the new ones' lines to `file` in the same
     /// transaction (if the file cannot be written, none is marked as stored); returns how many were new.
-    func storeSteps(_ samples: [ReceivedStepsSample], appendingTo file: URL) async throws -> Int
+    func storeSteps(owner: String, _ samples: [ReceivedStepsSample], appendingTo file: URL) async throws -> Int
     /// Stores a pairing; returns its id.
-    func storePairing(_ pairing: ReceivedPairing) async throws -> Int64
+    func storePairing(owner: String, _ pairing: ReceivedPairing) async throws -> Int64
     /// Records an answer to a data request (for tests, and for people trying the pipeline).
-    func log(path: String, status: Int, count: Int?) async
+    func log(owner: String?, path: String, status: Int, count: Int?) async
+}
+
+/// `GET {base}/wearables/metrics/summary`.
+struct CloudCareSummary: Sendable {
+    var metrics: Int
+    var byType: [String: Int]
+    var first: String?
+    var last: String?
 }
 
 /// One metric of a CloudCare envelope, as stored.

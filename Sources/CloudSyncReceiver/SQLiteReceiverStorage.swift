@@ -7,13 +7,14 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
     private let lock = NSLock()
     private let database: SQLiteDatabase
 
-    static let schema = """
+    /// Each entry moves the schema from version `index` to `index + 1` (`PRAGMA user_version`).
+    static let migrations: [String] = [
+        // 1: one user (the schema before users existed; files made then are at version 0 with these tables).
+        """
         CREATE TABLE IF NOT EXISTS cloudcare_metric (
             device_id TEXT NOT NULL, type TEXT NOT NULL, start_date TEXT NOT NULL, end_date TEXT NOT NULL,
             source_app TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL, metadata TEXT NOT NULL,
             user_id TEXT NOT NULL, received_at INTEGER NOT NULL,
-            -- Unlike the real backend's (patient, device, type, endDate), two sources ending a sample
-            -- in the same second never collide here.
             PRIMARY KEY (device_id, type, start_date, end_date, source_app, value)
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS flo_sample (
@@ -33,25 +34,85 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
         CREATE TABLE IF NOT EXISTS request_log (
             id INTEGER PRIMARY KEY, at INTEGER NOT NULL, path TEXT NOT NULL, status INTEGER NOT NULL, count INTEGER
         );
+        """,
+        // 2: users (`serve --tokens`). Every row has an owner, the user whose token stored it, and
+        // every identity is per owner: one user's uploads are never seen or counted for another.
+        // Rows stored before belong to `default`, the user of a single --token-file.
         """
+        CREATE TABLE cloudcare_metric_2 (
+            owner TEXT NOT NULL,
+            device_id TEXT NOT NULL, type TEXT NOT NULL, start_date TEXT NOT NULL, end_date TEXT NOT NULL,
+            source_app TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL, metadata TEXT NOT NULL,
+            user_id TEXT NOT NULL, received_at INTEGER NOT NULL,
+            -- Unlike the real backend's (patient, device, type, endDate), two readings that differ
+            -- only in value or start date, or two sources ending a sample in the same second, never collide.
+            PRIMARY KEY (owner, device_id, type, start_date, end_date, source_app, value)
+        ) WITHOUT ROWID;
+        INSERT INTO cloudcare_metric_2 SELECT 'default', * FROM cloudcare_metric;
+        DROP TABLE cloudcare_metric;
+        ALTER TABLE cloudcare_metric_2 RENAME TO cloudcare_metric;
+
+        CREATE TABLE flo_sample_2 (
+            owner TEXT NOT NULL, uuid TEXT NOT NULL, data_type TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL,
+            start_date TEXT NOT NULL, end_date TEXT NOT NULL, body TEXT NOT NULL,
+            PRIMARY KEY (owner, uuid)
+        ) WITHOUT ROWID;
+        INSERT INTO flo_sample_2 SELECT 'default', * FROM flo_sample;
+        DROP TABLE flo_sample;
+        ALTER TABLE flo_sample_2 RENAME TO flo_sample;
+
+        CREATE TABLE flo_state_2 (
+            owner TEXT PRIMARY KEY, backfill_complete INTEGER NOT NULL, backfill_date TEXT,
+            mark_calls INTEGER NOT NULL DEFAULT 0, marked_sample_count INTEGER
+        ) WITHOUT ROWID;
+        INSERT INTO flo_state_2 SELECT 'default', backfill_complete, backfill_date, mark_calls, marked_sample_count FROM flo_state;
+        DROP TABLE flo_state;
+        ALTER TABLE flo_state_2 RENAME TO flo_state;
+
+        CREATE TABLE steps_sample_2 (owner TEXT NOT NULL, uuid TEXT NOT NULL, PRIMARY KEY (owner, uuid)) WITHOUT ROWID;
+        INSERT INTO steps_sample_2 SELECT 'default', uuid FROM steps_sample;
+        DROP TABLE steps_sample;
+        ALTER TABLE steps_sample_2 RENAME TO steps_sample;
+
+        ALTER TABLE pairing ADD COLUMN owner TEXT NOT NULL DEFAULT 'default';
+        ALTER TABLE request_log ADD COLUMN owner TEXT;
+        """,
+    ]
 
     init(path: String) throws {
         database = try SQLiteDatabase(path: path)
         try database.execute("PRAGMA journal_mode = WAL")
         try database.execute("PRAGMA synchronous = NORMAL")
-        try database.execute(Self.schema)
+        try migrate()
     }
 
-    func storeCloudCare(userId: String, deviceId: String, metrics: [ReceivedMetric]) throws -> Int {
+    /// Brings the file to the current version, one step per transaction. BEGIN IMMEDIATE takes the
+    /// write lock first and the version is read inside it, so instances starting together on one
+    /// file migrate once.
+    private func migrate() throws {
+        while true {
+            let done = try database.transaction { () -> Bool in
+                let version = Int(try database.scalarInt("PRAGMA user_version") ?? 0)
+                guard version < Self.migrations.count else { return true }
+                try database.execute(Self.migrations[version])
+                try database.execute("PRAGMA user_version = \(version + 1)")
+                return false
+            }
+            if done { return }
+        }
+    }
+
+    func storeCloudCare(owner: String, userId: String, deviceId: String, metrics: [ReceivedMetric]) throws -> Int {
         try write { db in
             let insert = try db.prepare("""
-                INSERT OR IGNORE INTO cloudcare_metric(device_id, type, start_date, end_date, source_app, value, unit, metadata, user_id, received_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR IGNORE INTO cloudcare_metric(owner, device_id, type, start_date, end_date, source_app, value, unit, metadata,
+                                                       user_id, received_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             let now = Int64(Date().timeIntervalSince1970)
             var stored = 0
             for metric in metrics {
-                try insert.run([.text(deviceId), .text(metric.type), .text(metric.startDate), .text(metric.endDate),
+                try insert.run([.text(owner), .text(deviceId), .text(metric.type), .text(metric.startDate), .text(metric.endDate),
                                 .text(metric.sourceApp), .double(metric.value), .text(metric.unit), .text(metric.metadata),
                                 .text(userId), .int(now)])
                 stored += db.changes
@@ -60,31 +121,51 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
         }
     }
 
-    func floState() throws -> FloState {
+    func cloudCareSummary(owner: String) throws -> CloudCareSummary {
         try read { db in
-            let row = try db.prepare("SELECT backfill_complete, backfill_date FROM flo_state WHERE id = 1")
-            _ = try row.step()
+            let rows = try db.prepare("""
+                SELECT type, count(*), min(start_date), max(end_date) FROM cloudcare_metric WHERE owner = ? GROUP BY type
+                """)
+            try rows.bind([.text(owner)])
+            var summary = CloudCareSummary(metrics: 0, byType: [:])
+            while try rows.step() {
+                let count = Int(rows.int64(1))
+                summary.byType[rows.text(0) ?? ""] = count
+                summary.metrics += count
+                if let first = rows.text(2), summary.first.map({ first < $0 }) ?? true { summary.first = first }
+                if let last = rows.text(3), summary.last.map({ last > $0 }) ?? true { summary.last = last }
+            }
+            return summary
+        }
+    }
+
+    func floState(owner: String) throws -> FloState {
+        try read { db in
+            let row = try db.prepare("SELECT backfill_complete, backfill_date FROM flo_state WHERE owner = ?")
+            try row.bind([.text(owner)])
+            guard try row.step() else { return FloState(backfillComplete: false, backfillDate: nil) }
             return FloState(backfillComplete: row.int64(0) != 0, backfillDate: row.text(1))
         }
     }
 
-    func markFloBackfillComplete(date: String, sampleCount: Int) throws {
+    func markFloBackfillComplete(owner: String, date: String, sampleCount: Int) throws {
         try write { db in
             try db.prepare("""
-                UPDATE flo_state SET backfill_complete = 1, backfill_date = ?, mark_calls = mark_calls + 1,
-                    marked_sample_count = ? WHERE id = 1
-                """).run([.text(date), .int(Int64(sampleCount))])
+                INSERT INTO flo_state(owner, backfill_complete, backfill_date, mark_calls, marked_sample_count) VALUES (?1, 1, ?2, 1, ?3)
+                ON CONFLICT(owner) DO UPDATE SET backfill_complete = 1, backfill_date = ?2, mark_calls = mark_calls + 1,
+                    marked_sample_count = ?3
+                """).run([.text(owner), .text(date), .int(Int64(sampleCount))])
         }
     }
 
-    func storeFloSamples(_ samples: [ReceivedFloSample]) throws -> Int {
+    func storeFloSamples(owner: String, _ samples: [ReceivedFloSample]) throws -> Int {
         try write { db in
             let insert = try db.prepare("""
-                INSERT OR IGNORE INTO flo_sample(uuid, data_type, value, unit, start_date, end_date, body) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT OR IGNORE INTO flo_sample(owner, uuid, data_type, value, unit, start_date, end_date, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             var inserted = 0
             for sample in samples {
-                try insert.run([.text(sample.uuid), .text(sample.dataType), .double(sample.value), .text(sample.unit),
+                try insert.run([.text(owner), .text(sample.uuid), .text(sample.dataType), .double(sample.value), .text(sample.unit),
                                 .text(sample.startDate), .text(sample.endDate), .text(sample.body)])
                 inserted += db.changes
             }
@@ -92,21 +173,21 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
         }
     }
 
-    func stepsCount() throws -> Int {
-        Int(try read { try $0.scalarInt("SELECT count(*) FROM steps_sample") } ?? 0)
+    func stepsCount(owner: String) throws -> Int {
+        Int(try read { try $0.scalarInt("SELECT count(*) FROM steps_sample WHERE owner = ?", [.text(owner)]) } ?? 0)
     }
 
-    func deleteSteps() throws {
-        try write { try $0.execute("DELETE FROM steps_sample") }
+    func deleteSteps(owner: String) throws {
+        try write { try $0.prepare("DELETE FROM steps_sample WHERE owner = ?").run([.text(owner)]) }
     }
 
-    func storeSteps(_ samples: [ReceivedStepsSample], appendingTo file: URL) throws -> Int {
+    func storeSteps(owner: String, _ samples: [ReceivedStepsSample], appendingTo file: URL) throws -> Int {
         try write { db in
-            let insert = try db.prepare("INSERT OR IGNORE INTO steps_sample(uuid) VALUES (?)")
+            let insert = try db.prepare("INSERT OR IGNORE INTO steps_sample(owner, uuid) VALUES (?, ?)")
             var lines = Data()
             var fresh = 0
             for sample in samples {
-                try insert.run([.text(sample.uuid)])
+                try insert.run([.text(owner), .text(sample.uuid)])
                 guard db.changes > 0 else { continue }
                 fresh += 1
                 lines.append(Data(sample.line.utf8))
@@ -121,19 +202,22 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
         }
     }
 
-    func storePairing(_ pairing: ReceivedPairing) throws -> Int64 {
+    func storePairing(owner: String, _ pairing: ReceivedPairing) throws -> Int64 {
         try write { db in
-            try db.prepare("INSERT INTO pairing(ios_user_id, ios_device_id, android_user_id, device_name, paired_at) VALUES (?, ?, ?, ?, ?)")
-                .run([.text(pairing.iosUserId), .text(pairing.iosDeviceId), .text(pairing.androidUserId),
+            try db.prepare("""
+                INSERT INTO pairing(owner, ios_user_id, ios_device_id, android_user_id, device_name, paired_at) VALUES (?, ?, ?, ?, ?, ?)
+                """)
+                .run([.text(owner), .text(pairing.iosUserId), .text(pairing.iosDeviceId), .text(pairing.androidUserId),
                       pairing.deviceName.map { .text($0) } ?? .null, .text(pairing.pairedAt)])
             return db.lastInsertRowID
         }
     }
 
-    func log(path: String, status: Int, count: Int?) {
+    func log(owner: String?, path: String, status: Int, count: Int?) {
         _ = try? write { db in
-            try db.prepare("INSERT INTO request_log(at, path, status, count) VALUES (?, ?, ?, ?)")
-                .run([.int(Int64(Date().timeIntervalSince1970)), .text(path), .int(Int64(status)), count.map { .int(Int64($0)) } ?? .null])
+            try db.prepare("INSERT INTO request_log(at, path, status, count, owner) VALUES (?, ?, ?, ?, ?)")
+                .run([.int(Int64(Date().timeIntervalSince1970)), .text(path), .int(Int64(status)), count.map { .int(Int64($0)) } ?? .null,
+                      owner.map { .text($0) } ?? .null])
         }
     }
 

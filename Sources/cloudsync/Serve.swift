@@ -8,7 +8,8 @@ struct Serve: AsyncParsableCommand {
         abstract: "Run a receiver for the three wire contracts (CloudCare, Flō backfill, HealthStepsSync).",
         usage: """
             cloudsync serve [--host ADDRESS] [--port N] [--db PATH]
-                     [--token-file FILE] [--steps-file PATH] [--max-body-size BYTES]
+                     [--tokens FILE | --token-file FILE] [--steps-file PATH]
+                     [--max-body-size BYTES]
                      [--recommended-start-date DATE] [--faults LIST] [--delay S]
                      [--drop-unknown-types] [--open-to-the-network-without-a-token]
             """,
@@ -22,6 +23,11 @@ struct Serve: AsyncParsableCommand {
             --faults injects faults into the data endpoints, for testing clients: a comma-separated list applied \
             to the first data requests in order: 503 (any 5xx), 429:SECONDS (Retry-After), lost:SECONDS (store, \
             then answer too late), stall:SECONDS (store nothing, answer too late), ok.
+
+            Users: --tokens FILE names one USER TOKEN pair per line (# comments; tokens of 16 characters \
+            or more). What a request stores belongs to its token's user, who alone sees and counts it \
+            (GET /api/v1/wearables/metrics/summary). A single --token-file (or $CLOUDSYNC_TOKEN) is the \
+            user "default".
 
             Safe by default: an address other than loopback (127.0.0.1, ::1, localhost) is refused \
             without a token, since anyone who can reach the machine could then write health data and \
@@ -69,10 +75,24 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Listen beyond loopback without a token: anyone who can reach this machine could write data.")
     var openToTheNetworkWithoutAToken = false
 
+    @Option(help: "A file of USER TOKEN lines: one user per token; each user sees only what it stored.")
+    var tokens: String?
+
     @OptionGroup var tokenOptions: TokenOptions
 
+    /// The users from --tokens, else the single token's user `default`; nil without any token.
+    func users() throws -> ReceiverUsers? {
+        if let tokens {
+            guard tokenOptions.tokenFile == nil else { throw ValidationError("give --tokens or --token-file, not both") }
+            guard let text = try? String(contentsOfFile: tokens, encoding: .utf8) else { throw ValidationError("cannot read the tokens file \(tokens)") }
+            do { return try ReceiverUsers(parsing: text, file: tokens) } catch { throw ValidationError("\(error)") }
+        }
+        return try tokenOptions.token().map { ReceiverUsers(singleToken: $0) }
+    }
+
     func validate() throws {
-        guard !Self.isLoopback(host), try tokenOptions.token() == nil, !openToTheNetworkWithoutAToken else { return }
+        let users = try users()
+        guard !Self.isLoopback(host), users == nil, !openToTheNetworkWithoutAToken else { return }
         throw ValidationError("""
             refusing to listen on \(host) without a token: anyone who can reach this machine could write health data \
             and pairings into \(db). Give a token (--token-file FILE or $CLOUDSYNC_TOKEN), listen on 127.0.0.1, \
@@ -93,7 +113,7 @@ struct Serve: AsyncParsableCommand {
         configuration.stepsFilePath = stepsFile
         configuration.maxBodySize = maxBodySize
         configuration.recommendedStartDate = recommendedStartDate
-        configuration.token = try tokenOptions.token()
+        configuration.users = try users()
         do {
             configuration.faults = try FaultPlan(parsing: faults)
         } catch {

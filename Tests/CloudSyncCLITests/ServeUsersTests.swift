@@ -1,0 +1,102 @@
+import CloudSyncStore
+import CloudSyncTesting
+import Foundation
+import Testing
+
+/// `serve --tokens FILE`: several users on one receiver, each seeing and counting only its own
+/// uploads; the receiver's file upgraded from before users existed.
+@Suite(.serialized) struct ServeUsersTests {
+    static let alice = "alice-token-0123456789abcdef"
+    static let bob = "bob-token-fedcba9876543210xx"
+
+    func write(_ text: String, _ name: String, in dir: URL) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func summary(_ serve: ServeProcess, token: String?) throws -> (status: Int, json: [String: Any]) {
+        var arguments = ["-s", "-w", "\n%{http_code}", "\(serve.url)/api/v1/wearables/metrics/summary"]
+        if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+        let result = try CLI.run(arguments, tool: "/usr/bin/curl")
+        let lines = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
+        let json = (try? JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8))) as? [String: Any] ?? [:]
+        return (Int(lines.last ?? "") ?? 0, json)
+    }
+
+    @Test func eachUserSeesAndCountsOnlyItsOwnUploads() throws {
+        let dir = try CLI.temporaryDirectory()
+        let tokens = try write("# the family's server\nalice \(Self.alice)\n\nbob\t\(Self.bob)   # Bob's phone\n", "tokens", in: dir)
+        let serve = try ServeProcess(["--tokens", tokens], directory: dir)
+        defer { _ = serve.stop() }
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        let aliceToken = try write(Self.alice, "alice", in: dir)
+        let upload = try CLI.run(["upload", "--all-types", "--store", store, "--server", "\(serve.url)/api/v1", "--token-file", aliceToken])
+        #expect(upload.status == 0, "\(upload.stderr)")
+
+        let (aliceStatus, aliceSummary) = try summary(serve, token: Self.alice)
+        #expect(aliceStatus == 200 && aliceSummary["userId"] as? String == "alice")
+        #expect(aliceSummary["metrics"] as? Int == 24, "\(aliceSummary)")
+        let (bobStatus, bobSummary) = try summary(serve, token: Self.bob)
+        #expect(bobStatus == 200 && bobSummary["userId"] as? String == "bob" && bobSummary["metrics"] as? Int == 0)
+        #expect(try summary(serve, token: nil).status == 401)
+        #expect(try summary(serve, token: "alice-token-0123456789abcdeX").status == 401)
+
+        // Bob uploads the same export (another store, so another identity): stored for him, not
+        // "already there" because Alice has it.
+        let bobStore = dir.appendingPathComponent("bob.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", bobStore, "-q"]).status == 0)
+        let bobToken = try write(Self.bob, "bob", in: dir)
+        let bobUpload = try CLI.run(["upload", "--all-types", "--store", bobStore, "--server", "\(serve.url)/api/v1", "--token-file", bobToken])
+        #expect(bobUpload.status == 0 && bobUpload.stderr.contains("uploaded 24 metrics"), "\(bobUpload.stderr)")
+        #expect(try summary(serve, token: Self.bob).json["metrics"] as? Int == 24)
+        #expect(try summary(serve, token: Self.alice).json["metrics"] as? Int == 24)
+        #expect(try serve.count("SELECT count(*) FROM cloudcare_metric") == 48)
+        #expect(try serve.count("SELECT count(DISTINCT owner) FROM cloudcare_metric") == 2)
+    }
+
+    @Test(arguments: [
+        ("alice\n", "line 1: expected USER TOKEN, found 1 words"),
+        ("alice short\n", "line 1: the token of alice is shorter than 16 characters"),
+        ("alice \(alice)\nalice \(bob)\n", "line 2: alice is named twice"),
+        ("alice \(alice)\nbob \(alice)\n", "line 2: this token is already another user's"),
+        ("al/ice \(alice)\n", "line 1: a user name holds letters"),
+        ("# nobody\n", "names no user"),
+    ])
+    func aTokensFileMistakeIsSaidWithItsLine(_ text: String, _ problem: String) throws {
+        let dir = try CLI.temporaryDirectory()
+        let tokens = try write(text, "tokens", in: dir)
+        let result = try CLI.run(["serve", "--port", "0", "--db", dir.appendingPathComponent("r.sqlite").path, "--tokens", tokens])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(problem), "\(result.stderr)")
+    }
+
+    /// A receiver file made before users existed (schema version 0): its rows become the user
+    /// `default`'s, the one of a single --token-file.
+    @Test func aReceiverFileFromBeforeUsersIsUpgradedToTheDefaultUser() throws {
+        let dir = try CLI.temporaryDirectory()
+        let database = dir.appendingPathComponent("received.sqlite").path
+        do {
+            let old = try SQLiteDatabase(path: database, mode: .readWrite)
+            try old.execute("""
+                CREATE TABLE cloudcare_metric (
+                    device_id TEXT NOT NULL, type TEXT NOT NULL, start_date TEXT NOT NULL, end_date TEXT NOT NULL,
+                    source_app TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL, metadata TEXT NOT NULL,
+                    user_id TEXT NOT NULL, received_at INTEGER NOT NULL,
+                    PRIMARY KEY (device_id, type, start_date, end_date, source_app, value)) WITHOUT ROWID;
+                INSERT INTO cloudcare_metric VALUES ('d', 'HKQuantityTypeIdentifierHeartRate', '2024-01-01T00:00:00Z',
+                    '2024-01-01T00:00:00Z', 'Watch', 61, 'bpm', '{}', 'u', 0);
+                CREATE TABLE steps_sample (uuid TEXT PRIMARY KEY) WITHOUT ROWID;
+                INSERT INTO steps_sample VALUES ('8C2D5F6E-0000-4000-8000-000000000001');
+                """)
+        }
+        let token = try write(Self.alice, "token", in: dir)
+        let serve = try ServeProcess(["--token-file", token], directory: dir)
+        defer { _ = serve.stop() }
+        let (status, json) = try summary(serve, token: Self.alice)
+        #expect(status == 200 && json["userId"] as? String == "default" && json["metrics"] as? Int == 1, "\(json)")
+        #expect(try serve.count("PRAGMA user_version") == 2)
+        #expect(try serve.count("SELECT count(*) FROM steps_sample WHERE owner = 'default'") == 1)
+    }
+}
