@@ -171,6 +171,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "CloudSyncMCPTests",
+            dependencies: ["CloudSyncMCP", "CloudSyncStore", "CloudSyncModel"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "CloudSyncCLITests",
             dependencies: ["CloudSyncExport", "CloudSyncModel", "CloudSyncStore", "CloudSyncUpload", "CloudSyncReceiver",
                            "cloudsync", "CloudSyncTesting", .product(name: "ZIPFoundation", package: "ZIPFoundation")],

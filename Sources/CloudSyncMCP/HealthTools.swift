@@ -99,15 +99,16 @@ final class HealthTools: @unchecked Sendable {
         var range = try arguments.range(zone: zone)
         let merge = try arguments.bool("mergeSources", default: true)
         // The page: from the start asked (else the type's first sample) up to 400 buckets on.
+        // Pages cover the stored samples only: a start before the first one begins at it, and there is
+        // no next page past the last one (nor for a type never recorded).
         var cursor: String?
-        let stored = try store.sampleRange(filter: MetricFilter(types: [type]))
-        if let first = range.since ?? stored?.first {
+        if let stored = try store.sampleRange(filter: MetricFilter(types: [type])) {
+            let first = max(range.since ?? stored.first, stored.first)
+            let limit = min(range.until ?? (stored.last + 1), stored.last + 1)
             let pageEnd = PageWindow.end(from: first, buckets: Self.bucketsPerPage, bucket: bucket, zone: zone)
-            if pageEnd < (range.until ?? (stored?.last ?? pageEnd) + 1) {
+            if pageEnd < limit {
                 range = (first, pageEnd)
                 cursor = UTCDateFormatter.string(pageEnd)
-            } else {
-                range.since = first
             }
         }
         var series = try aggregate(type: type, bucket: bucket, zone: zone, range: range, merge: merge)

@@ -29,17 +29,25 @@ actor LineTransport: Transport {
     func connect() async throws {
         let input = input, continuation = continuation
         let reader = Thread {
-            var pending = Data()
+            var pending: [UInt8] = []
+            var scanned = 0  // bytes of `pending` already known to hold no line break
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
                 if n < 0 && errno == EINTR { continue }
                 guard n > 0 else { break }  // end of input: the client went away
                 pending.append(contentsOf: buffer[..<n])
-                while let newline = pending.firstIndex(of: 0x0A) {
-                    let line = pending[pending.startIndex..<newline]
-                    if !line.isEmpty { continuation.yield(Data(line)) }
-                    pending = Data(pending[(newline + 1)...])
+                var lineStart = 0
+                while let newline = pending[scanned...].firstIndex(of: 0x0A) {
+                    if newline > lineStart { continuation.yield(Data(pending[lineStart..<newline])) }
+                    lineStart = newline + 1
+                    scanned = lineStart
+                }
+                pending.removeFirst(lineStart)
+                scanned = pending.count
+                guard pending.count <= Self.maximumMessageBytes else {
+                    continuation.finish(throwing: MCPError.parseError("a message longer than \(Self.maximumMessageBytes >> 20) MiB"))
+                    return
                 }
             }
             continuation.finish()
@@ -47,6 +55,9 @@ actor LineTransport: Transport {
         reader.stackSize = 1 << 20
         reader.start()
     }
+
+    /// A request is a few KB; a line this long is not one.
+    static let maximumMessageBytes = 16 << 20
 
     func disconnect() async { continuation.finish() }
 

@@ -88,12 +88,14 @@ struct ToolArguments {
         return seconds
     }
 
-    /// The instant of local midnight, in `zone`, of the calendar day whose UTC midnight is `utcDay`.
+    /// The first instant, in `zone`, of the calendar day whose UTC midnight is `utcDay`: its local
+    /// midnight, or, where DST starts at midnight (Santiago, Havana), the moment the day begins at 01:00.
     static func localMidnight(utcDay: Int64, zone: TimeZone?) -> Int64 {
         guard let zone else { return utcDay }
-        // The offset at that wall-clock time; asked twice, since the offset at the guess may differ.
-        var guess = utcDay - Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(utcDay))))
-        guess = utcDay - Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(guess))))
-        return guess
+        func offset(_ instant: Int64) -> Int64 { Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant)))) }
+        // The day's midnight under each offset in force around it; the earliest that is in the day.
+        let candidates = Set([utcDay - offset(utcDay - 14 * 3600), utcDay - offset(utcDay + 14 * 3600)]).sorted()
+        for instant in candidates where instant + offset(instant) >= utcDay { return instant }
+        return candidates.last!
     }
 }

@@ -19,11 +19,11 @@ struct BearerTokenMiddleware: RouterMiddleware {
     }
 
     static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        var difference = a.count ^ b.count
         for i in 0..<max(a.count, b.count) {
             let x = i < a.count ? a[i] : 0
             let y = i < b.count ? b[i] : 0
-            difference |= x ^ y
+            difference |= Int(x ^ y)
         }
         return difference == 0
     }

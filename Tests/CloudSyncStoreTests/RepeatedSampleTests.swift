@@ -129,4 +129,15 @@ import Testing
         let negativeZero = seen.insert(type: 9, start: 0, end: 0, source: 1, value: -0.0, unit: 1)
         #expect(negativeZero)
     }
+
+    /// The same sample written first without a creation date, then with one, in one export: one row,
+    /// dated, whichever the order (a review found the second became a repeat).
+    @Test func anUndatedThenDatedSampleInOneExportIsOneRow() throws {
+        let body = Self.distance(nil) + Self.distance("2017-05-01 10:00:00 +0200")
+        let xml = "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n\(body)</HealthData>\n"
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let result = try store.importExport(try StorePaths.write(xml))
+        #expect(result.newCount == 1 && result.repeatCount == 0 && result.writtenTwiceCount == 1)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE created_at <> \(StoreSchema.undated)") == 1)
+    }
 }

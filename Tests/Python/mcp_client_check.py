@@ -186,6 +186,11 @@ async def main():
                 if not start:
                     break
             check(pages == 2 and total == sum(v for _, _, _, v in steps), f"daily steps since 2022 in {pages} pages: {total}")
+            # No page before the first sample or after the last, and none for a type never recorded.
+            early = (await call(session, "series", {"type": "stepCount", "bucket": "day", "start": "1990-01-01", "end": "2022-12-31"})).structuredContent
+            check(early["buckets"][0]["label"] == "2022-06-01" and "cursor" not in early, "a start long before the first sample: no empty pages")
+            never = (await call(session, "series", {"type": "bloodGlucose", "bucket": "day", "start": "2020-01-01"})).structuredContent
+            check("cursor" not in never and never["buckets"] == [], "a type never recorded: no cursor")
             hr = (await call(session, "series", {"type": "HKQuantityTypeIdentifierHeartRate", "bucket": "hour"})).structuredContent
             check(hr["statistic"] == "average" and hr["buckets"][0]["value"] == sum(60 + m // 5 for m in range(0, 60, 5)) / 12,
                   "heart rate is averaged per hour")
@@ -253,6 +258,8 @@ async def main():
                 ("sql", {"query": "SELECT sql FROM sqlite_temp_master"}),
                 ("sql", {"query": "PRAGMA writable_schema = 1"}),
                 ("sql", {"query": "SELECT load_extension('/tmp/x.so')"}),
+                ("sql", {"query": "SELECT fts3_tokenizer('simple')"}),
+                ("sql", {"query": "SELECT instr(printf('%.*c', 100000000, 'a'), printf('%.*c', 10000, 'a') || 'b')"}),
                 ("sql", {"query": "SELECT 1; DROP VIEW metrics"}),
                 ("sql", {"query": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"}),
                 ("sql", {"query": "SELECT 1", "limit": 10_000_000}),

@@ -11,7 +11,11 @@ import Foundation
 ///   base tables a view reads), so the views read the store through a second, read-only attachment
 ///   of the same file under a schema name made at random for this connection, and reads are
 ///   allowed in that schema and of the views only: `SELECT * FROM metric` reads `main` and is refused;
-/// - one statement per call; a progress handler stops it after `timeLimit`; at most `limit` rows.
+/// - one statement per call; a progress handler stops it after `timeLimit`; at most `limit` rows and
+///   `maximumResultBytes` of text. The handler runs between instructions, and one function call is
+///   one instruction, so functions are an allowed list (no `printf`, `instr`, `zeroblob`,
+///   `fts3_tokenizer`…: a review found `instr` of two long `printf` strings running for minutes
+///   and `fts3_tokenizer` giving out a pointer), and strings are at most 100,000 bytes.
 public final class ReadOnlySQL {
     /// The views, as `CREATE TEMP VIEW` bodies: readable columns, dates as ISO 8601 UTC text.
     public static let views: [(name: String, description: String, sql: String)] = [
@@ -79,6 +83,8 @@ public final class ReadOnlySQL {
             try exec("CREATE TEMP VIEW \(view.name) AS \(view.sql.replacingOccurrences(of: "{store}", with: schema))")
         }
         try exec("PRAGMA query_only = 1")
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, 100_000)
+        sqlite3_limit(handle, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 200)
         let state = Unmanaged.passUnretained(guardState).toOpaque()
         sqlite3_set_authorizer(handle, { state, action, first, second, database, _ in
             guard let state else { return SQLITE_DENY }
@@ -116,6 +122,7 @@ public final class ReadOnlySQL {
         let columns = (0..<columnCount).map { String(cString: sqlite3_column_name(statement, $0)) }
         var rows: [[SQLCell]] = []
         var truncated = false
+        var bytes = 0
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { break }
@@ -123,14 +130,30 @@ public final class ReadOnlySQL {
                 if step == SQLITE_INTERRUPT { throw .timeLimit(timeLimit) }
                 throw .failed(String(cString: sqlite3_errmsg(handle)))
             }
-            if rows.count == limit {
+            if rows.count == limit || bytes > Self.maximumResultBytes {
                 truncated = true
                 break
             }
-            rows.append((0..<columnCount).map { Self.cell(statement, $0) })
+            let row = (0..<columnCount).map { Self.cell(statement, $0) }
+            for cell in row { if case .text(let text) = cell { bytes += text.utf8.count } else { bytes += 8 } }
+            rows.append(row)
         }
         return Result(columns: columns, rows: rows, truncated: truncated)
     }
+
+    /// Text in one answer, beyond which the rows are cut (with `truncated`).
+    public static let maximumResultBytes = 4 << 20
+
+    /// The functions a query may call: SQLite's core scalar, aggregate, date and JSON functions whose
+    /// cost is bounded by the length of their arguments.
+    static let allowedFunctions: Set<String> = [
+        "abs", "avg", "coalesce", "count", "date", "datetime", "group_concat", "hex", "ifnull", "iif", "json", "json_array",
+        "json_array_length", "json_extract", "json_object", "json_quote", "json_type", "json_valid", "julianday", "length", "like", "glob",
+        "lower", "ltrim", "max", "min", "nullif", "round", "rtrim", "sign", "string_agg", "strftime", "substr", "substring",
+        "sum", "time", "total", "trim", "typeof", "unixepoch", "upper", "cast", "ceil", "ceiling", "floor", "sqrt", "pow",
+        "power", "exp", "ln", "log", "log10", "log2", "mod", "pi", "row_number", "rank", "dense_rank", "percent_rank",
+        "cume_dist", "ntile", "lag", "lead", "first_value", "last_value", "nth_value", "median",
+    ]
 
     private static func cell(_ statement: OpaquePointer, _ column: Int32) -> SQLCell {
         switch sqlite3_column_type(statement, column) {
@@ -177,7 +200,9 @@ public final class ReadOnlySQL {
                 if database == nil { return SQLITE_OK }
                 return deny("reading \(first ?? "?")")
             case SQLITE_FUNCTION:
-                if let name = second?.lowercased(), name == "load_extension" { return deny("load_extension") }
+                guard let name = second?.lowercased(), ReadOnlySQL.allowedFunctions.contains(name) else {
+                    return deny("the function \(second ?? "?") (allowed: \(ReadOnlySQL.allowedFunctions.sorted().joined(separator: ", ")))")
+                }
                 return SQLITE_OK
             case SQLITE_ATTACH: return deny("ATTACH")
             case SQLITE_PRAGMA: return deny("PRAGMA")

@@ -52,7 +52,10 @@ extension StagingStore {
         do {
             archive = try converter.run()
         } catch {
-            if database.isInTransaction { try? database.execute("ROLLBACK") }
+            if database.isInTransaction {
+                try? database.execute("ROLLBACK")
+                sink.rolledBack()   // the run's counts are those of its last commit
+            }
             let outcome: String
             if case ConversionError.interrupted = error { outcome = "interrupted" } else { outcome = "failed" }
             try? finishRun(runID, outcome: outcome, reason: Self.describe(error), sink: sink, records: records,

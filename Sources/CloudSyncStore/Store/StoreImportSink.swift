@@ -40,7 +40,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     /// Rows above this id are this run's.
     private let storedBefore: Int64
     /// The types of which the store holds samples without a creation date (read once).
-    private let undatedTypes: Set<Int64>
+    private var undatedTypes: Set<Int64>
     private(set) var newCount = 0
     /// Samples the store had before this run.
     private(set) var duplicateCount = 0
@@ -209,8 +209,18 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         insert.bind(7, try devices.id(metric.device))
         insert.bind(10, runID)
         insert.bind(11, created ?? StoreSchema.undated)
+        // A dated sample later in this run may be this one: it must find it to fill in the date.
+        if created == nil { undatedTypes.insert(typeID) }
         try insert.step()
         insert.reset()
+    }
+
+    /// The counts as of the last commit: what the store holds of this run.
+    private var committed = (new: 0, duplicate: 0, repeats: 0, writtenTwice: 0)
+
+    /// The open transaction was rolled back: the counts go back to the last commit's.
+    func rolledBack() {
+        (newCount, duplicateCount, repeatCount, writtenTwiceCount) = committed
     }
 
     private func commit() throws {
@@ -219,6 +229,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         try progress.run([.int(Int64(newCount)), .int(Int64(duplicateCount)), .int(Int64(repeatCount)),
                           .int(Int64(writtenTwiceCount)), .int(runID)])
         try database.execute("COMMIT")
+        committed = (newCount, duplicateCount, repeatCount, writtenTwiceCount)
         sinceCommit = 0
     }
 
