@@ -16,11 +16,17 @@ struct SeenSamples {
         // 0.0 and -0.0 are the same value to SQLite: give them the same bits.
         let valueBits = value == 0 ? 0 : value.bitPattern
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15
-        for part in [UInt64(bitPattern: type), UInt64(bitPattern: start), UInt64(bitPattern: end), UInt64(bitPattern: source),
-                     valueBits, UInt64(bitPattern: unit)] {
+        @inline(__always) func mix(_ part: UInt64) {
             h = (h ^ part) &* 0xBF58_476D_1CE4_E5B9
             h ^= h >> 31
         }
+        // Unrolled: an array of the parts was an allocation per sample.
+        mix(UInt64(bitPattern: type))
+        mix(UInt64(bitPattern: start))
+        mix(UInt64(bitPattern: end))
+        mix(UInt64(bitPattern: source))
+        mix(valueBits)
+        mix(UInt64(bitPattern: unit))
         let first = Int(truncatingIfNeeded: h) & (Self.bitCount - 1)
         let second = Int(truncatingIfNeeded: h >> 32) & (Self.bitCount - 1)
         let seen = isSet(first) && isSet(second)

@@ -126,12 +126,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
                                 value: metric.value, unit: unitID) == true {
                     mayRepeat.append(database.lastInsertRowID)
                 }
-                let key = SummaryKey(type: typeID, unit: unitID, source: sourceID)
-                if let entry = newInSummary[key] {
-                    newInSummary[key] = (entry.count + 1, min(entry.first, metric.startDate), max(entry.last, metric.endDate))
-                } else {
-                    newInSummary[key] = (1, metric.startDate, metric.endDate)
-                }
+                addToRunningSummary(SummaryKey(type: typeID, unit: unitID, source: sourceID), metric.startDate, metric.endDate)
             } else {
                 countStored(try sameRow(typeID, sourceID, unitID, metric, created: created))
             }
@@ -257,7 +252,31 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         checkedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? checkedUpTo
     }
 
+    /// The key being counted and its counts: records come grouped by type and source, so the
+    /// dictionary is touched when the key changes, not once per row.
+    private var running: (key: SummaryKey, count: Int64, first: Int64, last: Int64)?
+
+    private func addToRunningSummary(_ key: SummaryKey, _ start: Int64, _ end: Int64) {
+        if let current = running, current.key == key {
+            running = (key, current.count + 1, min(current.first, start), max(current.last, end))
+            return
+        }
+        flushRunningSummary()
+        running = (key, 1, start, end)
+    }
+
+    private func flushRunningSummary() {
+        guard let current = running else { return }
+        running = nil
+        if let entry = newInSummary[current.key] {
+            newInSummary[current.key] = (entry.count + current.count, min(entry.first, current.first), max(entry.last, current.last))
+        } else {
+            newInSummary[current.key] = (current.count, current.first, current.last)
+        }
+    }
+
     private func addNewRowsToSummary() throws {
+        flushRunningSummary()
         for (key, entry) in newInSummary {
             try addToSummary.run([.int(key.type), .int(key.unit), .int(key.source), .int(entry.count), .int(entry.first), .int(entry.last)])
         }
