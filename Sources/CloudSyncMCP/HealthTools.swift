@@ -141,11 +141,10 @@ final class HealthTools: @unchecked Sendable {
 
     /// Why a question has no data: the type was never recorded, or not in that range.
     private func absence(of type: String, range: (since: Int64?, until: Int64?)) throws -> String {
-        let short = MetricFilter.shortName(type)
-        guard let stored = try store.overview().types.first(where: { MetricFilter.shortName($0.type) == short }) else {
+        guard let stored = try store.sampleRange(filter: MetricFilter(types: [type])) else {
             return "the store has no \(type) samples: that type was never recorded (overview lists the types it has)"
         }
-        return "no \(type) samples in that range: the store has them from \(stored.first) to \(stored.last)"
+        return "no \(type) samples in that range: the store has them from \(UTCDateFormatter.string(stored.first)) to \(UTCDateFormatter.string(stored.last))"
     }
 
     struct PeriodStatistic: Codable {

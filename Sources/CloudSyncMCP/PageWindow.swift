@@ -19,12 +19,10 @@ enum PageWindow {
             let monday = day - ((day + 3) % 7 + 7) % 7
             return ToolArguments.localMidnight(utcDay: (monday + 7 * Int64(buckets)) * 86_400, zone: zone)
         case .month:
-            let label = UTCDateFormatter.string(day * 86_400)
-            let months = Int(label.prefix(4))! * 12 + Int(label.dropFirst(5).prefix(2))! - 1 + buckets
-            let firstOfMonth = String(format: "%04d-%02d-01", months / 12, months % 12 + 1)
-            var text = firstOfMonth
-            let utcDay = text.withUTF8 { ExportDateParser.dayStartSeconds($0) } ?? day * 86_400
-            return ToolArguments.localMidnight(utcDay: utcDay, zone: zone)
+            let (year, month, _) = UTCDateFormatter.civil(fromDays: day)
+            let months = Int(year * 12 + month - 1) + buckets
+            let firstOfMonth = ExportDateParser.daysFromCivil(year: months / 12, month: months % 12 + 1, day: 1)
+            return ToolArguments.localMidnight(utcDay: firstOfMonth * 86_400, zone: zone)
         }
     }
 }

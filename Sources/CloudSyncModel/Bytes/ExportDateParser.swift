@@ -135,16 +135,7 @@ public enum UTCDateFormatter {
         var days = seconds / 86_400
         var secondOfDay = seconds % 86_400
         if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
-        // civil_from_days (Howard Hinnant)
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = civil(fromDays: days)
         put(year, 4, out)
         out[4] = UInt8(ascii: "-")
         put(month, 2, out + 5)
@@ -157,6 +148,21 @@ public enum UTCDateFormatter {
         out[16] = UInt8(ascii: ":")
         put(secondOfDay % 60, 2, out + 17)
         out[19] = UInt8(ascii: "Z")
+    }
+
+    /// The proleptic Gregorian date of a day number (days since 1970-01-01): Howard Hinnant's
+    /// `civil_from_days`, the inverse of `ExportDateParser.daysFromCivil`.
+    @inline(__always)
+    package static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// The same as a `String`, for the cold paths.

@@ -79,14 +79,8 @@ struct BucketLabeler {
         case .day: return day
         case .week: return day - ((day + 3) % 7 + 7) % 7  // the Monday (1970-01-01 was a Thursday)
         case .month:
-            // civil_from_days (Howard Hinnant), without formatting a date per sample.
-            let z = day + 719_468
-            let era = (z >= 0 ? z : z - 146_096) / 146_097
-            let doe = z - era * 146_097
-            let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-            let mp = (5 * (doe - (365 * yoe + yoe / 4 - yoe / 100)) + 2) / 153
-            let month = mp < 10 ? mp + 3 : mp - 9
-            let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+            // Without formatting a date per sample.
+            let (year, month, _) = UTCDateFormatter.civil(fromDays: day)
             return year * 12 + month - 1
         }
     }

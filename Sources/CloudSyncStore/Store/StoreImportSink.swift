@@ -50,6 +50,16 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     private(set) var repeatCount = 0
     private(set) var me: [String: String]?
 
+    /// A row is a repeat when an earlier row is alike but for its creation date; the statements
+    /// marking repeats return the marked rows' summary key.
+    private static let repeatsEarlierRow = """
+        EXISTS (SELECT 1 FROM metric o
+                WHERE o.type_id = metric.type_id AND o.start_date = metric.start_date AND o.end_date = metric.end_date
+                  AND o.source_id = metric.source_id AND o.value = metric.value AND o.unit_id = metric.unit_id
+                  AND o.id < metric.id)
+        RETURNING type_id, unit_id, source_id
+        """
+
     private static let alike = "type_id = ?1 AND start_date = ?2 AND end_date = ?3 AND source_id = ?4 AND value = ?5 AND unit_id = ?6"
 
     init(database: SQLiteDatabase, runID: Int64, commitEvery: Int = 50_000) throws {
@@ -67,24 +77,8 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         fillCreationDate = try database.prepare("UPDATE OR IGNORE metric SET created_at = ?2 WHERE id = ?1")
         findAlike = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) ORDER BY id LIMIT 1")
         findSame = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) AND created_at = ?7")
-        markRepeats = try database.prepare("""
-            UPDATE metric SET is_repeat = 1
-            WHERE id > ?1 AND EXISTS (
-                SELECT 1 FROM metric o
-                WHERE o.type_id = metric.type_id AND o.start_date = metric.start_date AND o.end_date = metric.end_date
-                  AND o.source_id = metric.source_id AND o.value = metric.value AND o.unit_id = metric.unit_id
-                  AND o.id < metric.id)
-            RETURNING type_id, unit_id, source_id
-            """)
-        markRepeat = try database.prepare("""
-            UPDATE metric SET is_repeat = 1
-            WHERE id = ?1 AND EXISTS (
-                SELECT 1 FROM metric o
-                WHERE o.type_id = metric.type_id AND o.start_date = metric.start_date AND o.end_date = metric.end_date
-                  AND o.source_id = metric.source_id AND o.value = metric.value AND o.unit_id = metric.unit_id
-                  AND o.id < metric.id)
-            RETURNING type_id, unit_id, source_id
-            """)
+        markRepeats = try database.prepare("UPDATE metric SET is_repeat = 1 WHERE id > ?1 AND \(Self.repeatsEarlierRow)")
+        markRepeat = try database.prepare("UPDATE metric SET is_repeat = 1 WHERE id = ?1 AND \(Self.repeatsEarlierRow)")
         addToSummary = try database.prepare("""
             INSERT INTO metric_summary(type_id, unit_id, source_id, count, repeats, first_start, last_end) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6)
             ON CONFLICT(type_id, unit_id, source_id) DO UPDATE SET count = count + excluded.count,
