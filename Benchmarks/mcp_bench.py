@@ -59,6 +59,10 @@ async def main():
                 "overview": {},
                 "series": {"type": "stepCount", "bucket": "day", "timeZone": "Europe/Paris", "mergeSources": True,
                            "start": steps["first"][:10], "end": last},
+                # The whole history in one page: every step sample merged, every heart rate sample.
+                "series (weeks, all years)": {"type": "stepCount", "bucket": "week", "timeZone": "Europe/Paris"},
+                "series (months, all years)": {"type": "stepCount", "bucket": "month", "timeZone": "America/New_York"},
+                "series (heart rate months)": {"type": "heartRate", "bucket": "month", "timeZone": "Europe/Paris"},
                 "compare_periods": {"type": "heartRate", "timeZone": "Europe/Paris",
                                     "first": {"start": "2024-01-01", "end": "2024-03-31"},
                                     "second": {"start": "2025-01-01", "end": "2025-03-31"}},
@@ -77,7 +81,7 @@ async def main():
                 times = []
                 for _ in range(a.calls):
                     t = time.monotonic()
-                    result = await session.call_tool(name, arguments)
+                    result = await session.call_tool(name.split(" ")[0], arguments)
                     times.append((time.monotonic() - t) * 1000)
                     if result.isError:
                         print(f"mcp: {name} failed: {result.content[0].text}")
@@ -88,7 +92,7 @@ async def main():
                 p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
                 goal = "" if name == "sql" else ("  (p95 <= 100 ms)" if p95 <= 100 else "  (p95 > 100 ms: over the goal)")
                 failed |= name != "sql" and p95 > 100
-                print(f"mcp {name:16s} p50 {p50:8.1f} ms  p95 {p95:8.1f} ms{goal}")
+                print(f"mcp {name:28s} p50 {p50:8.1f} ms  p95 {p95:8.1f} ms{goal}")
             rss = peak_rss_mib(pid) if pid else float("nan")
     print(f"mcp: server peak RSS {rss:.1f} MiB")
     failed |= first_answer > 0.3 or not rss <= 96

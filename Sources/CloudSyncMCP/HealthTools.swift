@@ -107,7 +107,10 @@ final class HealthTools: @unchecked Sendable {
             let limit = min(range.until ?? (stored.last + 1), stored.last + 1)
             let pageEnd = PageWindow.end(from: first, buckets: Self.bucketsPerPage, bucket: bucket, zone: zone)
             if pageEnd < limit {
-                range = (first, pageEnd)
+                // From the start of the first sample's bucket when the question starts before it:
+                // the same samples, and a range on whole hours, which the hour summary answers.
+                let pageStart = (range.since ?? .min) <= stored.first ? PageWindow.end(from: first, buckets: 0, bucket: bucket, zone: zone) : first
+                range = (pageStart, pageEnd)
                 cursor = UTCDateFormatter.string(pageEnd)
             }
         }
@@ -295,13 +298,22 @@ final class HealthTools: @unchecked Sendable {
             after = (parts[0], parts[1])
         }
         let page = try store.samples(filter: MetricFilter(types: [type], since: range.since, until: range.until), after: after, limit: limit)
-        struct Page: Codable { var records: [StoredSample]; var truncated: Bool; var cursor: String?; var note: String? }
         let note = page.samples.isEmpty && after == nil ? try absence(of: type, range: range) : nil
         let cursor = page.next.map { "\($0.start):\($0.id)" }
         var text = note ?? "\(page.samples.count) \(type) samples"
         if let cursor { text += " (more: cursor \(cursor))" }
         for sample in page.samples.prefix(10) { text += "\n\(sample.start) \(NumberFormatting.string(sample.value)) \(sample.unit) (\(sample.source))" }
-        return (try Value(Page(records: page.samples, truncated: cursor != nil, cursor: cursor, note: note)), text)
+        // Built directly: through JSONEncoder and back (`Value(_:)`) a page of 100 took ~60 ms.
+        var object: [String: Value] = ["records": .array(page.samples.map(Self.value)), "truncated": .bool(cursor != nil)]
+        if let cursor { object["cursor"] = .string(cursor) }
+        if let note { object["note"] = .string(note) }
+        return (.object(object), text)
+    }
+
+    private static func value(_ sample: StoredSample) -> Value {
+        .object(["type": .string(sample.type), "start": .string(sample.start), "end": .string(sample.end),
+                 "value": Series.number(sample.value), "unit": .string(sample.unit), "source": .string(sample.source),
+                 "device": .string(sample.device), "metadata": .string(sample.metadata), "isRepeat": .bool(sample.isRepeat)])
     }
 
     private func runSQL(_ arguments: ToolArguments) throws -> (Value, String) {

@@ -73,3 +73,142 @@ import Testing
         #expect(merged.first { $0.type.hasSuffix("HeartRate") }?.sum == 80)   // not cumulative: untouched
     }
 }
+
+/// The merge rule when the higher-ranked sample starts later, and the hour summary against the rows.
+@Suite struct HourSummaryTests {
+    private static func step(_ source: String, _ device: String, _ start: String, _ end: String, _ value: Double,
+                             type: String = "HKQuantityTypeIdentifierStepCount", unit: String = "count") -> String {
+        " <Record type=\"\(type)\" sourceName=\"\(source)\" device=\"&lt;&lt;HKDevice: 0x1&gt;, name:\(device)&gt;\" unit=\"\(unit)\" startDate=\"\(start)\" endDate=\"\(end)\" value=\"\(value)\"/>\n"
+    }
+
+    private static func export(_ body: String) -> String { "<HealthData locale=\"en_US\">\n\(body)</HealthData>\n" }
+
+    @Test func aWatchSampleStartingInsideAnIPhoneSampleCoversIt() throws {
+        // The iPhone counts 100 from 08:00 to 08:10; the Watch 100 from 08:05 to 08:15. The Watch
+        // covers the iPhone's second half: 50 + 100 = 150 (not 200: the overlap once).
+        let xml = Self.export(Self.step("Phone", "iPhone", "2024-05-01 08:00:00 +0000", "2024-05-01 08:10:00 +0000", 100)
+                              + Self.step("Watch", "Apple Watch", "2024-05-01 08:05:00 +0000", "2024-05-01 08:15:00 +0000", 100))
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        try store.importExport(try StorePaths.write(xml))
+        let merged = try store.aggregate(AggregateOptions(bucket: .day, mergeSources: true))
+        #expect(merged.map(\.sum) == [150])
+        #expect(merged.map(\.count) == [2])
+    }
+
+    /// Three weeks of overlapping iPhone and Watch steps (iPhone samples of 7 to 25 minutes, Watch
+    /// ones of 3 to 11, starting anywhere) and a non-cumulative type, in two imports.
+    private static func overlappingExport(days: Range<Int>, seed: UInt64, extra: String = "", grouped: Bool = false) -> String {
+        var random = seed
+        func next(_ bound: Int) -> Int {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        func date(_ minute: Int) -> String {
+            let day = minute / 1440, hour = (minute % 1440) / 60
+            return String(format: "2024-03-%02d %02d:%02d:00 +0000", day + 1, hour, minute % 60)
+        }
+        var body = ""
+        for day in days {
+            var phone = day * 1440 + next(30), watch = day * 1440 + next(30)
+            while phone < (day + 1) * 1440 - 30 {
+                let length = 7 + next(19)
+                body += step("Phone", "iPhone", date(phone), date(phone + length), Double(10 + next(400)))
+                phone += length + next(20)
+            }
+            while watch < (day + 1) * 1440 - 30 {
+                let length = 3 + next(9)
+                body += step("Watch", "Apple Watch", date(watch), date(watch + length), Double(5 + next(300)))
+                body += step("Watch", "Apple Watch", date(watch), date(watch), Double(60 + next(80)),
+                             type: "HKQuantityTypeIdentifierHeartRate", unit: "count/min")
+                watch += length + next(40)
+            }
+        }
+        // Grouped: the steps, then the heart rates, each in start order, as exports list them.
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: true)
+        func start(_ line: Substring) -> Substring { line.split(separator: "startDate=").last ?? "" }
+        let ordered = grouped ? lines.filter { $0.contains("StepCount") }.sorted { start($0) < start($1) }
+            + lines.filter { !$0.contains("StepCount") }.sorted { start($0) < start($1) } : lines
+        return export(ordered.map { $0 + "\n" }.joined() + extra)
+    }
+
+    private static func bothWays(_ store: StagingStore, _ options: AggregateOptions) throws -> (summary: [AggregateRow], rows: [AggregateRow]) {
+        store.readsHourSummary = true
+        let summary = try store.aggregate(options)
+        store.readsHourSummary = false
+        defer { store.readsHourSummary = true }
+        return (summary, try store.aggregate(options))
+    }
+
+    private static func expectSame(_ a: [AggregateRow], _ b: [AggregateRow], _ what: String) {
+        #expect(a.map(\.bucket) == b.map(\.bucket), "\(what): buckets")
+        #expect(a.map(\.count) == b.map(\.count), "\(what): counts")
+        for (x, y) in zip(a, b) {
+            #expect(abs(x.sum - y.sum) <= 1e-9 * max(1, abs(y.sum)), "\(what) \(x.bucket): sum \(x.sum) vs \(y.sum)")
+            #expect(x.minimum == y.minimum && x.maximum == y.maximum, "\(what) \(x.bucket): extremes")
+        }
+    }
+
+    @Test func theSummaryGivesWhatTheRowsGive() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        store.hourSummaryDenseCount = 100
+        store.importCommitEvery = 300   // hours written at several commits
+        // An iPhone sample from 09:50, and (next import) a Watch sample inside it from 10:05: the
+        // rebuild must reach back to 09:00, the hour of the sample that the new one covers.
+        // And a heart rate sample written twice with two creation dates: a repeat, counted once.
+        let repeated = (1...2).map { " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" unit=\"count/min\" creationDate=\"2024-03-05 11:0\($0):00 +0000\" startDate=\"2024-03-05 11:00:00 +0000\" endDate=\"2024-03-05 11:00:00 +0000\" value=\"250\"/>\n" }.joined()
+        let early = Self.step("Phone", "iPhone", "2024-03-05 09:50:00 +0000", "2024-03-05 10:20:00 +0000", 300) + repeated
+        let late = Self.step("Watch", "Apple Watch", "2024-03-05 10:05:00 +0000", "2024-03-05 10:08:00 +0000", 30)
+        try store.importExport(try StorePaths.write(Self.overlappingExport(days: 0..<12, seed: 1, extra: early, grouped: true)))
+        // The second import adds days after, and samples among the first ones: a partial rebuild.
+        try store.importExport(try StorePaths.write(Self.overlappingExport(days: 9..<21, seed: 2, extra: late)))
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric_hour") ?? 0 > 0)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric_hour_state WHERE summarised = 1") == 2)   // steps, heart rate
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric_hour_state WHERE dirty_from IS NOT NULL") == 0)
+        #expect(try store.database.scalarInt("SELECT sum(repeats) FROM metric_summary") == 1)
+        let paris = TimeZone(identifier: "Europe/Paris")!, newYork = TimeZone(identifier: "America/New_York")!
+        let since = Int64(ISO8601DateFormatter().date(from: "2024-03-04T23:00:00Z")!.timeIntervalSince1970)  // Paris midnight
+        for bucket in AggregateBucket.allCases {
+            for zone in [nil, paris, newYork] {
+                for merge in [false, true] {
+                    for filter in [MetricFilter(types: ["stepCount", "heartRate"]), MetricFilter(types: ["stepCount"], since: since, until: since + 86_400 * 9)] {
+                        let (summary, rows) = try Self.bothWays(store, AggregateOptions(bucket: bucket, filter: filter, timeZone: zone, mergeSources: merge))
+                        #expect(!rows.isEmpty)
+                        Self.expectSame(summary, rows, "\(bucket) \(zone?.identifier ?? "UTC") merge \(merge) since \(filter.since.map(String.init) ?? "-")")
+                    }
+                }
+            }
+        }
+        // Rebuilt from nothing, the summary is the same as the one kept across the two imports.
+        let kept = try store.database.scalarInt("SELECT total(sum * 7 + merged_sum * 3 + count) FROM metric_hour")
+        try store.database.execute("DELETE FROM metric_hour; UPDATE metric_hour_state SET summarised = 0, dirty_from = 0, dirty_to = 0")
+        try store.refreshHourSummary()
+        #expect(try store.database.scalarInt("SELECT total(sum * 7 + merged_sum * 3 + count) FROM metric_hour") == kept)
+    }
+
+    @Test func aZoneOfHalfHoursAndADirtyTypeReadTheRows() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        store.hourSummaryDenseCount = 100
+        try store.importExport(try StorePaths.write(Self.overlappingExport(days: 0..<5, seed: 3)))
+        let kolkata = AggregateOptions(bucket: .day, filter: MetricFilter(types: ["stepCount"]), timeZone: TimeZone(identifier: "Asia/Kolkata"),
+                                       mergeSources: true)
+        let (summary, rows) = try Self.bothWays(store, kolkata)
+        Self.expectSame(summary, rows, "Asia/Kolkata")
+        // This export lists each day's iPhone steps, then its Watch steps: out of start order, so
+        // the import left the type to the rebuild from the rows, which merges it right.
+        var paris = kolkata
+        paris.timeZone = TimeZone(identifier: "Europe/Paris")
+        let (parisSummary, parisRows) = try Self.bothWays(store, paris)
+        Self.expectSame(parisSummary, parisRows, "Europe/Paris")
+        // A killed import leaves its types dirty: the rows answer, with the new rows counted.
+        try store.database.execute("""
+            INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id)
+                SELECT type_id, start_date + 86400 * 40, end_date + 86400 * 40, source_id, value, unit_id, device_id, import_id
+                FROM metric WHERE id = (SELECT min(m.id) FROM metric m JOIN metric_type t ON t.id = m.type_id WHERE t.name LIKE '%StepCount');
+            UPDATE metric_hour_state SET dirty_from = 0, dirty_to = 0
+            """)
+        let plain = AggregateOptions(bucket: .month, filter: MetricFilter(types: ["stepCount"]))
+        let (dirtySummary, dirtyRows) = try Self.bothWays(store, plain)
+        #expect(dirtySummary.map(\.bucket) == ["2024-03", "2024-04"])
+        Self.expectSame(dirtySummary, dirtyRows, "dirty")
+    }
+}

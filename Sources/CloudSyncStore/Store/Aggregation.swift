@@ -73,6 +73,14 @@ struct BucketLabeler {
             }
         }
         let local = instant + offset
+        return key(local: local)
+    }
+
+    /// Whether the offset of the last instant keyed is a whole number of hours, so that a UTC hour
+    /// falls in one bucket (every zone but a few: India +5:30, Nepal +5:45, Newfoundland -3:30…).
+    var offsetIsWholeHours: Bool { offset % 3600 == 0 }
+
+    private func key(local: Int64) -> Int64 {
         let day = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
         switch bucket {
         case .hour: return local >= 0 ? local / 3600 : (local - 3599) / 3600

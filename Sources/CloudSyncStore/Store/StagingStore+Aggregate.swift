@@ -5,56 +5,94 @@ import Foundation
 extension StagingStore {
     /// Count, sum, average, minimum and maximum per type and bucket, in `startDate` order per type.
     /// A sample belongs to the bucket of its `startDate`.
+    ///
+    /// A type with an hour summary kept by the import (`StagingStore+HourSummary.swift`) is read from
+    /// it when the question allows (hour-aligned range, a zone of whole-hour offsets, repeats counted
+    /// once); the others from their rows. Both give the same numbers.
     public func aggregate(_ options: AggregateOptions) throws -> [AggregateRow] {
         try storeErrors {
-            var conditions = try conditions(options.filter)
-            if !options.countRepeats { conditions.add(MetricConditions.countedOnce) }
-            // The identity index is ordered by (type_id, start_date): no sort needed. Ids only: the
-            // names are looked up once per id (a String per row cost more than the query itself).
-            let rows = try database.prepare("""
-                SELECT m.type_id, m.unit_id, m.start_date, m.end_date, m.value, m.source_id, m.device_id
-                FROM metric m \(conditions.whereClause) ORDER BY m.type_id, m.start_date
-                """)
-            try rows.bind(conditions.arguments)
-            let typeNames = try names("metric_type"), unitNames = try names("unit"), deviceNames = try names("device")
-            var deviceRanks: [Int64: Int64] = [:]
-            var labeler = BucketLabeler(bucket: options.bucket, zone: options.timeZone)
-            var accumulator = BucketAccumulator()
-            var merger: SourceMerger?
-            var currentType: Int64 = -1
-            var typeName = ""
-            var results: [AggregateRow] = []
-            while try rows.step() {
-                let typeID = rows.int64(0)
-                if typeID != currentType {
-                    accumulator.flush(into: &results, labeler: labeler)
-                    currentType = typeID
-                    typeName = typeNames[typeID] ?? ""
-                    merger = options.mergeSources && CumulativeTypes.contains(typeName) ? SourceMerger() : nil
-                }
-                let start = rows.int64(2), end = rows.int64(3)
-                var value = rows.double(4)
-                if merger != nil {
-                    let deviceID = rows.int64(6)
-                    let deviceRank = deviceRanks[deviceID] ?? SourceMerger.deviceRank(deviceNames[deviceID] ?? "")
-                    deviceRanks[deviceID] = deviceRank
-                    value *= merger!.uncoveredFraction(start: start, end: end, rank: deviceRank << 40 | rows.int64(5))
-                    if value == 0 { continue }
-                }
-                let key = labeler.key(start)
-                accumulator.add(type: typeName, unit: unitNames[rows.int64(1)] ?? "", key: key, value: value, labeler: labeler)
+            var byType: [Int64: [AggregateRow]] = [:]
+            for typeID in try hourSummaryCandidates(options) {
+                if let rows = try aggregateFromHourSummary(typeID: typeID, options: options) { byType[typeID] = rows }
             }
-            accumulator.flush(into: &results, labeler: labeler)
-            return results
+            try aggregateRows(options, excluding: Set(byType.keys), into: &byType)
+            return byType.keys.sorted().flatMap { byType[$0]! }
         }
+    }
+
+    /// The rows' way: every sample of the filter's types (but `excluding`), in (type, start) order.
+    private func aggregateRows(_ options: AggregateOptions, excluding: Set<Int64>, into byType: inout [Int64: [AggregateRow]]) throws {
+        var filter = options.filter
+        // Merging, a sample is prorated by the samples that overlap it, also those just outside the
+        // range: they are read (up to the longest sample on either side) but not counted.
+        let counted = (since: filter.since ?? .min, until: filter.until ?? .max)
+        if options.mergeSources {
+            let longest = try longestSample()
+            filter.since = filter.since.map { $0 - longest }
+            filter.until = filter.until.map { $0 + longest }
+        }
+        var conditions = try conditions(filter)
+        if !options.countRepeats { conditions.add(MetricConditions.countedOnce) }
+        if !excluding.isEmpty { conditions.add("m.type_id NOT IN (\(excluding.sorted().map(String.init).joined(separator: ",")))") }
+        // The identity index is ordered by (type_id, start_date): no sort needed. Ids only: the
+        // names are looked up once per id (a String per row cost more than the query itself).
+        let rows = try database.prepare("""
+            SELECT m.type_id, m.unit_id, m.start_date, m.end_date, m.value, m.source_id, m.device_id
+            FROM metric m \(conditions.whereClause) ORDER BY m.type_id, m.start_date
+            """)
+        try rows.bind(conditions.arguments)
+        let typeNames = try names("metric_type"), unitNames = try names("unit")
+        var ranks = SourceRanks(deviceNames: try names("device"))
+        var labeler = BucketLabeler(bucket: options.bucket, zone: options.timeZone)
+        var accumulator = BucketAccumulator()
+        var merger: SourceMerger<(unit: Int64, key: Int64)>?
+        var currentType: Int64 = -1
+        var typeName = ""
+        // A merged sample's value; `key` .min: a sample outside the range, counted nowhere.
+        func count(_ payload: (unit: Int64, key: Int64), _ value: Double) {
+            if value != 0 && payload.key != .min {
+                accumulator.add(type: typeName, unit: unitNames[payload.unit] ?? "", key: payload.key, value: value, labeler: labeler)
+            }
+        }
+        func endType() {
+            merger?.finish(emit: count)
+            var results: [AggregateRow] = []
+            accumulator.flush(into: &results, labeler: labeler)
+            if !results.isEmpty { byType[currentType] = results }
+        }
+        while try rows.step() {
+            let typeID = rows.int64(0)
+            if typeID != currentType {
+                endType()
+                currentType = typeID
+                typeName = typeNames[typeID] ?? ""
+                merger = options.mergeSources && CumulativeTypes.contains(typeName) ? SourceMerger() : nil
+            }
+            let start = rows.int64(2)
+            let inRange = start >= counted.since && start < counted.until
+            if merger != nil {
+                // Outside the range: a sample that may cover one inside, counted nowhere.
+                let key = inRange ? labeler.key(start) : .min
+                merger!.add(start: start, end: rows.int64(3), rank: ranks.rank(device: rows.int64(6), source: rows.int64(5)),
+                            value: rows.double(4), payload: (rows.int64(1), key), emit: count)
+            } else if inRange {
+                accumulator.add(type: typeName, unit: unitNames[rows.int64(1)] ?? "", key: labeler.key(start), value: rows.double(4),
+                                labeler: labeler)
+            }
+        }
+        endType()
     }
 }
 
 extension StagingStore {
     /// id → name of one of the name tables (types, units, devices: tens to hundreds of rows).
+    func names(_ table: String) throws -> [Int64: String] { try database.names(table) }
+}
+
+extension SQLiteDatabase {
     func names(_ table: String) throws -> [Int64: String] {
         var names: [Int64: String] = [:]
-        let rows = try database.prepare("SELECT id, name FROM \(table)")
+        let rows = try prepare("SELECT id, name FROM \(table)")
         while try rows.step() { names[rows.int64(0)] = rows.text(1) ?? "" }
         return names
     }
@@ -70,16 +108,22 @@ struct BucketAccumulator {
     private var open: [String: AggregateRow] = [:]
 
     mutating func add(type: String, unit: String, key: Int64, value: Double, labeler: BucketLabeler) {
+        add(type: type, unit: unit, key: key, count: 1, sum: value, minimum: value, maximum: value, labeler: labeler)
+    }
+
+    /// Several samples at once (an hour of the hour summary).
+    mutating func add(type: String, unit: String, key: Int64, count: Int, sum: Double, minimum: Double, maximum: Double,
+                      labeler: BucketLabeler) {
         if unit != self.unit || key != self.key || type != self.type {
             close(labeler: labeler)
             self.type = type
             self.unit = unit
             self.key = key
         }
-        count += 1
-        sum += value
-        minimum = Swift.min(minimum, value)
-        maximum = Swift.max(maximum, value)
+        self.count += count
+        self.sum += sum
+        self.minimum = Swift.min(self.minimum, minimum)
+        self.maximum = Swift.max(self.maximum, maximum)
     }
 
     private mutating func close(labeler: BucketLabeler) {
@@ -109,42 +153,5 @@ struct BucketAccumulator {
         open.removeAll()
         key = .min
         type = ""
-    }
-}
-
-/// `--merge-sources`: where several sources recorded the same span (the iPhone and the Watch
-/// counting the same walk), the span counts once, for the source of highest priority, as the
-/// Health app does. A lower-priority sample keeps the fraction of its duration that no
-/// higher-priority sample covers, and its value is prorated by that fraction.
-///
-/// Priority: Apple Watch, then iPhone, then other devices; among equals, the source first seen by
-/// the store. Samples arrive in start order, so only the higher-priority samples still running at
-/// the current start are kept.
-struct SourceMerger {
-    private var active: [(start: Int64, end: Int64, rank: Int64)] = []
-
-    static func rank(device: String, sourceID: Int64) -> Int64 {
-        deviceRank(device) << 40 | sourceID
-    }
-
-    static func deviceRank(_ device: String) -> Int64 {
-        device.contains("Watch") ? 0 : device.contains("iPhone") ? 1 : 2
-    }
-
-    mutating func uncoveredFraction(start: Int64, end: Int64, rank: Int64) -> Double {
-        active.removeAll { $0.end <= start }
-        let covering = active.filter { $0.rank < rank && $0.end > start && $0.start < Swift.max(end, start + 1) }
-        active.append((start, end, rank))
-        guard !covering.isEmpty else { return 1 }
-        guard end > start else { return 0 }  // an instant inside a higher-priority span
-        // Length of the union of the covering spans, clipped to [start, end].
-        let spans = covering.map { (Swift.max($0.start, start), Swift.min($0.end, end)) }.sorted { $0.0 < $1.0 }
-        var covered: Int64 = 0
-        var reach = start
-        for (from, to) in spans where to > reach {
-            covered += to - Swift.max(from, reach)
-            reach = to
-        }
-        return Double(end - start - covered) / Double(end - start)
     }
 }

@@ -39,7 +39,8 @@ extension StagingStore {
                 .run([.text(inputName), size.map { .int(Int64($0)) } ?? .null, .int(Self.now)])
             return database.lastInsertRowID
         }
-        let sink = try storeErrors { try StoreImportSink(database: database, runID: runID) }
+        let sink = try storeErrors { try StoreImportSink(database: database, runID: runID, commitEvery: importCommitEvery,
+                                                              denseCount: hourSummaryDenseCount) }
         let records = try storeErrors { try StoreRecordSink(database: database, runID: runID) }
         try storeErrors { try sink.begin() }
         // The whole archive: export.xml's metrics, then the routes and ECGs, in crash-safe transactions.
@@ -64,6 +65,9 @@ extension StagingStore {
             throw error
         }
         try storeErrors { try finishRun(runID, outcome: "ok", reason: nil, sink: sink, records: records, report: archive.conversion) }
+        // The types the import could not count as it went (StagingStore+HourSummary). After the
+        // run's rows are committed: a kill here leaves the summary dirty, not wrong.
+        try storeErrors { try refreshHourSummary() }
         return ImportResult(runID: runID, newCount: sink.newCount, duplicateCount: sink.duplicateCount, repeatCount: sink.repeatCount, writtenTwiceCount: sink.writtenTwiceCount, conversion: archive.conversion,
                             newRoutes: records.newRoutes, duplicateRoutes: records.duplicateRoutes,
                             newECGs: records.newECGs, duplicateECGs: records.duplicateECGs,

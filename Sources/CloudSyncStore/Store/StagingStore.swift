@@ -14,6 +14,12 @@ public final class StagingStore {
 
     public let path: String
     let database: SQLiteDatabase
+    /// Whether `aggregate` may read the hour summary (tests compare it with the rows).
+    var readsHourSummary = true
+    /// Samples a type needs to have an hour summary (tests lower it; see HourSummaryBuilder.isDense).
+    var hourSummaryDenseCount = HourSummaryBuilder.denseCount
+    /// Metrics per import transaction (tests lower it to see several).
+    var importCommitEvery = 50_000
     private let lock: StoreLock?
 
     /// Opens a store for reading, upgrading its schema first when it is older (the first use after

@@ -29,7 +29,13 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     private var mayRepeat: [Int64] = []
     private let addToSummary, addRepeatToSummary: SQLiteStatement
     /// This transaction's new rows per (type, unit, source), for `metric_summary`.
-    private var newInSummary: [SummaryKey: (count: Int64, first: Int64, last: Int64)] = [:]
+    private var newInSummary: [SummaryKey: (count: Int64, first: Int64, last: Int64, longest: Int64)] = [:]
+    /// Widens a type's dirty range of the hour summary (see StagingStore+HourSummary).
+    private let markHoursDirty: SQLiteStatement
+    /// The hour summary of the types new to the store, counted as the rows are inserted.
+    private let hourSummary: OnlineHourSummary
+    /// Merge ranks by device id (the device's name is at hand when its id is first seen).
+    private var deviceRanks: [Int64: Int64] = [:]
     private let progress: SQLiteStatement
     private let types, sources, units, devices, versions: NameTable
     private var metadata = ByteBuffer(capacity: 4096)
@@ -62,8 +68,9 @@ final class StoreImportSink: MetricSink, ConversionObserver {
 
     private static let alike = "type_id = ?1 AND start_date = ?2 AND end_date = ?3 AND source_id = ?4 AND value = ?5 AND unit_id = ?6"
 
-    init(database: SQLiteDatabase, runID: Int64, commitEvery: Int = 50_000) throws {
+    init(database: SQLiteDatabase, runID: Int64, commitEvery: Int = 50_000, denseCount: Int = HourSummaryBuilder.denseCount) throws {
         self.database = database
+        hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount)
         self.runID = runID
         self.commitEvery = commitEvery
         insert = try database.prepare("""
@@ -86,6 +93,12 @@ final class StoreImportSink: MetricSink, ConversionObserver {
             """)
         addRepeatToSummary = try database.prepare("""
             UPDATE metric_summary SET repeats = repeats + 1 WHERE type_id = ?1 AND unit_id = ?2 AND source_id = ?3
+            """)
+        markHoursDirty = try database.prepare("""
+            INSERT INTO metric_hour_state(type_id, longest, dirty_from, dirty_to) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT(type_id) DO UPDATE SET longest = max(longest, excluded.longest),
+                dirty_from = min(coalesce(dirty_from, excluded.dirty_from), excluded.dirty_from),
+                dirty_to = max(coalesce(dirty_to, excluded.dirty_to), excluded.dirty_to)
             """)
         progress = try database.prepare("""
             UPDATE import_run SET new_count = ?, duplicate_count = ?, repeat_count = ?, written_twice_count = ? WHERE id = ?
@@ -121,6 +134,8 @@ final class StoreImportSink: MetricSink, ConversionObserver {
                     mayRepeat.append(database.lastInsertRowID)
                 }
                 addToRunningSummary(SummaryKey(type: typeID, unit: unitID, source: sourceID), metric.startDate, metric.endDate)
+                try hourSummary.add(typeID: typeID, typeName: metric.type, unit: unitID, start: metric.startDate, end: metric.endDate,
+                                    value: metric.value, rank: rank(sourceID, metric))
             } else {
                 countStored(try sameRow(typeID, sourceID, unitID, metric, created: created))
             }
@@ -178,6 +193,13 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         statement.bind(6, unitID)
     }
 
+    private func rank(_ sourceID: Int64, _ metric: MappedMetric) throws -> Int64 {
+        let deviceID = try devices.id(metric.device)
+        let deviceRank = deviceRanks[deviceID] ?? SourceMerger<Void>.deviceRank(metric.device.string)
+        deviceRanks[deviceID] = deviceRank
+        return SourceMerger<Void>.rank(deviceRank: deviceRank, sourceID: sourceID)
+    }
+
     private func insertRow(_ typeID: Int64, _ sourceID: Int64, _ unitID: Int64, _ metric: MappedMetric, created: Int64?) throws {
         // The mapper always puts `device` first and `sourceVersion` (when present) second.
         var rest = metric.metadata.dropFirst()
@@ -212,9 +234,11 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         (newCount, duplicateCount, repeatCount, writtenTwiceCount) = committed
     }
 
-    private func commit() throws {
+    /// `final`: the last commit of the run, where the types counted online are marked current.
+    private func commit(final: Bool = false) throws {
         try addNewRowsToSummary()
         try markRepeatsSinceLastCommit()
+        if final { try hourSummary.finish() } else { try hourSummary.write() }
         try progress.run([.int(Int64(newCount)), .int(Int64(duplicateCount)), .int(Int64(repeatCount)),
                           .int(Int64(writtenTwiceCount)), .int(runID)])
         try database.execute("COMMIT")
@@ -242,44 +266,55 @@ final class StoreImportSink: MetricSink, ConversionObserver {
             try collect(markRepeats)
         }
         repeatCount += marked.count
-        for (type, unit, source) in marked { try addRepeatToSummary.run([.int(type), .int(unit), .int(source)]) }
+        for (type, unit, source) in marked {
+            try addRepeatToSummary.run([.int(type), .int(unit), .int(source)])
+            hourSummary.leave(type)   // counted once: the rebuild from the rows leaves it out
+        }
         checkedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? checkedUpTo
     }
 
     /// The key being counted and its counts: records come grouped by type and source, so the
     /// dictionary is touched when the key changes, not once per row.
-    private var running: (key: SummaryKey, count: Int64, first: Int64, last: Int64)?
+    private var running: (key: SummaryKey, count: Int64, first: Int64, last: Int64, longest: Int64)?
 
     private func addToRunningSummary(_ key: SummaryKey, _ start: Int64, _ end: Int64) {
         if let current = running, current.key == key {
-            running = (key, current.count + 1, min(current.first, start), max(current.last, end))
+            running = (key, current.count + 1, min(current.first, start), max(current.last, end), max(current.longest, end - start))
             return
         }
         flushRunningSummary()
-        running = (key, 1, start, end)
+        running = (key, 1, start, end, end - start)
     }
 
     private func flushRunningSummary() {
         guard let current = running else { return }
         running = nil
         if let entry = newInSummary[current.key] {
-            newInSummary[current.key] = (entry.count + current.count, min(entry.first, current.first), max(entry.last, current.last))
+            newInSummary[current.key] = (entry.count + current.count, min(entry.first, current.first), max(entry.last, current.last),
+                                         max(entry.longest, current.longest))
         } else {
-            newInSummary[current.key] = (current.count, current.first, current.last)
+            newInSummary[current.key] = (current.count, current.first, current.last, current.longest)
         }
     }
 
+    /// `metric_summary` and the hour summary's dirty ranges, in the transaction adding the rows.
     private func addNewRowsToSummary() throws {
         flushRunningSummary()
+        var dirty: [Int64: (first: Int64, last: Int64, longest: Int64)] = [:]
         for (key, entry) in newInSummary {
             try addToSummary.run([.int(key.type), .int(key.unit), .int(key.source), .int(entry.count), .int(entry.first), .int(entry.last)])
+            let range = dirty[key.type] ?? (entry.first, entry.last, entry.longest)
+            dirty[key.type] = (min(range.first, entry.first), max(range.last, entry.last), max(range.longest, entry.longest))
+        }
+        for (type, range) in dirty {
+            try markHoursDirty.run([.int(type), .int(range.longest), .int(range.first), .int(range.last)])
         }
         newInSummary.removeAll(keepingCapacity: true)
     }
 
     private struct SummaryKey: Hashable { var type, unit, source: Int64 }
 
-    func finish() throws { try commit() }
+    func finish() throws { try commit(final: true) }
 
     /// The input was damaged or the run was stopped: keep every metric written so far.
     func abandon() throws { try commit() }

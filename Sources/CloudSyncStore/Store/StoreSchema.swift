@@ -236,6 +236,38 @@ enum StoreSchema {
             import_id INTEGER NOT NULL REFERENCES import_run(id)
         );
         """,
+        // 5 → 6: the hour summary that `aggregate` reads for long ranges (StagingStore+HourSummary).
+        """
+        -- Per type, unit and UTC hour of startDate: the samples counted once, and (merged_*) their
+        -- values merged across sources, for the types that merge (NULL extremes: none counted).
+        CREATE TABLE metric_hour (
+            type_id INTEGER NOT NULL,
+            unit_id INTEGER NOT NULL,
+            hour INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            sum REAL NOT NULL,
+            minimum REAL,
+            maximum REAL,
+            merged_count INTEGER NOT NULL,
+            merged_sum REAL NOT NULL,
+            merged_minimum REAL,
+            merged_maximum REAL,
+            PRIMARY KEY (type_id, unit_id, hour)
+        ) WITHOUT ROWID;
+        -- Per type: its longest sample (seconds), whether it has a summary (1; 0: not made yet; -1:
+        -- none, the type is small or sparse), and the range of start and end dates of the rows
+        -- added since the summary was made (NULL: it is current). An import widens the range in
+        -- the transactions that add the rows.
+        CREATE TABLE metric_hour_state (
+            type_id INTEGER PRIMARY KEY,
+            longest INTEGER NOT NULL,
+            summarised INTEGER NOT NULL DEFAULT 0,
+            dirty_from INTEGER,
+            dirty_to INTEGER
+        );
+        INSERT INTO metric_hour_state(type_id, longest, dirty_from, dirty_to)
+            SELECT type_id, max(end_date - start_date), min(start_date), max(end_date) FROM metric GROUP BY type_id;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -1,0 +1,179 @@
+import CloudSyncExport
+import CloudSyncModel
+
+/// Computes the hour summary's dirty hours from the rows (see StagingStore+HourSummary): for the
+/// types an import could not count as it inserted them (`OnlineHourSummary`).
+struct HourSummaryBuilder {
+    let database: SQLiteDatabase
+    /// See `isDense`.
+    var denseCount = Self.denseCount
+
+    struct DirtyType {
+        var id: Int64, name: String, longest: Int64, from: Int64, to: Int64, summarised: Bool, repeats: Int64
+    }
+
+    struct HourKey: Hashable { var unit: Int64, hour: Int64 }
+
+    /// One hour of one unit: its samples' statistics, plain and merged.
+    struct HourStatistics {
+        var count = 0, sum = 0.0, minimum = Double.infinity, maximum = -Double.infinity
+        var mergedCount = 0, mergedSum = 0.0, mergedMinimum = Double.infinity, mergedMaximum = -Double.infinity
+
+        mutating func add(_ value: Double) {
+            count += 1
+            sum += value
+            minimum = Swift.min(minimum, value)
+            maximum = Swift.max(maximum, value)
+        }
+
+        mutating func addMerged(_ value: Double) {
+            mergedCount += 1
+            mergedSum += value
+            mergedMinimum = Swift.min(mergedMinimum, value)
+            mergedMaximum = Swift.max(mergedMaximum, value)
+        }
+    }
+
+    /// What replaces a type's summary from `first` to `last` (inclusive hours); `dense` false: the
+    /// type gets none (its hours are all removed).
+    struct TypeHours {
+        var typeID: Int64, first: Int64, last: Int64
+        var hours: [(key: HourKey, statistics: HourStatistics)]
+        var dense = true
+    }
+
+    /// A type has a summary when it has at least `denseCount` samples, two or more per hour with
+    /// any: a sparser type's rows are read as fast as its hours would be.
+    static let denseCount = 10_000
+
+    static func isDense(rows: Int, hours: Int, denseCount: Int = denseCount) -> Bool { rows >= denseCount && rows >= 2 * hours }
+
+    static func hour(of instant: Int64) -> Int64 { instant >= 0 ? instant / 3600 : (instant - 3599) / 3600 }
+
+    func dirtyTypes() throws -> [DirtyType] {
+        let dirty = try database.prepare("""
+            SELECT h.type_id, t.name, h.longest, h.dirty_from, h.dirty_to, h.summarised,
+                   (SELECT coalesce(sum(repeats), 0) FROM metric_summary s WHERE s.type_id = h.type_id)
+            FROM metric_hour_state h JOIN metric_type t ON t.id = h.type_id WHERE h.dirty_from IS NOT NULL AND h.summarised >= 0
+            """)
+        var types: [DirtyType] = []
+        while try dirty.step() {
+            types.append(DirtyType(id: dirty.int64(0), name: dirty.text(1) ?? "", longest: dirty.int64(2), from: dirty.int64(3),
+                                   to: dirty.int64(4), summarised: dirty.int64(5) != 0, repeats: dirty.int64(6)))
+        }
+        return types
+    }
+
+    /// Replaces the type's summary over the hours computed and marks it current, in the caller's
+    /// transaction.
+    static func store(_ computed: TypeHours, in database: SQLiteDatabase) throws {
+        try database.prepare("DELETE FROM metric_hour WHERE type_id = ? AND hour BETWEEN ? AND ?")
+            .run([.int(computed.typeID), .int(computed.first), .int(computed.last)])
+        let insert = try database.prepare("""
+            INSERT INTO metric_hour(type_id, unit_id, hour, count, sum, minimum, maximum,
+                                    merged_count, merged_sum, merged_minimum, merged_maximum)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+            """)
+        for (key, hour) in computed.hours {
+            insert.bind(1, computed.typeID)
+            insert.bind(2, key.unit)
+            insert.bind(3, key.hour)
+            insert.bind(4, Int64(hour.count))
+            insert.bind(5, hour.sum)
+            insert.bind(6, hour.minimum)
+            insert.bind(7, hour.maximum)
+            insert.bind(8, Int64(hour.mergedCount))
+            insert.bind(9, hour.mergedSum)
+            insert.bind(10, hour.mergedCount > 0 ? hour.mergedMinimum : nil)
+            insert.bind(11, hour.mergedCount > 0 ? hour.mergedMaximum : nil)
+            try insert.run()
+        }
+        try database.prepare("UPDATE metric_hour_state SET summarised = ?, dirty_from = NULL, dirty_to = NULL WHERE type_id = ?")
+            .run([.int(computed.dense ? 1 : -1), .int(computed.typeID)])
+    }
+
+    /// The hours the type's new rows may have changed: their own, and those of the samples they
+    /// overlap (which start at most `longest` before them); all of them for a type never summarised.
+    func hours(of type: DirtyType) throws -> TypeHours {
+        let all = (first: Int64(-1) << 40, last: Int64(1) << 40)
+        guard type.summarised else {
+            // Never summarised (left by an import, or a store from before summaries): judged now.
+            let hours = try statistics(of: type, hours: all)
+            let dense = Self.isDense(rows: hours.reduce(0) { $0 + $1.statistics.count }, hours: hours.count, denseCount: denseCount)
+            return TypeHours(typeID: type.id, first: all.first, last: all.last, hours: dense ? hours : [], dense: dense)
+        }
+        let range = (first: Self.hour(of: type.from - type.longest), last: Self.hour(of: max(type.to, type.from)))
+        return TypeHours(typeID: type.id, first: range.first, last: range.last, hours: try statistics(of: type, hours: range))
+    }
+
+    /// The statistics of `hours` (inclusive) from the rows. The rows read reach `longest` beyond on
+    /// both sides, so that merging sees every sample overlapping those hours.
+    private func statistics(of type: DirtyType, hours: (first: Int64, last: Int64)) throws -> [(key: HourKey, statistics: HourStatistics)] {
+        let cumulative = CumulativeTypes.contains(type.name)
+        // Without repeats to leave out, a type that does not merge reads the identity index alone
+        // (its rows are not visited: heart rate's 742,000 rows in about half the time).
+        let indexOnly = !cumulative && type.repeats == 0
+        let rows = try database.prepare("""
+            SELECT m.unit_id, m.start_date, m.end_date, m.value, m.source_id, \(indexOnly ? "0" : "m.device_id") FROM metric m
+            WHERE m.type_id = ? AND m.start_date >= ? AND m.start_date < ? \(indexOnly ? "" : "AND " + MetricConditions.countedOnce)
+            ORDER BY m.type_id, m.start_date
+            """)
+        try rows.bind([.int(type.id), .int(hours.first * 3600 - type.longest), .int((hours.last + 1) * 3600 + type.longest)])
+        // The hours in the order the rows come (by hour; a few units may share one). A merged value
+        // comes a few samples late, to an hour near the end. A dictionary cost a third of the time.
+        var statistics: [(key: HourKey, statistics: HourStatistics)] = []
+        func index(of key: HourKey) -> Int? {
+            var index = statistics.count - 1
+            while index >= 0 && statistics[index].key.hour >= key.hour {
+                if statistics[index].key == key { return index }
+                index -= 1
+            }
+            return nil
+        }
+        var ranks = SourceRanks(deviceNames: try database.names("device"))
+        var merger = SourceMerger<HourKey>()
+        func addMerged(_ key: HourKey, _ value: Double) {
+            guard value != 0, key.hour >= hours.first, key.hour <= hours.last, let index = index(of: key) else { return }
+            statistics[index].statistics.addMerged(value)
+        }
+        var units: Set<Int64> = []
+        while try rows.step() {
+            let start = rows.int64(1), value = rows.double(3)
+            let key = HourKey(unit: rows.int64(0), hour: Self.hour(of: start))
+            if key.hour >= hours.first && key.hour <= hours.last {
+                if let last = statistics.last, last.key == key {
+                    statistics[statistics.count - 1].statistics.add(value)
+                } else if let index = index(of: key) {
+                    statistics[index].statistics.add(value)
+                } else {
+                    var hour = HourStatistics()
+                    hour.add(value)
+                    statistics.append((key, hour))
+                    units.insert(key.unit)
+                }
+            }
+            if cumulative {
+                merger.add(start: start, end: rows.int64(2), rank: ranks.rank(device: rows.int64(5), source: rows.int64(4)),
+                           value: value, payload: key, emit: addMerged)
+            }
+        }
+        merger.finish(emit: addMerged)
+        // Written in the table's order.
+        if units.count > 1 { statistics.sort { ($0.key.unit, $0.key.hour) < ($1.key.unit, $1.key.hour) } }
+        return statistics
+    }
+}
+
+/// The merge rank of a row's (device, source), each device's rank computed once from its name.
+struct SourceRanks {
+    private let deviceNames: [Int64: String]
+    private var deviceRanks: [Int64: Int64] = [:]
+
+    init(deviceNames: [Int64: String]) { self.deviceNames = deviceNames }
+
+    mutating func rank(device: Int64, source: Int64) -> Int64 {
+        let deviceRank = deviceRanks[device] ?? SourceMerger<Void>.deviceRank(deviceNames[device] ?? "")
+        deviceRanks[device] = deviceRank
+        return SourceMerger<Void>.rank(deviceRank: deviceRank, sourceID: source)
+    }
+}
