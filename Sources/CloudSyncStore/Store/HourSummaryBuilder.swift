@@ -32,6 +32,22 @@ struct HourSummaryBuilder {
             mergedMinimum = Swift.min(mergedMinimum, value)
             mergedMaximum = Swift.max(mergedMaximum, value)
         }
+
+        /// Binds a `metric_hour` row (type, unit, hour, then these) to an INSERT of its 11 columns;
+        /// extremes of no sample are NULL.
+        func bind(to statement: SQLiteStatement, typeID: Int64, key: HourKey) {
+            statement.bind(1, typeID)
+            statement.bind(2, key.unit)
+            statement.bind(3, key.hour)
+            statement.bind(4, Int64(count))
+            statement.bind(5, sum)
+            statement.bind(6, count > 0 ? minimum : nil)
+            statement.bind(7, count > 0 ? maximum : nil)
+            statement.bind(8, Int64(mergedCount))
+            statement.bind(9, mergedSum)
+            statement.bind(10, mergedCount > 0 ? mergedMinimum : nil)
+            statement.bind(11, mergedCount > 0 ? mergedMaximum : nil)
+        }
     }
 
     /// What replaces a type's summary from `first` to `last` (inclusive hours); `dense` false: the
@@ -75,17 +91,7 @@ struct HourSummaryBuilder {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """)
         for (key, hour) in computed.hours {
-            insert.bind(1, computed.typeID)
-            insert.bind(2, key.unit)
-            insert.bind(3, key.hour)
-            insert.bind(4, Int64(hour.count))
-            insert.bind(5, hour.sum)
-            insert.bind(6, hour.minimum)
-            insert.bind(7, hour.maximum)
-            insert.bind(8, Int64(hour.mergedCount))
-            insert.bind(9, hour.mergedSum)
-            insert.bind(10, hour.mergedCount > 0 ? hour.mergedMinimum : nil)
-            insert.bind(11, hour.mergedCount > 0 ? hour.mergedMaximum : nil)
+            hour.bind(to: insert, typeID: computed.typeID, key: key)
             try insert.run()
         }
         try database.prepare("UPDATE metric_hour_state SET summarised = ?, dirty_from = NULL, dirty_to = NULL WHERE type_id = ?")

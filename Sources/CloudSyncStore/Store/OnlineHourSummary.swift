@@ -150,17 +150,7 @@ final class OnlineHourSummary {
         for case let (typeID, .counted(type)) in types {
             guard type.dense else { continue }   // its hours wait for the judgement
             for (key, hour) in type.hours {
-                upsert.bind(1, typeID)
-                upsert.bind(2, key.unit)
-                upsert.bind(3, key.hour)
-                upsert.bind(4, Int64(hour.count))
-                upsert.bind(5, hour.sum)
-                upsert.bind(6, hour.count > 0 ? hour.minimum : nil)
-                upsert.bind(7, hour.count > 0 ? hour.maximum : nil)
-                upsert.bind(8, Int64(hour.mergedCount))
-                upsert.bind(9, hour.mergedSum)
-                upsert.bind(10, hour.mergedCount > 0 ? hour.mergedMinimum : nil)
-                upsert.bind(11, hour.mergedCount > 0 ? hour.mergedMaximum : nil)
+                hour.bind(to: upsert, typeID: typeID, key: key)
                 try upsert.run()
             }
             // Not keeping the capacity: 35 types' buffers of a commit's hours held 46 MB.
