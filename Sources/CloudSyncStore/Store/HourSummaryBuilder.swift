@@ -125,39 +125,17 @@ struct HourSummaryBuilder {
             ORDER BY m.type_id, m.start_date
             """)
         try rows.bind([.int(type.id), .int(hours.first * 3600 - type.longest), .int((hours.last + 1) * 3600 + type.longest)])
-        // The hours in the order the rows come (by hour; a few units may share one). A merged value
-        // comes a few samples late, to an hour near the end. A dictionary cost a third of the time.
-        var statistics: [(key: HourKey, statistics: HourStatistics)] = []
-        func index(of key: HourKey) -> Int? {
-            var index = statistics.count - 1
-            while index >= 0 && statistics[index].key.hour >= key.hour {
-                if statistics[index].key == key { return index }
-                index -= 1
-            }
-            return nil
-        }
+        var statistics = HourRun()
         var ranks = SourceRanks(deviceNames: try database.names("device"))
         var merger = SourceMerger<HourKey>()
         func addMerged(_ key: HourKey, _ value: Double) {
-            guard value != 0, key.hour >= hours.first, key.hour <= hours.last, let index = index(of: key) else { return }
-            statistics[index].statistics.addMerged(value)
+            if key.hour >= hours.first && key.hour <= hours.last { statistics.addMerged(key, value) }
         }
         var units: Set<Int64> = []
         while try rows.step() {
             let start = rows.int64(1), value = rows.double(3)
             let key = HourKey(unit: rows.int64(0), hour: Self.hour(of: start))
-            if key.hour >= hours.first && key.hour <= hours.last {
-                if let last = statistics.last, last.key == key {
-                    statistics[statistics.count - 1].statistics.add(value)
-                } else if let index = index(of: key) {
-                    statistics[index].statistics.add(value)
-                } else {
-                    var hour = HourStatistics()
-                    hour.add(value)
-                    statistics.append((key, hour))
-                    units.insert(key.unit)
-                }
-            }
+            if key.hour >= hours.first && key.hour <= hours.last && statistics.add(key, value) { units.insert(key.unit) }
             if cumulative {
                 merger.add(start: start, end: rows.int64(2), rank: ranks.rank(device: rows.int64(5), source: rows.int64(4)),
                            value: value, payload: key, emit: addMerged)
@@ -165,8 +143,53 @@ struct HourSummaryBuilder {
         }
         merger.finish(emit: addMerged)
         // Written in the table's order.
-        if units.count > 1 { statistics.sort { ($0.key.unit, $0.key.hour) < ($1.key.unit, $1.key.hour) } }
-        return statistics
+        if units.count > 1 { statistics.hours.sort { ($0.key.unit, $0.key.hour) < ($1.key.unit, $1.key.hour) } }
+        return statistics.hours
+    }
+}
+
+/// Hours of one type in the order its rows come (by hour; a few units may share one), for the
+/// rebuild and for the import. A merged value comes a few samples late, to an hour near the end.
+/// A dictionary cost a third of the rebuild's time.
+struct HourRun {
+    var hours: [(key: HourSummaryBuilder.HourKey, statistics: HourSummaryBuilder.HourStatistics)] = []
+
+    private func index(of key: HourSummaryBuilder.HourKey) -> Int? {
+        var index = hours.count - 1
+        while index >= 0 && hours[index].key.hour >= key.hour {
+            if hours[index].key == key { return index }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// Counts a sample; true when it opened a new hour.
+    @discardableResult
+    mutating func add(_ key: HourSummaryBuilder.HourKey, _ value: Double) -> Bool {
+        if let last = hours.last, last.key == key {
+            hours[hours.count - 1].statistics.add(value)
+        } else if let index = index(of: key) {
+            hours[index].statistics.add(value)
+        } else {
+            var statistics = HourSummaryBuilder.HourStatistics()
+            statistics.add(value)
+            hours.append((key, statistics))
+            return true
+        }
+        return false
+    }
+
+    /// Counts a sample's merged value (0: nothing). An hour no longer here (the import wrote it at a
+    /// commit) gets an entry of its merged part, which the upsert adds to it.
+    mutating func addMerged(_ key: HourSummaryBuilder.HourKey, _ value: Double) {
+        guard value != 0 else { return }
+        if let index = index(of: key) {
+            hours[index].statistics.addMerged(value)
+        } else {
+            var statistics = HourSummaryBuilder.HourStatistics()
+            statistics.addMerged(value)
+            hours.append((key, statistics))
+        }
     }
 }
 

@@ -25,30 +25,11 @@ final class OnlineHourSummary {
         var dense = false
         var merger = SourceMerger<HourSummaryBuilder.HourKey>()
         /// Hours since the last commit, in the order the rows came.
-        var hours: [(key: HourSummaryBuilder.HourKey, statistics: HourSummaryBuilder.HourStatistics)] = []
+        var hours = HourRun()
 
         init(cumulative: Bool) { self.cumulative = cumulative }
 
-        func index(of key: HourSummaryBuilder.HourKey) -> Int? {
-            var index = hours.count - 1
-            while index >= 0 && hours[index].key.hour >= key.hour {
-                if hours[index].key == key { return index }
-                index -= 1
-            }
-            return nil
-        }
-
-        func addMerged(_ key: HourSummaryBuilder.HourKey, _ value: Double) {
-            guard value != 0 else { return }
-            if let index = index(of: key) {
-                hours[index].statistics.addMerged(value)
-            } else {
-                // The hour went out with an earlier commit: its merged part joins it there.
-                var statistics = HourSummaryBuilder.HourStatistics()
-                statistics.addMerged(value)
-                hours.append((key, statistics))
-            }
-        }
+        func addMerged(_ key: HourSummaryBuilder.HourKey, _ value: Double) { hours.addMerged(key, value) }
     }
 
     private let database: SQLiteDatabase
@@ -115,16 +96,7 @@ final class OnlineHourSummary {
         guard start >= type.lastStart else { return leave(typeID) }
         type.lastStart = start
         let key = HourSummaryBuilder.HourKey(unit: unit, hour: HourSummaryBuilder.hour(of: start))
-        if let last = type.hours.last, last.key == key {
-            type.hours[type.hours.count - 1].statistics.add(value)
-        } else if let index = type.index(of: key) {
-            type.hours[index].statistics.add(value)
-        } else {
-            var statistics = HourSummaryBuilder.HourStatistics()
-            statistics.add(value)
-            type.hours.append((key, statistics))
-            type.hourCount += 1
-        }
+        if type.hours.add(key, value) { type.hourCount += 1 }
         type.rows += 1
         if type.cumulative { type.merger.add(start: start, end: end, rank: try rank(), value: value, payload: key, emit: type.addMerged) }
     }
@@ -149,12 +121,12 @@ final class OnlineHourSummary {
     func write() throws {
         for case let (typeID, .counted(type)) in types {
             guard type.dense else { continue }   // its hours wait for the judgement
-            for (key, hour) in type.hours {
+            for (key, hour) in type.hours.hours {
                 hour.bind(to: upsert, typeID: typeID, key: key)
                 try upsert.run()
             }
             // Not keeping the capacity: 35 types' buffers of a commit's hours held 46 MB.
-            type.hours.removeAll()
+            type.hours.hours.removeAll()
         }
     }
 
