@@ -4,7 +4,11 @@ set -euo pipefail
 # zbar-tools: the tests decode the pairing QR code with its zbarimg (they skip that check without it).
 # time: GNU time measures the peak memory of cloudsync runs in the hostile-input tests.
 # python3-venv: scripts/install-test-tools.sh puts DuckDB into a virtual environment for the tests.
-packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev zbar-tools time python3-venv)
+# postgresql: the receiver's storage tests run `serve`'s PostgreSQL backend against a cluster they
+# create themselves (initdb, pg_ctl on a socket in a temporary folder); they skip without it.
+# nginx, openssl: the load balancer (and TLS terminator, with a CA the tests make) in front of
+# several `serve` instances in the tests; they skip without it.
+packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev zbar-tools time python3-venv postgresql nginx openssl)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -12,10 +12,16 @@ public struct Receiver: Sendable {
     let faults: FaultSchedule
     let logger: Logger
 
-    public init(configuration: ReceiverConfiguration, logger: Logger) throws {
+    /// Opens the storage `configuration.databasePath` names: an SQLite file, or PostgreSQL for a
+    /// `postgres://` address (migrated on the way).
+    public init(configuration: ReceiverConfiguration, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
-        storage = try SQLiteReceiverStorage(path: configuration.databasePath)
+        if PostgresLocation.isPostgres(configuration.databasePath) {
+            storage = try await PostgresReceiverStorage(location: try PostgresLocation(configuration.databasePath), logger: logger)
+        } else {
+            storage = try SQLiteReceiverStorage(path: configuration.databasePath)
+        }
         faults = FaultSchedule(configuration.faults)
     }
 
@@ -52,6 +58,7 @@ public struct Receiver: Sendable {
     func makeRouter() -> Router<ReceiverContext> {
         let router = Router(context: ReceiverContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
+        router.add(middleware: StorageUnavailableMiddleware(logger: logger))
         if let users = configuration.users { router.add(middleware: BearerTokenMiddleware(users: users)) }
         router.get("/health") { _, _ in JSONResponse.make(.ok, ["status": "ok"]) }
         for prefix in ["", "/api/v1"] {

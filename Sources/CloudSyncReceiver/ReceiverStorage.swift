@@ -74,3 +74,13 @@ struct ReceivedPairing: Sendable {
     var deviceName: String?
     var pairedAt: String
 }
+
+/// The storage cannot answer now (its database server is down, restarting or too slow): the
+/// request is answered 503 with `Retry-After`, and the client sends it again. Nothing of it is
+/// acknowledged, and the identities make the retry store each item once.
+struct StorageUnavailable: Error, CustomStringConvertible {
+    var reason: String
+    /// What the 503's `Retry-After` asks of the client, in seconds.
+    static let retryAfterSeconds = 2
+    var description: String { "the database is unavailable: \(reason)" }
+}

@@ -3,17 +3,18 @@ import CloudSyncModel
 import CloudSyncStore
 import Crypto
 import Foundation
+import NIOCore
 
 /// The request bodies of the three contracts, built from pending metrics.
 enum BatchBody {
     /// A CloudCare `HealthDataExport` envelope. The metrics' JSON is assembled from stored parts so
     /// that it is byte for byte what `convert` writes.
-    static func cloudCare(_ batch: [PendingMetric], identity: CloudCareIdentity, range: PendingSummary) -> [UInt8] {
-        var out = ByteBuffer(capacity: batch.count * 300 + 512)
+    static func cloudCare(_ batch: [PendingMetric], identity: CloudCareIdentity, range: PendingSummary) -> NIOCore.ByteBuffer {
+        var out = CloudSyncModel.ByteBuffer(capacity: batch.count * 300 + 512)
         out.append("{\"userId\":")
-        out.append(json(identity.userId))
+        appendString(identity.userId, to: &out)
         out.append(",\"deviceId\":")
-        out.append(json(identity.deviceId))
+        appendString(identity.deviceId, to: &out)
         out.append(",\"exportTimestamp\":\"")
         out.append(UTCDateFormatter.string(Int64(Date().timeIntervalSince1970)))
         out.append("\",\"dataRange\":{\"startDate\":\"")
@@ -27,33 +28,82 @@ enum BatchBody {
             withMapped(pending, &metric) { MetricJSON.append($0, to: &out) }
         }
         out.append("]}")
-        return out.withBytes { Array($0) }
+        return requestBody(out)
     }
 
-    /// Flō samples: `{"samples":[{dataType, value, unit, startDate, endDate, sourceName, sourceBundleId,
-    /// deviceName, deviceManufacturer, deviceModel, metadata, uuid}]}`.
-    static func flo(_ batch: [PendingMetric]) -> [UInt8] {
-        let samples: [[String: Any]] = batch.map { metric in
-            let metadata = (try? JSONSerialization.jsonObject(with: Data(metric.metadataJSON.utf8))) as? [String: Any] ?? [:]
+    /// Flō samples: `{"samples":[{dataType, deviceManufacturer, deviceModel, deviceName, endDate,
+    /// metadata, sourceBundleId, sourceName, startDate, unit, uuid, value}]}`, the keys sorted. The
+    /// stored metadata object goes in as it is (it is JSON already), not parsed and encoded again.
+    static func flo(_ batch: [PendingMetric]) -> NIOCore.ByteBuffer {
+        var out = CloudSyncModel.ByteBuffer(capacity: batch.count * 400 + 16)
+        out.append("{\"samples\":[")
+        for (i, metric) in batch.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
             let isApple = metric.device.hasPrefix("Apple") || metric.device.hasPrefix("iPhone") || metric.device.hasPrefix("iPad")
-            return [
-                "dataType": metric.type, "value": metric.value, "unit": metric.unit,
-                "startDate": isoMilliseconds(metric.startDate), "endDate": isoMilliseconds(metric.endDate),
-                "sourceName": metric.sourceApp, "sourceBundleId": NSNull(), "deviceName": metric.device,
-                "deviceManufacturer": isApple ? "Apple Inc." : NSNull(), "deviceModel": metric.device,
-                "metadata": metadata, "uuid": stableUUID(metric),
-            ]
+            out.append("{\"dataType\":")
+            appendString(metric.type, to: &out)
+            out.append(isApple ? ",\"deviceManufacturer\":\"Apple Inc.\",\"deviceModel\":" : ",\"deviceManufacturer\":null,\"deviceModel\":")
+            appendString(metric.device, to: &out)
+            out.append(",\"deviceName\":")
+            appendString(metric.device, to: &out)
+            out.append(",\"endDate\":")
+            appendString(isoMilliseconds(metric.endDate), to: &out)
+            out.append(",\"metadata\":")
+            out.append(metric.metadataJSON.first == "{" ? metric.metadataJSON : "{}")
+            out.append(",\"sourceBundleId\":null,\"sourceName\":")
+            appendString(metric.sourceApp, to: &out)
+            out.append(",\"startDate\":")
+            appendString(isoMilliseconds(metric.startDate), to: &out)
+            out.append(",\"unit\":")
+            appendString(metric.unit, to: &out)
+            out.append(",\"uuid\":\"")
+            out.append(stableUUID(metric))
+            out.append("\",\"value\":")
+            NumberFormatting.append(metric.value, to: &out)
+            out.append(UInt8(ascii: "}"))
         }
-        return Array((try? JSONSerialization.data(withJSONObject: ["samples": samples], options: [.sortedKeys])) ?? Data())
+        out.append("]}")
+        return requestBody(out)
     }
 
-    /// HealthStepsSync samples: `{"samples":[{uuid, startDate, endDate, count, sourceBundleId, sourceDeviceName}]}`.
-    static func steps(_ batch: [PendingMetric]) -> [UInt8] {
-        let samples: [[String: Any]] = batch.map { metric in
-            ["uuid": stableUUID(metric), "startDate": isoMilliseconds(metric.startDate), "endDate": isoMilliseconds(metric.endDate),
-             "count": Int(metric.value.rounded()), "sourceBundleId": metric.sourceApp, "sourceDeviceName": metric.device]
+    /// HealthStepsSync samples: `{"samples":[{count, endDate, sourceBundleId, sourceDeviceName,
+    /// startDate, uuid}]}`, the keys sorted.
+    static func steps(_ batch: [PendingMetric]) -> NIOCore.ByteBuffer {
+        var out = CloudSyncModel.ByteBuffer(capacity: batch.count * 220 + 16)
+        out.append("{\"samples\":[")
+        for (i, metric) in batch.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append("{\"count\":")
+            out.appendInteger(Int64(metric.value.rounded()))
+            out.append(",\"endDate\":")
+            appendString(isoMilliseconds(metric.endDate), to: &out)
+            out.append(",\"sourceBundleId\":")
+            appendString(metric.sourceApp, to: &out)
+            out.append(",\"sourceDeviceName\":")
+            appendString(metric.device, to: &out)
+            out.append(",\"startDate\":")
+            appendString(isoMilliseconds(metric.startDate), to: &out)
+            out.append(",\"uuid\":\"")
+            out.append(stableUUID(metric))
+            out.append("\"}")
         }
-        return Array((try? JSONSerialization.data(withJSONObject: ["samples": samples], options: [.sortedKeys])) ?? Data())
+        out.append("]}")
+        return requestBody(out)
+    }
+
+    /// The built JSON, copied once into the buffer the request sends.
+    private static func requestBody(_ out: borrowing CloudSyncModel.ByteBuffer) -> NIOCore.ByteBuffer {
+        out.withBytes { bytes in
+            var body = ByteBufferAllocator().buffer(capacity: bytes.count)
+            body.writeBytes(UnsafeRawBufferPointer(bytes))
+            return body
+        }
+    }
+
+    /// A JSON string literal of `text`, escaped.
+    private static func appendString(_ text: String, to out: inout CloudSyncModel.ByteBuffer) {
+        var text = text
+        text.withUTF8 { out.appendJSONString($0) }
     }
 
     /// A UUID that is the same on every run for the same metric: version 5 (SHA-1, RFC 4122) of
@@ -77,11 +127,6 @@ enum BatchBody {
 
     static func isoMilliseconds(_ seconds: Int64) -> String {
         String(UTCDateFormatter.string(seconds).dropLast()) + ".000Z"
-    }
-
-    private static func json(_ string: String) -> String {
-        String(decoding: (try? JSONSerialization.data(withJSONObject: [string], options: [])) ?? Data("[\"\"]".utf8), as: UTF8.self)
-            .dropFirst().dropLast().description
     }
 
     private static func withMapped(_ pending: PendingMetric, _ metric: inout MappedMetric, _ body: (MappedMetric) -> Void) {

@@ -22,9 +22,10 @@ struct HTTPTransport: Sendable {
     /// one of its `replyKeys`): a proxy or web page that answers 200 with HTML has not stored
     /// anything, so the batch must not be acknowledged (it is retried like a 5xx, which the
     /// receivers' duplicate keys make safe).
-    func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, what: String, replyOf target: UploadTarget? = nil) async throws -> Reply {
+    func send(_ method: HTTPMethod, _ path: String, body: ByteBuffer?, what: String, replyOf target: UploadTarget? = nil) async throws -> Reply {
         let url = configuration.server.absoluteString.trimmingTrailingSlash + path
         var attempt = 0
+        var waitedAsAsked = 0.0
         while true {
             attempt += 1
             try Task.checkCancellation()
@@ -38,7 +39,7 @@ struct HTTPTransport: Sendable {
                 if let token = configuration.token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
                 if let body {
                     request.headers.add(name: "Content-Type", value: "application/json")
-                    request.body = .bytes(ByteBuffer(bytes: body))
+                    request.body = .bytes(body)
                 }
                 let response = try await client.execute(request, timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
                 let buffer = try await response.body.collect(upTo: 16 << 20)
@@ -56,6 +57,9 @@ struct HTTPTransport: Sendable {
                     retryAfter = response.headers.first(name: "Retry-After").flatMap(Self.retryAfterSeconds)
                     lastProblem = "429 too many requests"
                 case 500..<600:
+                    // A 503 with Retry-After: the server is up but its database is not (serve on
+                    // PostgreSQL while it restarts); it says when to come back.
+                    retryAfter = response.headers.first(name: "Retry-After").flatMap(Self.retryAfterSeconds)
                     lastProblem = "\(reply.status) \(Self.words(reply.body))"
                 default:
                     throw UploadError.rejected(reply.status, Self.words(reply.body), what: what)
@@ -69,11 +73,16 @@ struct HTTPTransport: Sendable {
                 lastProblem = NetworkProblem.describe(error, server: configuration.server)
                 if NetworkProblem.isPermanent(error) { throw UploadError.untrusted(lastProblem) }
             }
-            guard attempt < configuration.retry.maximumAttempts else {
+            let wait = configuration.retry.delay(afterAttempt: attempt, retryAfter: retryAfter)
+            // A server that names its wait is alive and asks for patience: those waits count
+            // against `maximumRetryAfter` in all, not against the attempts.
+            if retryAfter != nil, waitedAsAsked + wait <= configuration.retry.maximumRetryAfter {
+                waitedAsAsked += wait
+                attempt -= 1
+            } else if attempt >= configuration.retry.maximumAttempts {
                 throw UploadError.gaveUp(attempt, lastProblem, what: what)
             }
             retries.increment()
-            let wait = configuration.retry.delay(afterAttempt: attempt, retryAfter: retryAfter)
             try await Task.sleep(for: .seconds(wait))
         }
     }

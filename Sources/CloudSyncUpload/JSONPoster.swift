@@ -1,3 +1,4 @@
+import NIOCore
 import NIOHTTP1
 import AsyncHTTPClient
 import Foundation
@@ -9,14 +10,16 @@ public enum JSONPoster {
         public var body: Data
     }
 
-    public static func post(server: URL, path: String, json: Data, token: String?, timeout: Double = 30) async throws -> Answer {
+    public static func post(server: URL, path: String, json: Data, token: String?, timeout: Double = 30,
+                            caCertificates: String? = nil) async throws -> Answer {
         var configuration = UploadConfiguration(server: server)
         configuration.token = token
         configuration.requestTimeout = timeout
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        configuration.caCertificates = caCertificates
+        let client = try UploadClient.make(configuration)
         do {
             let reply = try await HTTPTransport(client: client, configuration: configuration, retries: RetryCounter())
-                .send(.POST, path, body: Array(json), what: "the pairing request")
+                .send(.POST, path, body: ByteBuffer(bytes: json), what: "the pairing request")
             try await client.shutdown()
             return Answer(status: reply.status, body: Data(reply.body))
         } catch {

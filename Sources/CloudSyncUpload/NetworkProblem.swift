@@ -40,8 +40,8 @@ enum NetworkProblem {
         }
         let text = String(describing: error)
         if isPermanent(error) {
-            return "the TLS certificate of \(host) is not trusted by this machine (a private CA or a self-signed certificate?): "
-                + "install the CA in the system's trust store, or use a URL whose certificate is trusted"
+            return "the TLS certificate of \(place) is not trusted (a private CA or a self-signed certificate?): "
+                + "give its CA with --cacert FILE (PEM), or install it in the system's trust store"
         }
         if text.contains("handshake") || text.contains("SSL") || text.contains("TLS") {
             return "the TLS handshake with \(place) failed: is it an https server (or an http one given as https)?"

@@ -45,6 +45,8 @@ public struct UploadConfiguration: Sendable {
     public var allTypes = false
     /// Sent as `Authorization: Bearer …`; never logged, never in an error.
     public var token: String?
+    /// A PEM file of certificate authorities to trust besides the system's (`--cacert`).
+    public var caCertificates: String?
     /// One request's deadline, connection included.
     public var requestTimeout: Double = 30
     public var retry = RetryPolicy()
@@ -53,7 +55,8 @@ public struct UploadConfiguration: Sendable {
 }
 
 /// Exponential backoff with full jitter, a cap and a bounded number of attempts. 5xx, 429 and
-/// network errors are retried; 429's `Retry-After` is honoured (up to `maximumRetryAfter`).
+/// network errors are retried; the `Retry-After` of a 429 or 5xx is honoured, such waits counting
+/// against `maximumRetryAfter` in all rather than against the attempts.
 public struct RetryPolicy: Sendable {
     public var maximumAttempts = 6
     public var initialDelay = 0.5

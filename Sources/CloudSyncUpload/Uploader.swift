@@ -71,8 +71,7 @@ public final class Uploader {
             report.seconds = Date().timeIntervalSince(started)
             return report
         }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
-            timeout: .init(connect: .seconds(10), read: .milliseconds(Int64(configuration.requestTimeout * 1000)))))
+        let client = try UploadClient.make(configuration)
         do {
             try await upload(client, &report)
             try await client.shutdown()
@@ -145,7 +144,7 @@ public final class Uploader {
                 let body: [String: Any] = ["sampleCount": count, "startDate": backfillStart.iso,
                                            "endDate": BatchBody.isoMilliseconds(summary.lastEnd ?? Int64(Date().timeIntervalSince1970))]
                 let reply = try await transport.send(.POST, "/api/healthkit/mark-backfill-complete",
-                                                     body: Array(try JSONSerialization.data(withJSONObject: body)), what: "mark-backfill-complete")
+                                                     body: NIOCore.ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)), what: "mark-backfill-complete")
                 try store.recordBackfill(targetID: targetID, complete: true, backfillDate: reply.object?["backfillDate"] as? String,
                                          recommendedStart: backfillStart.iso)
                 report.backfillMarkedComplete = true
@@ -246,7 +245,7 @@ public final class Uploader {
         }
     }
 
-    static func body(_ target: UploadTarget, _ batch: [PendingMetric], identity: CloudCareIdentity, range: PendingSummary) -> [UInt8] {
+    static func body(_ target: UploadTarget, _ batch: [PendingMetric], identity: CloudCareIdentity, range: PendingSummary) -> NIOCore.ByteBuffer {
         switch target {
         case .cloudcare: return BatchBody.cloudCare(batch, identity: identity, range: range)
         case .flo: return BatchBody.flo(batch)

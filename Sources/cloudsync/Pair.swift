@@ -12,6 +12,7 @@ struct Pair: AsyncParsableCommand {
         usage: """
             cloudsync pair [--store PATH] [--device-name NAME] [--png FILE] [--no-qr]
                      [--server URL --android-user-id ID] [--token-file FILE]
+                     [--cacert FILE]
             """,
         discussion: """
             Prints the pairing object as JSON on stdout and draws it as a QR code on stderr (or with --png FILE as an \
@@ -40,6 +41,9 @@ struct Pair: AsyncParsableCommand {
 
     @Option(help: "The Android user to pair with (with --server).")
     var androidUserId: String?
+
+    @Option(help: ArgumentHelp("Trust the certificate authorities in this PEM file too (a server with a private CA).", valueName: "file"))
+    var cacert: String?
 
     @OptionGroup var tokenOptions: TokenOptions
 
@@ -73,12 +77,13 @@ struct Pair: AsyncParsableCommand {
             guard let url = URL(string: server), url.host != nil else { throw usageError("--server '\(server)' is not a URL", command: "pair") }
             do {
                 let answer = try await JSONPoster.post(server: url, path: "/wearables/devices/pair",
-                                                       json: request.json(includingAndroidUser: true), token: try tokenOptions.token())
+                                                       json: request.json(includingAndroidUser: true), token: try tokenOptions.token(),
+                                                       caCertificates: cacert)
                 FileHandle.standardOutput.write(answer.body)
                 FileHandle.standardOutput.write(Data("\n".utf8))
             } catch let error as UploadError {
                 printError("pairing with \(server) failed: \(error.description)")
-                throw error.isAuthorization ? ExitStatus.noPermission : ExitStatus.unavailable
+                throw error.isAuthorization ? ExitStatus.noPermission : error.isUsage ? ExitStatus.usage : ExitStatus.unavailable
             }
             return
         }

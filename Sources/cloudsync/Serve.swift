@@ -126,7 +126,7 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = .info
         let receiver: Receiver
         do {
-            receiver = try Receiver(configuration: configuration, logger: logger)
+            receiver = try await Receiver(configuration: configuration, logger: logger)
         } catch {
             printError("\(db): cannot open the receiver's database: \(error)")
             throw ExitStatus.cannotCreate

@@ -11,7 +11,7 @@ struct Upload: AsyncParsableCommand {
         usage: """
             cloudsync upload --server URL [--store PATH]
                      [--target cloudcare|flo|steps] [--token-file FILE | --no-token]
-                     [--batch-size N] [--concurrency N] [--timeout S]
+                     [--batch-size N] [--concurrency N] [--timeout S] [--cacert FILE]
                      [--max-attempts N] [--retry-delay S] [--dry-run] [--all-types]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
             """,
@@ -19,7 +19,8 @@ struct Upload: AsyncParsableCommand {
             Batches go in startDate order. A batch counts as uploaded (for this target and server) only once the \
             server acknowledged it; after a crash or an interrupt, upload again: nothing is lost or doubled. \
             5xx, 429 (Retry-After honoured), timeouts and connection errors are retried with exponential backoff; \
-            other 4xx stop the upload with the server's words.
+            other 4xx stop the upload with the server's words. A certificate that is not trusted is not retried: \
+            for a server whose certificate a private CA signed, give that CA with --cacert FILE (PEM).
 
             The token comes from $CLOUDSYNC_TOKEN or --token-file (never the command line, which other users \
             can read); --no-token says that the server takes none.
@@ -53,6 +54,9 @@ struct Upload: AsyncParsableCommand {
 
     @Option(help: "Batches in flight at once.")
     var concurrency = 1
+
+    @Option(help: ArgumentHelp("Trust the certificate authorities in this PEM file too (a server with a private CA).", valueName: "file"))
+    var cacert: String?
 
     @Option(help: "Seconds one request may take before it is retried.")
     var timeout = 30.0
@@ -96,6 +100,7 @@ struct Upload: AsyncParsableCommand {
         configuration.batchSize = batchSize
         configuration.concurrency = concurrency
         configuration.requestTimeout = timeout
+        configuration.caCertificates = cacert
         configuration.retry.maximumAttempts = maxAttempts
         configuration.retry.initialDelay = retryDelay
         configuration.dryRun = dryRun

@@ -12,12 +12,13 @@ final class ServeProcess {
     let database: String
     let stderrPath: String
 
-    init(_ extraArguments: [String] = [], directory: URL) throws {
-        database = directory.appendingPathComponent("received.sqlite").path
-        stderrPath = directory.appendingPathComponent("serve.err").path
+    /// `database`: what `--db` gets (a postgres:// address), else an SQLite file in `directory`.
+    init(_ extraArguments: [String] = [], directory: URL, database: String? = nil, name: String = "serve") throws {
+        self.database = database ?? directory.appendingPathComponent("received.sqlite").path
+        stderrPath = directory.appendingPathComponent("\(name).err").path
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = CLI.binary
-        process.arguments = ["serve", "--port", "0", "--db", database] + extraArguments
+        process.arguments = ["serve", "--port", "0", "--db", self.database] + extraArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         try process.run()

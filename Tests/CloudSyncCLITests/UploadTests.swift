@@ -127,6 +127,19 @@ import Testing
         _ = try CLI.run(["upload", "--no-token", "--store", other, "--server", serve2.url, "--target", "flo"])
         let uuids = { (s: ServeProcess) in try SQLiteDatabase(path: s.database, mode: .readOnly).scalarText("SELECT group_concat(uuid) FROM (SELECT uuid FROM flo_sample ORDER BY uuid)") }
         #expect(try uuids(serve) == uuids(serve2))
+        // Each sample has the contract's fields, its stored metadata as an object, and its value as a number.
+        let bodies = try SQLiteDatabase(path: serve.database, mode: .readOnly)
+            .scalarText("SELECT '[' || group_concat(body) || ']' FROM flo_sample") ?? "[]"
+        let samples = try #require(try JSONSerialization.jsonObject(with: Data(bodies.utf8)) as? [[String: Any]])
+        #expect(samples.count == 23)
+        for sample in samples {
+            #expect(Set(sample.keys).isSuperset(of: ["dataType", "value", "unit", "startDate", "endDate", "uuid", "sourceName", "metadata"]),
+                    "\(sample)")
+            #expect(sample["value"] is NSNumber && sample["metadata"] is [String: Any] && (sample["uuid"] as? String)?.count == 36)
+        }
+        let heartRate = try #require(samples.first { ($0["metadata"] as? [String: Any])?["HKMetadataKeyHeartRateMotionContext"] != nil })
+        #expect(heartRate["dataType"] as? String == "HKQuantityTypeIdentifierHeartRate")
+        #expect((heartRate["startDate"] as? String)?.hasSuffix(".000Z") == true)
         _ = serve.stop(); _ = serve2.stop()
     }
 

@@ -1,0 +1,114 @@
+@testable import CloudSyncReceiver
+import CloudSyncTesting
+import Foundation
+import Logging
+import Testing
+
+/// One suite for every storage backend of `serve`: the same calls and the same answers from the
+/// SQLite file and from PostgreSQL (a cluster the test creates and stops).
+@Suite(.serialized) struct ReceiverStorageTests {
+    enum Backend: String, CaseIterable, Sendable { case sqlite, postgres }
+
+    /// A fresh storage of that backend, and what to clean up after.
+    private static func storage(_ backend: Backend, _ body: (any ReceiverStorage, PostgresCluster?) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudsync-storage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        switch backend {
+        case .sqlite:
+            try await body(try SQLiteReceiverStorage(path: folder.appendingPathComponent("serve.sqlite").path), nil)
+        case .postgres:
+            let cluster = try PostgresCluster()
+            defer { cluster.remove() }
+            let storage = try await PostgresReceiverStorage(location: try PostgresLocation(cluster.url()), logger: Logger(label: "test"))
+            try await body(storage, cluster)
+        }
+    }
+
+    private static func metric(_ type: String, _ start: String, _ end: String, _ value: Double, source: String = "Watch") -> ReceivedMetric {
+        ReceivedMetric(type: type, startDate: start, endDate: end, sourceApp: source, value: value, unit: "count", metadata: "{}")
+    }
+
+    @Test(arguments: Backend.allCases) func cloudCareStoresEachIdentityOncePerUser(_ backend: Backend) async throws {
+        if backend == .postgres && !PostgresCluster.isAvailable { print("skipped: \(backend): PostgreSQL is not installed"); return }
+        try await Self.storage(backend) { storage, _ in
+            let batch = [
+                Self.metric("steps", "2024-05-01T08:00:00Z", "2024-05-01T08:10:00Z", 100),
+                // Same type and end date, another value or start: the real backend's index drops these; we keep them.
+                Self.metric("steps", "2024-05-01T08:00:00Z", "2024-05-01T08:10:00Z", 120),
+                Self.metric("steps", "2024-05-01T08:05:00Z", "2024-05-01T08:10:00Z", 100),
+                Self.metric("heart_rate", "2024-05-01T08:06:00Z", "2024-05-01T08:06:00Z", 72),
+            ]
+            #expect(try await storage.storeCloudCare(owner: "ana", userId: "u", deviceId: "d", metrics: batch) == 4)
+            #expect(try await storage.storeCloudCare(owner: "ana", userId: "u", deviceId: "d", metrics: batch) == 0)
+            #expect(try await storage.storeCloudCare(owner: "ben", userId: "u", deviceId: "d", metrics: Array(batch.prefix(1))) == 1)
+            let ana = try await storage.cloudCareSummary(owner: "ana")
+            #expect(ana.metrics == 4 && ana.byType == ["steps": 3, "heart_rate": 1])
+            #expect(ana.first == "2024-05-01T08:00:00Z" && ana.last == "2024-05-01T08:10:00Z")
+            #expect(try await storage.cloudCareSummary(owner: "ben").metrics == 1)
+            #expect(try await storage.cloudCareSummary(owner: "nobody").metrics == 0)
+            #expect(try await storage.storeCloudCare(owner: "ana", userId: "u", deviceId: "d", metrics: []) == 0)
+        }
+    }
+
+    @Test(arguments: Backend.allCases) func floAndStepsAndPairings(_ backend: Backend) async throws {
+        if backend == .postgres && !PostgresCluster.isAvailable { print("skipped: \(backend): PostgreSQL is not installed"); return }
+        try await Self.storage(backend) { storage, _ in
+            #expect(try await storage.floState(owner: "ana").backfillComplete == false)
+            let samples = (0..<3).map { ReceivedFloSample(uuid: "u\($0)", dataType: "steps", value: Double($0), unit: "count",
+                                                         startDate: "2024-05-0\($0 + 1)", endDate: "2024-05-0\($0 + 1)", body: "{}") }
+            #expect(try await storage.storeFloSamples(owner: "ana", samples) == 3)
+            #expect(try await storage.storeFloSamples(owner: "ana", samples) == 0)
+            #expect(try await storage.storeFloSamples(owner: "ben", samples) == 3)
+            try await storage.markFloBackfillComplete(owner: "ana", date: "2024-05-03", sampleCount: 3)
+            try await storage.markFloBackfillComplete(owner: "ana", date: "2024-05-04", sampleCount: 4)
+            let state = try await storage.floState(owner: "ana")
+            #expect(state.backfillComplete && state.backfillDate == "2024-05-04")
+            #expect(try await storage.floState(owner: "ben").backfillComplete == false)
+
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("steps-\(UUID().uuidString).jsonl")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let steps = ["a", "b", "a"].map { ReceivedStepsSample(uuid: $0, line: "{\"uuid\":\"\($0)\"}") }
+            #expect(try await storage.storeSteps(owner: "ana", steps, appendingTo: file) == 2)
+            #expect(try await storage.storeSteps(owner: "ana", steps, appendingTo: file) == 0)
+            #expect(try String(contentsOf: file, encoding: .utf8) == "{\"uuid\":\"a\"}\n{\"uuid\":\"b\"}\n")
+            #expect(try await storage.stepsCount(owner: "ana") == 2)
+            // A file that cannot be written: nothing is marked as stored.
+            let unwritable = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/steps.jsonl")
+            await #expect(throws: (any Error).self) {
+                try await storage.storeSteps(owner: "ana", [ReceivedStepsSample(uuid: "c", line: "{}")], appendingTo: unwritable)
+            }
+            #expect(try await storage.stepsCount(owner: "ana") == 2)
+            try await storage.deleteSteps(owner: "ana")
+            #expect(try await storage.stepsCount(owner: "ana") == 0)
+
+            let pairing = ReceivedPairing(iosUserId: "i", iosDeviceId: "d", androidUserId: "a", deviceName: nil, pairedAt: "2024-05-01")
+            let first = try await storage.storePairing(owner: "ana", pairing)
+            #expect(try await storage.storePairing(owner: "ana", pairing) > first)
+            await storage.log(owner: "ana", path: "/x", status: 200, count: 3)
+        }
+    }
+
+    @Test func twoInstancesStartingAtOnceMigrateOnce() async throws {
+        guard PostgresCluster.isAvailable else { print("skipped: PostgreSQL is not installed"); return }
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let location = try PostgresLocation(cluster.url())
+        async let first = PostgresReceiverStorage(location: location, logger: Logger(label: "a"))
+        async let second = PostgresReceiverStorage(location: location, logger: Logger(label: "b"))
+        _ = try await (first, second)
+        #expect(try cluster.psql("SELECT count(*) FROM cloudsync_migration") == "\(PostgresReceiverStorage.migrations.count)")
+        // A third finds the schema current.
+        _ = try await PostgresReceiverStorage(location: location, logger: Logger(label: "c"))
+        #expect(try cluster.psql("SELECT count(*) FROM cloudsync_migration") == "\(PostgresReceiverStorage.migrations.count)")
+    }
+
+    @Test func postgresAddresses() throws {
+        #expect(try PostgresLocation("postgres://ana@db.example:6543/health").description == "postgres://ana@db.example:6543/health")
+        #expect(try PostgresLocation("postgresql://ana:secret@db/health?sslmode=require").description == "postgresql://ana:%E2%80%A6@db/health?sslmode=require")
+        #expect(try PostgresLocation("postgres://ana@localhost/health?host=/run/postgresql").socketPath == "/run/postgresql/.s.PGSQL.5432")
+        #expect(throws: StorageError.self) { try PostgresLocation("postgres://db.example/health") }
+        #expect(throws: StorageError.self) { try PostgresLocation("postgres://ana@db.example/") }
+        #expect(throws: StorageError.self) { try PostgresLocation("postgres://ana@db.example/health?sslmode=sometimes") }
+    }
+}

@@ -1,0 +1,178 @@
+import CloudSyncStore
+import CloudSyncTesting
+import Foundation
+import Testing
+
+/// Four `serve` processes on one PostgreSQL database behind nginx behave as one backend: eight users
+/// upload at once, through an instance killed half-way and through a database stopped for 10 s,
+/// and every metric is stored exactly once per user. The cluster and nginx are the test's own.
+@Suite(.serialized) struct ServeClusterTests {
+    static let users = (1...8).map { "user\($0)" }
+    /// Each user's store: two overlapping exports of 1,500 heart rates (2,500 distinct), shifted
+    /// by the user's number, so that users' data overlap too (and must still be counted apart).
+    static let metricsPerUser = 2500
+
+    /// The cluster, its four instances and nginx in front, for one test.
+    final class Backend {
+        let directory: URL
+        let cluster: PostgresCluster
+        var instances: [ServeProcess] = []
+        let nginx: Nginx
+        let tokens: URL
+
+        init(instances count: Int = 4, serveArguments: [String] = []) throws {
+            directory = try CLI.temporaryDirectory()
+            cluster = try PostgresCluster()
+            tokens = directory.appendingPathComponent("tokens")
+            try Data(ServeClusterTests.users.map { "\($0) \(ServeClusterTests.token($0))\n" }.joined().utf8).write(to: tokens)
+            for index in 0..<count {
+                instances.append(try ServeProcess(["--tokens", tokens.path] + serveArguments, directory: directory,
+                                                  database: cluster.url(), name: "serve\(index)"))
+            }
+            nginx = try Nginx(upstreams: instances.map(\.port))
+        }
+
+        var url: String { "http://127.0.0.1:\(nginx.port)/api/v1" }
+
+        /// Stored metrics per owner, from PostgreSQL.
+        func storedPerUser() throws -> [String: Int] {
+            let text = try cluster.psql("SELECT owner || ' ' || count(*) FROM cloudcare_metric GROUP BY owner")
+            return Dictionary(uniqueKeysWithValues: text.split(separator: "\n").map {
+                let parts = $0.split(separator: " ")
+                return (String(parts[0]), Int(parts[1]) ?? -1)
+            })
+        }
+
+        deinit {
+            nginx.stop()
+            for instance in instances { _ = instance.stop() }
+            cluster.remove()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    static func token(_ user: String) -> String { "\(user)-token-0123456789abcdef" }
+
+    /// An export of `count` heart rates, one a minute from minute `first` of November 2023.
+    static func export(first: Int, count: Int) -> String {
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
+        for minute in first..<(first + count) {
+            let date = Date(timeIntervalSince1970: TimeInterval(1_700_000_000 + minute * 60))
+            let stamp = ISO8601DateFormatter.string(from: date, timeZone: TimeZone(identifier: "UTC")!,
+                                                    formatOptions: [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime])
+            text += " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" unit=\"count/min\" startDate=\"\(stamp) +0000\" endDate=\"\(stamp) +0000\" value=\"\(60 + minute % 50)\"/>\n"
+        }
+        return text + "</HealthData>\n"
+    }
+
+    /// Each user's store, imported from two overlapping exports.
+    static func makeStores(in directory: URL) throws -> [String: String] {
+        var stores: [String: String] = [:]
+        for (index, user) in users.enumerated() {
+            let store = directory.appendingPathComponent("\(user).sqlite").path
+            for (part, first) in [index * 100, index * 100 + 1000].enumerated() {
+                let input = directory.appendingPathComponent("\(user)-\(part).xml")
+                try Data(export(first: first, count: 1500).utf8).write(to: input)
+                let imported = try CLI.run(["import", input.path, "--store", store, "-q"])
+                #expect(imported.status == 0, "\(imported.stderr)")
+            }
+            #expect(try StagingStore(path: store, access: .read).status().pending == metricsPerUser)
+            stores[user] = store
+        }
+        return stores
+    }
+
+    /// The eight uploads, started at once; returns the running processes and their stderr files.
+    static func startUploads(_ stores: [String: String], to url: String, in directory: URL) throws -> [(user: String, process: Process, log: URL)] {
+        try users.map { user in
+            let tokenFile = directory.appendingPathComponent("\(user).token")
+            try Data(token(user).utf8).write(to: tokenFile)
+            let log = directory.appendingPathComponent("\(user).upload.err")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = ["upload", "--store", stores[user]!, "--server", url, "--token-file", tokenFile.path,
+                                 "--batch-size", "100", "--retry-delay", "0.2", "--max-attempts", "12"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: log)
+            try process.run()
+            return (user, process, log)
+        }
+    }
+
+    /// Waits for every upload and checks each ended well with everything acknowledged.
+    static func finish(_ uploads: [(user: String, process: Process, log: URL)], stores: [String: String]) throws {
+        for upload in uploads {
+            upload.process.waitUntilExit()
+            let log = (try? String(contentsOf: upload.log, encoding: .utf8)) ?? ""
+            #expect(upload.process.terminationStatus == 0, "\(upload.user): \(log)")
+            #expect(try StagingStore(path: stores[upload.user]!, access: .read).status().pending == 0, "\(upload.user): \(log)")
+        }
+    }
+
+    /// Waits until PostgreSQL holds at least `count` metrics in all.
+    static func waitForStored(_ backend: Backend, atLeast count: Int) throws {
+        let deadline = Date().addingTimeInterval(120)
+        while Int(try backend.cluster.psql("SELECT count(*) FROM cloudcare_metric")) ?? 0 < count {
+            guard Date() < deadline else { Issue.record("fewer than \(count) metrics stored after 120 s"); return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    static var skipReason: String? {
+        if !PostgresCluster.isAvailable { return "PostgreSQL is not installed" }
+        if !Nginx.isAvailable { return "nginx is not installed" }
+        return nil
+    }
+
+    @Test func eightUsersThroughFourInstancesStoreEveryMetricOncePerUser() throws {
+        if let reason = Self.skipReason { print("skipped: \(reason)"); return }
+        let backend = try Backend()
+        let stores = try Self.makeStores(in: backend.directory)
+        let uploads = try Self.startUploads(stores, to: backend.url, in: backend.directory)
+        try Self.finish(uploads, stores: stores)
+        #expect(try backend.storedPerUser() == Dictionary(uniqueKeysWithValues: Self.users.map { ($0, Self.metricsPerUser) }))
+        // Every instance took part.
+        for instance in backend.instances {
+            #expect(instance.log.contains("POST /api/v1/wearables/import/apple-health 20"), "\(instance.log.suffix(500))")
+        }
+        // Uploading again sends nothing.
+        let again = try CLI.run(["upload", "--store", stores["user1"]!, "--server", backend.url,
+                                 "--token-file", backend.directory.appendingPathComponent("user1.token").path])
+        #expect(again.status == 0 && again.stderr.contains("nothing to upload"), "\(again.stderr)")
+    }
+
+    @Test func killingOneInstanceMidwayLosesAndDoublesNothing() throws {
+        if let reason = Self.skipReason { print("skipped: \(reason)"); return }
+        // Each batch takes 50 ms at the receivers, so that the uploads are still running when one dies.
+        let backend = try Backend(serveArguments: ["--delay", "0.05"])
+        let stores = try Self.makeStores(in: backend.directory)
+        let uploads = try Self.startUploads(stores, to: backend.url, in: backend.directory)
+        try Self.waitForStored(backend, atLeast: Self.users.count * Self.metricsPerUser / 4)
+        kill(backend.instances[0].process.processIdentifier, SIGKILL)
+        backend.instances[0].process.waitUntilExit()
+        #expect(uploads.contains { $0.process.isRunning }, "the uploads ended before an instance could be killed")
+        try Self.finish(uploads, stores: stores)
+        #expect(try backend.storedPerUser() == Dictionary(uniqueKeysWithValues: Self.users.map { ($0, Self.metricsPerUser) }))
+    }
+
+    @Test func databaseDownForTenSecondsMeans503sThenCompletionExactlyOnce() throws {
+        if let reason = Self.skipReason { print("skipped: \(reason)"); return }
+        let backend = try Backend(serveArguments: ["--delay", "0.05"])
+        let stores = try Self.makeStores(in: backend.directory)
+        let uploads = try Self.startUploads(stores, to: backend.url, in: backend.directory)
+        try Self.waitForStored(backend, atLeast: Self.users.count * Self.metricsPerUser / 4)
+        try backend.cluster.stop()
+        Thread.sleep(forTimeInterval: 10)
+        #expect(uploads.contains { $0.process.isRunning }, "the uploads ended while the database was down")
+        try backend.cluster.start()
+        try Self.finish(uploads, stores: stores)
+        #expect(try backend.storedPerUser() == Dictionary(uniqueKeysWithValues: Self.users.map { ($0, Self.metricsPerUser) }))
+        // The receivers said 503 meanwhile, and recovered by themselves.
+        let logs = backend.instances.map(\.log).joined()
+        #expect(logs.contains("answered 503"), "\(logs.suffix(2000))")
+        for instance in backend.instances { #expect(instance.process.isRunning) }
+        let retried = uploads.map { (try? String(contentsOf: $0.log, encoding: .utf8)) ?? "" }.joined()
+        #expect(retried.contains("retr"), "\(retried.suffix(1000))")
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// A PostgreSQL cluster of the test's own: `initdb` into a temporary folder, started with `pg_ctl`
+/// on a Unix socket in that folder (no TCP port to collide on) and stopped by `stop()`. As root,
+/// the server runs as the `postgres` user, which PostgreSQL requires. nil (the test says it
+/// skipped) when Debian's `postgresql` is not installed.
+public final class PostgresCluster: @unchecked Sendable {
+    public let directory: URL
+    public let port = 5432
+    private let binaries: URL
+    private let runAs: String?
+    public let user = "cloudsync"
+
+    /// `postgres://cloudsync@localhost/DATABASE?host=SOCKETDIR`, the address `serve --db` takes.
+    public func url(database: String = "postgres") -> String {
+        "postgres://\(user)@localhost/\(database)?host=\(directory.path)"
+    }
+
+    public static var binaryDirectory: URL? {
+        let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        return versions.compactMap(Int.init).sorted().last.map { root.appendingPathComponent("\($0)/bin") }
+            .flatMap { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("initdb").path) ? $0 : nil }
+    }
+
+    public static var isAvailable: Bool { binaryDirectory != nil }
+
+    public init() throws {
+        guard let binaries = Self.binaryDirectory else { throw ClusterError("PostgreSQL is not installed (Debian: postgresql)") }
+        self.binaries = binaries
+        runAs = getuid() == 0 ? "postgres" : nil
+        directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("cloudsync-pg-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if let runAs { try run("/bin/chown", ["-R", runAs, directory.path], asServer: false) }
+        try run(binaries.appendingPathComponent("initdb").path,
+                ["-D", directory.appendingPathComponent("data").path, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"])
+        try start()
+    }
+
+    /// Starts the server (again, after `stop`).
+    public func start() throws {
+        try run(binaries.appendingPathComponent("pg_ctl").path,
+                ["-D", directory.appendingPathComponent("data").path, "-l", directory.appendingPathComponent("log").path, "-w",
+                 "-o", "-k \(directory.path) -c listen_addresses='' -p \(port) -c fsync=off -c max_connections=200", "start"])
+    }
+
+    /// `pg_ctl stop -m fast`: the server goes away at once, as when it fails.
+    public func stop() throws {
+        try run(binaries.appendingPathComponent("pg_ctl").path, ["-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
+    }
+
+    /// Runs SQL with `psql` (to look at what the tests stored).
+    public func psql(_ sql: String, database: String = "postgres") throws -> String {
+        try run(binaries.appendingPathComponent("psql").path,
+                ["-X", "-q", "-A", "-t", "-h", directory.path, "-p", "\(port)", "-U", user, "-d", database, "-c", sql], asServer: false)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Stops the server and removes the folder.
+    public func remove() {
+        try? stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs a tool (as the server's user for the server's tools) and waits for it. posix_spawn and
+    /// waitpid, not Foundation's Process: its waitUntilExit never returned for `runuser … pg_ctl
+    /// start` from an async test (the child stayed a zombie, unreaped).
+    @discardableResult
+    private func run(_ tool: String, _ arguments: [String], asServer: Bool = true) throws -> String {
+        let command = (asServer ? runAs : nil).map { ["/usr/sbin/runuser", "-u", $0, "--", tool] + arguments } ?? [tool] + arguments
+        // Output to a file, not a pipe: the server pg_ctl starts would keep a pipe open.
+        let outputFile = directory.appendingPathComponent("tool-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: outputFile) }
+        let status = try spawnAndWait(command, output: outputFile.path)
+        let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            throw ClusterError("\((tool as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed: \(text)")
+        }
+        return text
+    }
+}
+
+/// Runs `command` (an absolute path and its arguments) with stdin from /dev/null and stdout and
+/// stderr into `output`, and returns its exit status.
+public func spawnAndWait(_ command: [String], output: String) throws -> Int32 {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let arguments = command.map { strdup($0) } + [nil]
+    defer { arguments.forEach { free($0) } }
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
+    guard spawned == 0 else { throw ClusterError("cannot run \(command[0]): \(String(cString: strerror(spawned)))") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 {
+        guard errno == EINTR else { throw ClusterError("waiting for \(command[0]): \(String(cString: strerror(errno)))") }
+    }
+    // WIFEXITED / WEXITSTATUS, which Swift does not import.
+    return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+}
+
+public struct ClusterError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
