@@ -65,9 +65,10 @@ mkdir -p "$PG_DIR"; [[ $(id -u) -eq 0 ]] && chown postgres "$PG_DIR"
 "${AS_PG[@]}" "$PG_BIN/initdb" -D "$PG_DIR/data" -U cloudsync --auth=trust -E UTF8 > "$WORK/initdb.log" 2>&1 || die "initdb failed"
 "${AS_PG[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
     -o "-k $PG_DIR -c listen_addresses='' -c max_connections=200 -c shared_buffers=256MB" start > /dev/null || die "pg_ctl start failed"
-NGINX_PID=""
+NGINX_PID="" SERVE_PIDS=()
 cleanup() {
     [[ -n "$NGINX_PID" ]] && kill "$NGINX_PID" 2>/dev/null
+    for pid in "${SERVE_PIDS[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; done
     "${AS_PG[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w stop > /dev/null 2>&1 || true
 }
 trap cleanup EXIT
@@ -95,6 +96,7 @@ run() {
         /usr/bin/time -f '%M %U %S' -o "$dir/serve$i.time" "$CLOUDSYNC" serve --port 0 --db "$db" --tokens "$WORK/tokens" \
             2> "$dir/serve$i.err" &
         serves+=($!)
+        SERVE_PIDS+=($!)
     done
     for ((i = 0; i < instances; i++)); do
         local port=""

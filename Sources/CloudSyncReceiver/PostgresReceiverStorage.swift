@@ -198,16 +198,7 @@ final class PostgresReceiverStorage: ReceiverStorage {
                     """, logger: logger)
                 for try await uuid in rows.decode(String.self) { fresh.append(uuid) }
                 // In the transaction: if the file cannot be written, none is marked as stored.
-                var data = Data()
-                for uuid in fresh {
-                    data.append(Data((lines[uuid] ?? "").utf8))
-                    data.append(UInt8(ascii: "\n"))
-                }
-                if !FileManager.default.fileExists(atPath: file.path) { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
-                let handle = try FileHandle(forWritingTo: file)
-                defer { try? handle.close() }
-                try handle.seekToEnd()
-                try handle.write(contentsOf: data)
+                try StepsFile.append(fresh.map { lines[$0] ?? "" }, to: file)
                 return fresh.count
             }
         }

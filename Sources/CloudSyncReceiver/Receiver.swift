@@ -2,6 +2,8 @@ import NIOCore
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
+import UnixSignals
 
 /// `cloudsync serve`: one receiver for the three wire contracts (CloudCare, Flō backfill,
 /// HealthStepsSync), storing what it receives through a `ReceiverStorage` (an SQLite file today).
@@ -37,8 +39,14 @@ public struct Receiver: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "cloudsync-serve"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: applicationLogger)
+        // SIGTERM/SIGINT stop accepting, let requests in flight finish, and then the process ends:
+        // within 10 s, then what is left is cancelled (a request waiting on the database is
+        // answered or dropped, never acknowledged without being stored), so that a stop never hangs.
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: applicationLogger)
+        group.maximumGracefulShutdownDuration = .seconds(10)
+        group.maximumCancellationDuration = .seconds(5)
         do {
-            try await app.runService()
+            try await ServiceGroup(configuration: group).run()
         } catch {
             if let code = Self.bindErrno(error), [EADDRINUSE, EADDRNOTAVAIL, EACCES].contains(code) {
                 throw ReceiverError.cannotListen(host: configuration.host, port: configuration.port, errno: code)

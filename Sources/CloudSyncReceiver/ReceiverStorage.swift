@@ -84,3 +84,20 @@ struct StorageUnavailable: Error, CustomStringConvertible {
     static let retryAfterSeconds = 2
     var description: String { "the database is unavailable: \(reason)" }
 }
+
+/// The steps API's JSONL file: both backends append the lines of the samples they newly stored,
+/// inside the transaction that stores them (a file that cannot be written rolls the rows back).
+enum StepsFile {
+    static func append(_ lines: [String], to file: URL) throws {
+        var data = Data()
+        for line in lines {
+            data.append(Data(line.utf8))
+            data.append(UInt8(ascii: "\n"))
+        }
+        if !FileManager.default.fileExists(atPath: file.path) { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: data)
+    }
+}

@@ -184,21 +184,13 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
     func storeSteps(owner: String, _ samples: [ReceivedStepsSample], appendingTo file: URL) throws -> Int {
         try write { db in
             let insert = try db.prepare("INSERT OR IGNORE INTO steps_sample(owner, uuid) VALUES (?, ?)")
-            var lines = Data()
-            var fresh = 0
+            var fresh: [String] = []
             for sample in samples {
                 try insert.run([.text(owner), .text(sample.uuid)])
-                guard db.changes > 0 else { continue }
-                fresh += 1
-                lines.append(Data(sample.line.utf8))
-                lines.append(UInt8(ascii: "\n"))
+                if db.changes > 0 { fresh.append(sample.line) }
             }
-            if !FileManager.default.fileExists(atPath: file.path) { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
-            let handle = try FileHandle(forWritingTo: file)
-            defer { try? handle.close() }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: lines)
-            return fresh
+            try StepsFile.append(fresh, to: file)
+            return fresh.count
         }
     }
 

@@ -34,6 +34,14 @@ import Testing
 
         var url: String { "http://127.0.0.1:\(nginx.port)/api/v1" }
 
+        /// Stops nginx, then each instance still running with SIGTERM: each must end cleanly.
+        func stopCleanly() {
+            nginx.stop()
+            for (index, instance) in instances.enumerated() where instance.process.isRunning {
+                #expect(instance.stop() == 0, "instance \(index) did not stop cleanly on SIGTERM: \(instance.log.suffix(400))")
+            }
+        }
+
         /// Stored metrics per owner, from PostgreSQL.
         func storedPerUser() throws -> [String: Int] {
             let text = try cluster.psql("SELECT owner || ' ' || count(*) FROM cloudcare_metric GROUP BY owner")
@@ -140,6 +148,7 @@ import Testing
         let again = try CLI.run(["upload", "--store", stores["user1"]!, "--server", backend.url,
                                  "--token-file", backend.directory.appendingPathComponent("user1.token").path])
         #expect(again.status == 0 && again.stderr.contains("nothing to upload"), "\(again.stderr)")
+        backend.stopCleanly()
     }
 
     @Test func killingOneInstanceMidwayLosesAndDoublesNothing() throws {
@@ -154,6 +163,7 @@ import Testing
         #expect(uploads.contains { $0.process.isRunning }, "the uploads ended before an instance could be killed")
         try Self.finish(uploads, stores: stores)
         #expect(try backend.storedPerUser() == Dictionary(uniqueKeysWithValues: Self.users.map { ($0, Self.metricsPerUser) }))
+        backend.stopCleanly()
     }
 
     @Test func databaseDownForTenSecondsMeans503sThenCompletionExactlyOnce() throws {
@@ -174,5 +184,6 @@ import Testing
         for instance in backend.instances { #expect(instance.process.isRunning) }
         let retried = uploads.map { (try? String(contentsOf: $0.log, encoding: .utf8)) ?? "" }.joined()
         #expect(retried.contains("retr"), "\(retried.suffix(1000))")
+        backend.stopCleanly()
     }
 }

@@ -39,11 +39,18 @@ final class ServeProcess {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    /// SIGTERM, then the exit status (0 for a clean stop).
+    /// SIGTERM, then the exit status (0 for a clean stop); -1 when it had not ended 30 s later
+    /// (it is then killed, so that a test fails instead of hanging).
     func stop() -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
         process.terminate()
-        process.waitUntilExit()
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return -1
+        }
         return process.terminationStatus
     }
 
