@@ -109,6 +109,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "CloudSyncReport",
+            dependencies: ["CloudSyncModel", "CloudSyncStore"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "CloudSyncMCP",
             dependencies: [
                 "CloudSyncModel", "CloudSyncStore",
@@ -132,6 +137,7 @@ let package = Package(
                 "CloudSyncReceiver",
                 "CloudSyncPairing",
                 "CloudSyncMCP",
+                "CloudSyncReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

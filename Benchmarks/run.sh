@@ -25,6 +25,8 @@
 #    `cloudsync mcp` on the store of the --size-mb export through it (Benchmarks/mcp_bench.py): p50/p95 per
 #    tool, first answer, the server's peak RSS.
 #
+# 9. writes `cloudsync report` of the --size-mb export's store: seconds, peak RSS, bytes.
+#
 # 7. generates the --small-mb export again in iOS 8's dialect (no DTD, compact dates, metadata as
 #    attributes, attribute names with spaces) and prints its `convert` time as a ratio to the floor on the
 #    modern export of the same data (the floor cannot parse the iOS 8 file: it is not well-formed XML).
@@ -325,6 +327,17 @@ fi
 if [[ -x "$ROOT/.venv/bin/python" ]] && "$ROOT/.venv/bin/python" -c "import mcp" 2>/dev/null \
     && [[ -f "$BENCH_DIR/$SIZE_MB/export.zip.store" ]]; then
     "$ROOT/.venv/bin/python" "$HERE/mcp_bench.py" "$CLOUDSYNC" "$BENCH_DIR/$SIZE_MB/export.zip.store" --calls 20 || true
+fi
+# The report of the --size-mb export's store: goals 5 s, 128 MiB, a file of at most 5 MB.
+if [[ -f "$BENCH_DIR/$SIZE_MB/export.zip.store" ]]; then
+    /usr/bin/time -f '%e %M' -o "$LOGS/report.time" "$CLOUDSYNC" report --store "$BENCH_DIR/$SIZE_MB/export.zip.store" \
+        --tz Europe/Paris --output "$LOGS/report.html" 2> "$LOGS/report.err" || echo "report failed: $(tail -n 1 "$LOGS/report.err")"
+    read -r secs kib < <(tail -n 1 "$LOGS/report.time")
+    bytes="$(stat -c %s "$LOGS/report.html" 2>/dev/null || echo 0)"
+    awk -v s="$secs" -v k="$kib" -v b="$bytes" 'BEGIN {
+        ok = s <= 5 && k / 1024 <= 128 && b <= 5 * 1048576
+        printf "%s  report (%d MiB store): %.2f s (<= 5 s), peak RSS %.0f MiB (<= 128 MiB), %.2f MB written (<= 5 MB)\n",
+            ok ? "PASS" : "FAIL", '"$SIZE_MB"', s, k / 1024, b / 1048576 }'
 fi
 # Routes: points and MB of GPX per second of `convert --kind routes` (which also reads export.xml for the
 # workouts the routes belong to).

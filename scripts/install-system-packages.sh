@@ -8,7 +8,9 @@ set -euo pipefail
 # create themselves (initdb, pg_ctl on a socket in a temporary folder); they skip without it.
 # nginx, openssl: the load balancer (and TLS terminator, with a CA the tests make) in front of
 # several `serve` instances in the tests; they skip without it.
-packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev zbar-tools time python3-venv postgresql nginx openssl)
+# chromium: the report test renders the page headless, screenshots and prints it; it skips without it.
+packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev zbar-tools time python3-venv postgresql nginx openssl
+          chromium)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -14,7 +14,7 @@ struct CloudSync: AsyncParsableCommand {
             the README has the whole table.
             """,
         version: "0.1.0",
-        subcommands: [Convert.self, Inspect.self, Import.self, Status.self, Export.self, Aggregate.self, Upload.self, Serve.self, Pair.self, Mcp.self]
+        subcommands: [Convert.self, Inspect.self, Import.self, Status.self, Export.self, Aggregate.self, Upload.self, Serve.self, Pair.self, Mcp.self, Report.self]
     )
 
     /// Catches two mistakes ArgumentParser lets through: no command at all (which would print the

@@ -1,0 +1,120 @@
+import CloudSyncModel
+import CloudSyncStore
+import Foundation
+
+/// What the report draws, read from the store through the same queries as `aggregate`, `status`
+/// and the MCP tools (no second implementation of a number): daily and monthly aggregates with
+/// iPhone and Watch merged, sleep nights, workouts, routes and ECGs.
+struct ReportData {
+    struct Options {
+        var since: Int64?
+        var until: Int64?
+        var zone: TimeZone?
+    }
+
+    /// One day's (or month's) statistics of a type, by its label in the report's zone.
+    struct Point { var label: String; var value: Double; var minimum: Double; var maximum: Double; var count: Int }
+
+    var overview: StoreOverview
+    /// Every day from the first to the last with steps, in order (0 for a day without any).
+    var dailySteps: [(day: String, value: Double)] = []
+    var dailyEnergy: [String: Double] = [:]
+    var dailyExercise: [String: Double] = [:]
+    /// ActivitySummary's goals per day: active energy (kcal) and exercise (min).
+    var energyGoal: [String: Double] = [:]
+    var exerciseGoal: [String: Double] = [:]
+    /// Monthly statistics per heart type (short name).
+    var heart: [String: [Point]] = [:]
+    var body: [String: [Point]] = [:]
+    var nights: [SleepNight] = []
+    var workouts: [WorkoutSummary] = []
+    var routes: [(workout: WorkoutSummary, route: Route)] = []
+    var ecgs: [ECGSummary] = []
+
+    static let heartTypes = ["restingHeartRate", "heartRateVariabilitySDNN", "walkingHeartRateAverage", "vo2Max"]
+    static let bodyTypes = ["bodyMass", "bodyFatPercentage"]
+    /// At most this many routes and ECGs are drawn (the most recent), to keep the page small.
+    static let maxRoutes = 120, maxECGs = 10
+
+    static func load(_ store: StagingStore, _ options: Options) throws -> ReportData {
+        var data = ReportData(overview: try store.overview())
+        func aggregate(_ types: [String], _ bucket: AggregateBucket, merge: Bool) throws -> [AggregateRow] {
+            try store.aggregate(AggregateOptions(bucket: bucket, filter: MetricFilter(types: types, since: options.since, until: options.until),
+                                                 timeZone: options.zone, mergeSources: merge))
+        }
+        let steps = try aggregate(["stepCount"], .day, merge: true)
+        data.dailySteps = everyDay(steps.map { ($0.bucket, $0.sum) })
+        data.dailyEnergy = Dictionary(try aggregate(["activeEnergyBurned"], .day, merge: true).map { ($0.bucket, $0.sum) }) { a, _ in a }
+        data.dailyExercise = Dictionary(try aggregate(["appleExerciseTime"], .day, merge: true).map { ($0.bucket, $0.sum) }) { a, _ in a }
+        try data.loadGoals(store, options)
+        for row in try aggregate(heartTypes, .month, merge: false) {
+            data.heart[MetricFilter.shortName(row.type), default: []].append(Point(row))
+        }
+        for row in try aggregate(bodyTypes, .day, merge: false) {
+            data.body[MetricFilter.shortName(row.type), default: []].append(Point(row))
+        }
+        data.nights = try store.sleepNights(since: options.since, until: options.until, zone: options.zone)
+        data.workouts = try store.workouts(since: options.since, until: options.until, limit: 1_000_000).workouts
+        for workout in data.workouts.filter(\.hasRoute).suffix(maxRoutes) {
+            if let start = epochSeconds(workout.start), let route = try store.route(at: start, maxPoints: 200), route.points.count > 1 {
+                data.routes.append((workout, route))
+            }
+        }
+        for summary in try store.ecgs(since: options.since, until: options.until).suffix(maxECGs) {
+            if let at = epochSeconds(summary.recordedAt), let recording = try store.ecg(recordedAt: at, maxSamples: 5000) {
+                data.ecgs.append(recording)
+            }
+        }
+        return data
+    }
+
+    /// The goals of each day's ActivitySummary (stored as its metadata).
+    private mutating func loadGoals(_ store: StagingStore, _ options: Options) throws {
+        var after: (start: Int64, id: Int64)?
+        while true {
+            let page = try store.samples(filter: MetricFilter(types: ["activitySummary"], since: options.since, until: options.until),
+                                         after: after, limit: 1000)
+            for sample in page.samples {
+                let day = String(sample.start.prefix(10))
+                let metadata = (try? JSONSerialization.jsonObject(with: Data(sample.metadata.utf8))) as? [String: Any] ?? [:]
+                if let goal = Self.number(metadata["activeEnergyBurnedGoal"]) { energyGoal[day] = goal }
+                if let goal = Self.number(metadata["appleExerciseTimeGoal"]) { exerciseGoal[day] = goal }
+            }
+            guard let next = page.next else { break }
+            after = next
+        }
+    }
+
+    private static func number(_ value: Any?) -> Double? {
+        if let number = value as? NSNumber { return number.doubleValue }
+        return (value as? String).flatMap(Double.init)
+    }
+
+    /// The days from the first to the last label, each with its value or 0.
+    static func everyDay(_ values: [(String, Double)]) -> [(day: String, value: Double)] {
+        let byDay = Dictionary(values) { a, _ in a }
+        guard let first = values.map(\.0).min(), let last = values.map(\.0).max(),
+              let from = dayNumber(first), let to = dayNumber(last) else { return [] }
+        return (from...to).map { number in
+            let day = String(UTCDateFormatter.string(Int64(number) * 86_400).prefix(10))
+            return (day, byDay[day] ?? 0)
+        }
+    }
+
+    static func dayNumber(_ day: String) -> Int? {
+        let parts = day.prefix(10).split(separator: "-").compactMap { Int($0) }
+        return parts.count == 3 ? Drawings.daysSinceEpoch(parts[0], parts[1], parts[2]) : nil
+    }
+
+    /// `2024-11-02T07:30:00Z` as seconds since 1970.
+    static func epochSeconds(_ text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { ExportDateParser.epochSeconds($0) }
+    }
+}
+
+extension ReportData.Point {
+    init(_ row: AggregateRow) {
+        self.init(label: row.bucket, value: row.average, minimum: row.minimum, maximum: row.maximum, count: row.count)
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import CloudSyncReport
+import CloudSyncStore
+import Foundation
+
+struct Report: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write one self-contained HTML page of charts, tables, routes and ECGs from the store.",
+        usage: """
+            cloudsync report [--store PATH] [--since DATE] [--until DATE]
+                     [--tz ZONE] [--output report.html]
+            """,
+        discussion: """
+            The page opens offline in any browser: inline CSS and SVG, no script, nothing fetched from the \
+            network. Sections (each only when the store has the data): overview, activity (daily steps with \
+            iPhone and Watch merged, a 7-day average and a calendar; active energy and exercise against their \
+            goals), heart, sleep, body, workouts with their routes, ECGs. Each chart has the numbers behind it \
+            in a table. See docs/report.md.
+
+            Example:
+              cloudsync report --tz Europe/Paris --since 2024-01-01 --output 2024.html
+
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore, ExitStatus.damagedStore,
+                               ExitStatus.unwritableOutput]))
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "Samples starting at or after this date: \(FilterOptions.dateForms).")
+    var since: String?
+
+    @Option(help: "Samples starting before this date (same forms as --since).")
+    var until: String?
+
+    @Option(help: "Time zone of the days, nights and months, an IANA name like Europe/Paris (default UTC).")
+    var tz: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the page.", valueName: "file"))
+    var output = "report.html"
+
+    func validate() throws {
+        if let tz, TimeZone(identifier: tz) == nil { throw ValidationError("--tz '\(tz)' is not a time zone (use an IANA name like Europe/Paris)") }
+        let start = try since.map { try FilterOptions.parseDate($0, option: "--since") }
+        let end = try until.map { try FilterOptions.parseDate($0, option: "--until") }
+        if let start, let end, start >= end { throw ValidationError("--since (\(since!)) is not before --until (\(until!))") }
+    }
+
+    func run() throws {
+        let store = try storeOptions.open(.read)
+        let html: String
+        do {
+            html = try HealthReport.html(store: store, since: try since.map { try FilterOptions.parseDate($0, option: "--since") },
+                                         until: try until.map { try FilterOptions.parseDate($0, option: "--until") },
+                                         zone: tz.flatMap(TimeZone.init(identifier:)))
+        } catch {
+            throw ExitStatus.report(error)
+        }
+        do {
+            try Data(html.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
+            let why = FileManager.default.fileExists(atPath: folder) ? error.localizedDescription : "the folder \(folder) does not exist"
+            printError("\(output): cannot write the report: \(why)")
+            throw ExitStatus.ioError
+        }
+        printError("report: \(output) (\(html.utf8.count / 1024) KB)")
+    }
+}
