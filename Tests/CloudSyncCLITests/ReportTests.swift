@@ -207,9 +207,17 @@ import Testing
         #expect(image.count > 40_000, "the screenshot is \(image.count) bytes: a blank page?")
         let print = try CLI.run(common + ["--no-pdf-header-footer", "--print-to-pdf=\(pdf.path)", html.absoluteString], tool: chromium)
         #expect(print.status == 0, "\(print.stderr.suffix(2000))")
-        // Printed on A4 (595 × 842 points), as the page's @page rule asks.
+        // Printed on A4 (595 × 842 points), as the page's @page rule asks, on a plausible number of
+        // pages: the four sections of this export, without the tables, fill two to six.
         let document = String(decoding: try Data(contentsOf: pdf), as: UTF8.self)
         #expect(document.hasPrefix("%PDF") && (document.contains("/MediaBox [0 0 594.9") || document.contains("/MediaBox [0 0 595")),
                 "not a PDF on A4 pages")
+        let pages = document.components(separatedBy: "/Type /Page").dropFirst().filter { !$0.hasPrefix("s") }.count
+        #expect((2...6).contains(pages), "\(pages) pages")
+        // The DOM Chromium built: every section and chart is there.
+        let dom = try CLI.run(common + ["--dump-dom", html.absoluteString], tool: chromium)
+        let text = String(decoding: dom.stdout, as: UTF8.self)
+        for section in ["overview", "activity", "sleep", "workouts"] { #expect(text.contains("<section id=\"\(section)\">"), "\(section)") }
+        #expect(text.components(separatedBy: "<svg").count - 1 >= 5)
     }
 }
