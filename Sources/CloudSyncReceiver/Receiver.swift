@@ -6,7 +6,7 @@ import ServiceLifecycle
 import UnixSignals
 
 /// `cloudsync serve`: one receiver for the three wire contracts (CloudCare, Flō backfill,
-/// HealthStepsSync), storing what it receives through a `ReceiverStorage` (an SQLite file today).
+/// HealthStepsSync), storing what it receives through a `ReceiverStorage` (an SQLite file, or PostgreSQL).
 /// The integration tests upload to it over a real socket; users run it to try the pipeline.
 public struct Receiver: Sendable {
     let configuration: ReceiverConfiguration
