@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where the receiver keeps what it receives. The handlers speak only to this protocol, never SQL:
-/// each storage backend (SQLite today, the default; a database server next) implements it with its
+/// each storage backend (SQLite, the default; PostgreSQL for several instances) implements it with its
 /// own SQL, and every method is one transaction. `owner` is the user whose token the request
 /// carried (`default` without `--tokens`): every row belongs to one, and no method reads or counts
 /// another owner's rows.
