@@ -35,21 +35,11 @@ enum Drawings {
     static func position(_ day: String) -> (week: Int, weekday: Int)? {
         let parts = day.split(separator: "-").compactMap { Int($0) }
         guard parts.count == 3 else { return nil }
-        let days = daysSinceEpoch(parts[0], parts[1], parts[2])
-        let january1 = daysSinceEpoch(parts[0], 1, 1)
+        let days = Int(ExportDateParser.daysFromCivil(year: parts[0], month: parts[1], day: parts[2]))
+        let january1 = Int(ExportDateParser.daysFromCivil(year: parts[0], month: 1, day: 1))
         let weekday = ((days + 3) % 7 + 7) % 7            // 1970-01-01 was a Thursday
         let firstWeekday = ((january1 + 3) % 7 + 7) % 7
         return ((days - january1 + firstWeekday) / 7, weekday)
-    }
-
-    /// Days from 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    static func daysSinceEpoch(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 
     /// Routes drawn in one local projection (equirectangular around their centre, which keeps

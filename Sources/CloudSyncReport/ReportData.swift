@@ -103,7 +103,7 @@ struct ReportData {
 
     static func dayNumber(_ day: String) -> Int? {
         let parts = day.prefix(10).split(separator: "-").compactMap { Int($0) }
-        return parts.count == 3 ? Drawings.daysSinceEpoch(parts[0], parts[1], parts[2]) : nil
+        return parts.count == 3 ? Int(ExportDateParser.daysFromCivil(year: parts[0], month: parts[1], day: parts[2])) : nil
     }
 
     /// `2024-11-02T07:30:00Z` as seconds since 1970.

@@ -193,9 +193,10 @@ enum ReportPage {
                 page.element("figure", ["class": "chart"]) { page in
                     page.element("figcaption", text: "\(recording.recordedAt): \(recording.classification ?? "unclassified")"
                         + (recording.lead.map { ", \($0)" } ?? ""))
+                    // Apple writes the voltages in µV (the CSV's header); a file in mV says so.
+                    let unit = recording.unit ?? "µV"
                     Drawings.ecgStrip(&page, samples: recording.samples ?? [], sampleRate: recording.samplesRateHz ?? 0,
-                                      microvolts: (recording.unit ?? "µV").lowercased().hasPrefix("µ") || (recording.unit ?? "").lowercased().hasPrefix("u"),
-                                      label: "ECG \(recording.recordedAt)")
+                                      microvolts: unit.hasPrefix("µ") || unit.lowercased().hasPrefix("u"), label: "ECG \(recording.recordedAt)")
                 }
             }
         }
