@@ -9,8 +9,11 @@ set -euo pipefail
 # nginx, openssl: the load balancer (and TLS terminator, with a CA the tests make) in front of
 # several `serve` instances in the tests; they skip without it.
 # chromium: the report test renders the page headless, screenshots and prints it; it skips without it.
+# dpkg-dev, binutils, libcurl4-openssl-dev: scripts/package-deb.sh (dpkg-shlibdeps, strip; the static
+# link of Foundation's networking, which the MCP SDK uses, needs -lcurl); debootstrap: the package test
+# installs the .deb in a fresh minimal Debian root it makes (it skips without it).
 packages=(pkg-config libxml2-dev zlib1g-dev libsqlite3-dev libqrencode-dev zbar-tools time python3-venv postgresql nginx openssl
-          chromium)
+          chromium dpkg-dev binutils libcurl4-openssl-dev debootstrap)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
