@@ -9,7 +9,7 @@
 # .build/release/cloudsync (scripts/setup.sh). No goal: the figures go in the release notes.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DEB="${1:-$(ls -t "$ROOT"/dist/cloudsync_*.deb 2>/dev/null | head -1)}"
+DEB="${1:-$(ls -t "$ROOT"/dist/cloudsync_*.deb 2>/dev/null | head -1 || true)}"
 DYNAMIC="${2:-$ROOT/.build/release/cloudsync}"
 [[ -f $DEB ]] || { echo "startup.sh: no .deb (run scripts/package-deb.sh)" >&2; exit 2; }
 [[ -x $DYNAMIC ]] || { echo "startup.sh: no $DYNAMIC (run scripts/setup.sh)" >&2; exit 2; }

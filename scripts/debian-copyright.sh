@@ -5,7 +5,8 @@
 # only by the tests, such as ZIPFoundation, is not listed). Apache-2.0 texts are referred to in
 # /usr/share/common-licenses; any other licence is copied in full, and so are the NOTICE files.
 set -euo pipefail
-scratch=${1:?usage: debian-copyright.sh SCRATCH_PATH}
+scratch=$(realpath "${1:?usage: debian-copyright.sh SCRATCH_PATH}")
+cd "$(dirname "${BASH_SOURCE[0]}")/.."    # Package.resolved is at the package's root
 linked=$(find "$scratch" -path '*release/cloudsync.product/Objects.LinkFileList' -print -quit)
 [[ -n $linked ]] || { echo "debian-copyright: no release link of cloudsync in $scratch" >&2; exit 1; }
 modules=$(sed 's#.*/\([^/]*\)\.build/.*#\1#' "$linked" | sort -u)
@@ -16,6 +17,7 @@ licence_of() {   # the short name of the licence in file $1
     else echo "other"; fi
 }
 
+[[ -f Package.resolved ]] || { echo "debian-copyright: no Package.resolved (build first)" >&2; exit 1; }
 location_of() {   # the URL Package.resolved gives for package identity $1
     python3 -c 'import json, sys
 pins = json.load(open("Package.resolved"))["pins"]
@@ -71,4 +73,30 @@ for package in "$scratch"/checkouts/*/; do
         echo " Its NOTICE:"
         sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$notice"
     fi
+    # C code vendored in a linked module, under its own licence.
+    for source in "$package"Sources/*/; do
+        module=$(basename "$source")
+        grep -qx "$module" <<< "$modules" || continue
+        vendored=$(find "$source" -maxdepth 2 -iname 'LICENSE*' -print -quit)
+        if [[ -n $vendored ]]; then
+            echo
+            echo "Files: checkouts/$name/Sources/$module/*"
+            echo "Copyright: see below"
+            echo "License: $(licence_of "$vendored")"
+            sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$vendored"
+        elif [[ $module == C*BoringSSL ]]; then
+            # BoringSSL ships no LICENSE file into these packages; its files carry their licence in a
+            # header: Apache-2.0, ISC, or the OpenSSL and SSLeay licences, whose binary-redistribution
+            # clause asks for the notice. The SSLeay header is copied from the source itself.
+            header=$(find "$source" -name 'mem.c*' -print -quit)
+            [[ -n $header ]] || { echo "debian-copyright: no licence found for $name's $module" >&2; exit 1; }
+            echo
+            echo "Files: checkouts/$name/Sources/$module/*"
+            echo "Copyright: Eric Young, The OpenSSL Project, Google Inc. and the BoringSSL authors"
+            echo "License: BoringSSL (Apache-2.0, ISC, OpenSSL and SSLeay, per file)"
+            echo " BoringSSL (https://boringssl.googlesource.com/boringssl), vendored by $name."
+            echo " Each source file's header names its licence. The SSLeay licence of the oldest files:"
+            awk 'NR == 1, /\*\//' "$header" | sed -e 's/^[[:space:]]*$/./' -e 's/^/ /'
+        fi
+    done
 done

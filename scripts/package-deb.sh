@@ -10,6 +10,7 @@
 # Depends: is computed by dpkg-shlibdeps from the binary, so it cannot drift from what is linked.
 # Prints the path of the .deb on stdout; everything else goes to stderr. docs/packaging.md has more.
 set -euo pipefail
+umask 022    # every file in the package readable by all, whatever the builder's umask
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scratch=.build-deb    # its own build folder: the static link must not replace .build/release's binary
@@ -39,8 +40,13 @@ fi
 say "building generate-manual"
 # A fixed folder for its source: the files keep their commit's times, so a second run builds nothing.
 tool_source="$scratch/generate-manual-source" manuals="$work/manuals"
-mkdir -p "$tool_source" "$manuals"
-git -C "$scratch/checkouts/swift-argument-parser" archive HEAD | tar -x -C "$tool_source"
+commit=$(git -C "$scratch/checkouts/swift-argument-parser" rev-parse HEAD)
+if [[ $(cat "$tool_source/.commit" 2>/dev/null) != "$commit" ]]; then
+    rm -rf "$tool_source" && mkdir -p "$tool_source"
+    git -C "$scratch/checkouts/swift-argument-parser" archive HEAD | tar -x -C "$tool_source"
+    echo "$commit" > "$tool_source/.commit"
+fi
+mkdir -p "$manuals"
 swift build --package-path "$tool_source" --scratch-path "$scratch/generate-manual" -c release --product generate-manual >&2
 "$(swift build --package-path "$tool_source" --scratch-path "$scratch/generate-manual" -c release --show-bin-path)/generate-manual" \
     "$binary" --multi-page --output-directory "$manuals" \

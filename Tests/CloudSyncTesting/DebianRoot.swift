@@ -28,9 +28,11 @@ public struct DebianRoot {
         guard status == 0 else {
             throw ClusterError("debootstrap \(suite) from \(source) failed (\(status)):\n\(Self.tail(of: log))")
         }
-        // apt inside needs the host's resolver to reach the mirror.
-        try? FileManager.default.removeItem(at: path.appendingPathComponent("etc/resolv.conf"))
-        try FileManager.default.copyItem(atPath: "/etc/resolv.conf", toPath: path.appendingPathComponent("etc/resolv.conf").path)
+        // apt inside needs the host's resolver to reach the mirror: its contents, even where the
+        // host's file is a link (systemd-resolved) that would point nowhere inside the root.
+        let resolver = path.appendingPathComponent("etc/resolv.conf")
+        try? FileManager.default.removeItem(at: resolver)
+        try Data(contentsOf: URL(fileURLWithPath: "/etc/resolv.conf")).write(to: resolver)
     }
 
     /// Runs `script` with /bin/sh inside the root, as root, with a plain environment (no host PATH
