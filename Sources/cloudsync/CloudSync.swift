@@ -10,6 +10,7 @@ struct CloudSync: AsyncParsableCommand {
         abstract: "Turn an Apple Health export into clean, normalised HealthMetric data.",
         discussion: """
             Start with: cloudsync convert export.zip > metrics.jsonl
+
             Each command lists its exit codes in its help (cloudsync help COMMAND); \
             the README has the whole table.
             """,
