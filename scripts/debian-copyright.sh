@@ -11,6 +11,10 @@ linked=$(find "$scratch" -path '*release/cloudsync.product/Objects.LinkFileList'
 [[ -n $linked ]] || { echo "debian-copyright: no release link of cloudsync in $scratch" >&2; exit 1; }
 modules=$(sed 's#.*/\([^/]*\)\.build/.*#\1#' "$linked" | sort -u)
 
+as_field_text() {   # a file as the continuation lines of a field: indented, blank lines as " ."
+    sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$@"
+}
+
 licence_of() {   # the short name of the licence in file $1
     if grep -q "Apache License" "$1"; then echo "Apache-2.0"
     elif grep -q "Permission is hereby granted" "$1"; then echo "Expat"
@@ -65,13 +69,13 @@ for package in "$scratch"/checkouts/*/; do
         echo " On Debian systems the Apache License 2.0 is in /usr/share/common-licenses/Apache-2.0."
     else
         echo "License: $licence"
-        sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$licence_file"
+        as_field_text "$licence_file"
     fi
     echo "Comment: the Swift package $(location_of "$name"), linked statically."
     notice=$(find "$package" -maxdepth 1 -iname 'NOTICE*' -print -quit)
     if [[ -n $notice ]]; then
         echo " Its NOTICE:"
-        sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$notice"
+        as_field_text "$notice"
     fi
     # C code vendored in a linked module, under its own licence.
     for source in "$package"Sources/*/; do
@@ -83,7 +87,7 @@ for package in "$scratch"/checkouts/*/; do
             echo "Files: checkouts/$name/Sources/$module/*"
             echo "Copyright: see below"
             echo "License: $(licence_of "$vendored")"
-            sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$vendored"
+            as_field_text "$vendored"
         elif [[ $module == C*BoringSSL ]]; then
             # BoringSSL ships no LICENSE file into these packages; its files carry their licence in a
             # header: Apache-2.0, ISC, or the OpenSSL and SSLeay licences, whose binary-redistribution
@@ -96,7 +100,7 @@ for package in "$scratch"/checkouts/*/; do
             echo "License: BoringSSL (Apache-2.0, ISC, OpenSSL and SSLeay, per file)"
             echo " BoringSSL (https://boringssl.googlesource.com/boringssl), vendored by $name."
             echo " Each source file's header names its licence. The SSLeay licence of the oldest files:"
-            awk 'NR == 1, /\*\//' "$header" | sed -e 's/^[[:space:]]*$/./' -e 's/^/ /'
+            awk 'NR == 1, /\*\//' "$header" | as_field_text
         fi
     done
 done
