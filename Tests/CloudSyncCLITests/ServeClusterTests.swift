@@ -38,7 +38,11 @@ import Testing
         func stopCleanly() {
             nginx.stop()
             for (index, instance) in instances.enumerated() where instance.process.isRunning {
-                #expect(instance.stop() == 0, "instance \(index) did not stop cleanly on SIGTERM: \(instance.log.suffix(400))")
+                let status = instance.stop()
+                // A crash's backtrace is long: its first lines (the reason and the crashed thread's
+                // top frames) say more than its tail.
+                let crash = instance.log.split(separator: "\n").drop { !$0.contains("Program crashed") && !$0.contains("Fatal error") }.prefix(25)
+                #expect(status == 0, "instance \(index) did not stop cleanly on SIGTERM (\(status)): \(crash.isEmpty ? String(instance.log.suffix(400)) : crash.joined(separator: "\n"))")
             }
         }
 
