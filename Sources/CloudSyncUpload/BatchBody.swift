@@ -107,10 +107,12 @@ enum BatchBody {
     }
 
     /// A UUID that is the same on every run for the same metric: version 5 (SHA-1, RFC 4122) of
-    /// the metric's identity `(type, startDate, endDate, sourceApp, value, unit)`, so a server that
-    /// deduplicates by uuid absorbs a batch sent twice.
+    /// the metric's identity `(type, startDate, endDate, sourceApp, value, unit)` and, for a category
+    /// sample, its category value, so a server that deduplicates by uuid absorbs a batch sent twice
+    /// but keeps an InBed and an Asleep sample of the same span apart.
     static func stableUUID(_ metric: PendingMetric) -> String {
-        let name = "\(metric.type)|\(metric.startDate)|\(metric.endDate)|\(metric.sourceApp)|\(metric.value.bitPattern)|\(metric.unit)"
+        var name = "\(metric.type)|\(metric.startDate)|\(metric.endDate)|\(metric.sourceApp)|\(metric.value.bitPattern)|\(metric.unit)"
+        if let category = metric.category { name += "|\(category)" }
         var hasher = Insecure.SHA1()
         hasher.update(data: namespace)
         hasher.update(data: Data(name.utf8))

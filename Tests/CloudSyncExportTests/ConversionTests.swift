@@ -81,9 +81,10 @@ import Testing
             + record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "61"))
         let (metrics, _, report) = try convert(try writeFile(xml))
         #expect(metrics.map(\.value) == [61])
-        #expect(report.invalid == ["value is not a finite number": 5, "startDate does not parse": 1,
+        #expect(report.invalid == ["no value": 1, "value is not a finite number": 4, "startDate does not parse": 1,
                                    "endDate does not parse": 1, "endDate is before startDate": 1])
-        #expect(report.firstInvalidLine["value is not a finite number"] == 4)
+        #expect(report.firstInvalidLine["no value"] == 4)
+        #expect(report.firstInvalidLine["value is not a finite number"] == 5)
     }
 
     @Test func metadataIsAlwaysAnObjectWithADevice() throws {

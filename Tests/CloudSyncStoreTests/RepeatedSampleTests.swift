@@ -116,17 +116,17 @@ import Testing
         var seen = SeenSamples()
         var maybes = 0
         for i in 0..<200_000 {
-            if seen.insert(type: Int64(i % 7), start: Int64(i) * 60, end: Int64(i) * 60 + 30, source: 1, value: Double(i % 500), unit: 2) {
+            if seen.insert(type: Int64(i % 7), start: Int64(i) * 60, end: Int64(i) * 60 + 30, source: 1, value: Double(i % 500), unit: 2, category: 0) {
                 maybes += 1
             }
         }
         #expect(maybes < 20)
         for i in stride(from: 0, to: 200_000, by: 997) {
-            let again = seen.insert(type: Int64(i % 7), start: Int64(i) * 60, end: Int64(i) * 60 + 30, source: 1, value: Double(i % 500), unit: 2)
+            let again = seen.insert(type: Int64(i % 7), start: Int64(i) * 60, end: Int64(i) * 60 + 30, source: 1, value: Double(i % 500), unit: 2, category: 0)
             #expect(again)
         }
-        _ = seen.insert(type: 9, start: 0, end: 0, source: 1, value: 0.0, unit: 1)
-        let negativeZero = seen.insert(type: 9, start: 0, end: 0, source: 1, value: -0.0, unit: 1)
+        _ = seen.insert(type: 9, start: 0, end: 0, source: 1, value: 0.0, unit: 1, category: 0)
+        let negativeZero = seen.insert(type: 9, start: 0, end: 0, source: 1, value: -0.0, unit: 1, category: 0)
         #expect(negativeZero)
     }
 

@@ -23,6 +23,7 @@ public final class MetricMapper {
         metric.metadata.removeAll(keepingCapacity: true)
         metric.valueText = nil
         metric.creationDateText = nil
+        metric.categoryValue = nil
         metric.unitRecognised = true
         metric.line = Int(tree.nodes[0].line)
         // Scratch holds generated text (numbers, category names); it must not move while the metric
@@ -52,11 +53,17 @@ public final class MetricMapper {
             metric.writtenUnit = .empty
             // Some event types (HighHeartRateEvent) are written without a value: no category then.
             if let categoryValue = tree.value(.value) {
+                metric.categoryValue = categoryValue
                 addMetadata("category", generated { CategoryRules.appendCategory(value: categoryValue, type: type, to: &$0) })
                 addMetadata("categoryValue", categoryValue)
             }
         } else {
-            guard let parsed = DecimalParser.parse(valueText) else { return .invalid(.valueNotFinite) }
+            // iOS 8 wrote some quantities (heart rate) as daily summaries: `min`, `max`, `average`
+            // and `recordCount`, no `value`. The average is the value; the rest goes to metadata.
+            let summary = tree.value(.value) == nil ? tree.value(.average) : nil
+            let text = summary ?? valueText
+            guard text.count > 0 else { return .invalid(.missingValue) }
+            guard let parsed = DecimalParser.parse(text) else { return .invalid(.valueNotFinite) }
             let written = tree.value(.unit) ?? .empty
             let conversion = unitCache.conversion(unit: written, type: type)
             metric.writtenUnit = written
@@ -64,14 +71,28 @@ public final class MetricMapper {
             metric.unit = conversion.canonicalUnit.map { ByteText(literal: $0) } ?? written
             if conversion.isIdentity {
                 metric.value = parsed.value
-                if parsed.isCanonicalJSON { metric.valueText = valueText }
+                if parsed.isCanonicalJSON { metric.valueText = text }
             } else {
                 metric.value = conversion.apply(parsed.value)
             }
+            if summary != nil { addSummaryMetadata(tree, conversion) }
         }
         addMetadataEntries(tree, of: tree.root)
         addMetadataAttributes(tree)
         return .metric
+    }
+
+    /// The extremes of an iOS 8 daily summary in the value's unit, and its number of samples as written.
+    private func addSummaryMetadata(_ tree: ElementTree, _ conversion: UnitConversion) {
+        for (name, key) in [(AttributeName.min, "min" as StaticString), (.max, "max")] {
+            guard let text = tree.value(name) else { continue }
+            if let parsed = DecimalParser.parse(text) {
+                addMetadata(key, conversion.isIdentity ? text : number(conversion.apply(parsed.value)))
+            } else {
+                addMetadata(key, text)
+            }
+        }
+        if let count = tree.value(.recordCount) { addMetadata("recordCount", count) }
     }
 
     // MARK: Workout

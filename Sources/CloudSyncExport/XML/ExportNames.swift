@@ -57,6 +57,8 @@ public enum AttributeName: UInt8, CaseIterable, Sendable {
     case appleMoveTime, appleMoveTimeGoal, appleExerciseTime, appleExerciseTimeGoal
     case appleStandHours, appleStandHoursGoal
     case locale, bpm, time, latitude, longitude, altitude
+    /// iOS 8's daily summaries of a quantity: `min`, `max`, `average` and `recordCount`, no `value`.
+    case min, max, recordCount
 
     public var xmlName: String { String(describing: self) }
 

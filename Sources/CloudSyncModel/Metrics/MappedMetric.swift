@@ -24,6 +24,9 @@ public struct MappedMetric {
     /// The record's `creationDate` as written (parsed only by the store, which needs it for the
     /// identity; conversion never looks at it).
     public var creationDateText: ByteText?
+    /// A category sample's value as written (`HKCategoryValueSleepAnalysisInBed`): part of its
+    /// identity in the store, since its `value` is only the duration.
+    public var categoryValue: ByteText?
     /// The device name in `metadata`.
     public var device: ByteText = .empty
     /// Line of the element in the input.
@@ -33,6 +36,8 @@ public struct MappedMetric {
 /// Why a record could not become a valid metric. It is skipped and counted.
 public enum InvalidRecordReason: String, CaseIterable, Sendable, Codable {
     case missingType = "no type"
+    /// A quantity record with neither a `value` nor (iOS 8's daily summaries) an `average`.
+    case missingValue = "no value"
     case valueNotFinite = "value is not a finite number"
     case startDateUnparsable = "startDate does not parse"
     case endDateUnparsable = "endDate does not parse"

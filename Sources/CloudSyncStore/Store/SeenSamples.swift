@@ -1,4 +1,4 @@
-/// Which samples (type, dates, source, value, unit) this import already added, as a Bloom filter:
+/// Which samples (type, dates, source, value, unit, category) this import already added, as a Bloom filter:
 /// "no" is certain, "maybe" is checked against the store. In an import into an empty store, only
 /// a sample it says "maybe" to can be a repeat, so only those are looked up.
 ///
@@ -12,7 +12,7 @@ struct SeenSamples {
     init() { bits = [UInt64](repeating: 0, count: Self.bitCount / 64) }
 
     /// Adds the sample; true when it may have been added before.
-    mutating func insert(type: Int64, start: Int64, end: Int64, source: Int64, value: Double, unit: Int64) -> Bool {
+    mutating func insert(type: Int64, start: Int64, end: Int64, source: Int64, value: Double, unit: Int64, category: Int64) -> Bool {
         // 0.0 and -0.0 are the same value to SQLite: give them the same bits.
         let valueBits = value == 0 ? 0 : value.bitPattern
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -27,6 +27,7 @@ struct SeenSamples {
         mix(UInt64(bitPattern: source))
         mix(valueBits)
         mix(UInt64(bitPattern: unit))
+        mix(UInt64(bitPattern: category))
         let first = Int(truncatingIfNeeded: h) & (Self.bitCount - 1)
         let second = Int(truncatingIfNeeded: h >> 32) & (Self.bitCount - 1)
         let seen = isSet(first) && isSet(second)

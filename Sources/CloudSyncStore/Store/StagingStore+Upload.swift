@@ -14,6 +14,8 @@ public struct PendingMetric: Sendable {
     public var device: String
     /// The metadata object, encoded.
     public var metadataJSON: String
+    /// A category sample's value as written (`HKCategoryValueSleepAnalysisInBed`); part of its identity.
+    public var category: String?
 }
 
 /// What is pending for one upload: counts and the date range (the envelopes' `dataRange`).
@@ -33,7 +35,9 @@ public final class PendingMetricCursor {
     init(path: String, conditions: MetricConditions) throws {
         connection = try SQLiteDatabase(path: path, mode: .readOnly)
         rows = try connection.prepare("""
-            SELECT \(StoredMetricSQL.columns) \(StoredMetricSQL.joins) \(conditions.whereClause) ORDER BY m.start_date, m.id
+            SELECT \(StoredMetricSQL.columns),
+                   CASE WHEN m.category_id = 0 THEN NULL ELSE (SELECT name FROM category_value WHERE id = m.category_id) END
+            \(StoredMetricSQL.joins) \(conditions.whereClause) ORDER BY m.start_date, m.id
             """)
         try rows.bind(conditions.arguments)
     }
@@ -49,7 +53,7 @@ public final class PendingMetricCursor {
             batch.append(PendingMetric(
                 id: rows.int64(0), type: rows.text(1) ?? "", startDate: rows.int64(2), endDate: rows.int64(3),
                 value: rows.double(4), unit: rows.text(5) ?? "", sourceApp: rows.text(6) ?? "", device: rows.text(7) ?? "",
-                metadataJSON: metadata.withBytes { $0.string }))
+                metadataJSON: metadata.withBytes { $0.string }, category: rows.text(10)))
         }
         return batch
     }

@@ -37,7 +37,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     /// Merge ranks by device id (the device's name is at hand when its id is first seen).
     private var deviceRanks: [Int64: Int64] = [:]
     private let progress: SQLiteStatement
-    private let types, sources, units, devices, versions: NameTable
+    private let types, sources, units, devices, versions, categories: NameTable
     private var metadata = ByteBuffer(capacity: 4096)
     private let commitEvery: Int
     private var sinceCommit = 0
@@ -62,11 +62,13 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         EXISTS (SELECT 1 FROM metric o
                 WHERE o.type_id = metric.type_id AND o.start_date = metric.start_date AND o.end_date = metric.end_date
                   AND o.source_id = metric.source_id AND o.value = metric.value AND o.unit_id = metric.unit_id
-                  AND o.id < metric.id)
+                  AND o.category_id = metric.category_id AND o.id < metric.id)
         RETURNING type_id, unit_id, source_id
         """
 
-    private static let alike = "type_id = ?1 AND start_date = ?2 AND end_date = ?3 AND source_id = ?4 AND value = ?5 AND unit_id = ?6"
+    private static let alike = """
+        type_id = ?1 AND start_date = ?2 AND end_date = ?3 AND source_id = ?4 AND value = ?5 AND unit_id = ?6 AND category_id = ?7
+        """
 
     init(database: SQLiteDatabase, runID: Int64, commitEvery: Int = 50_000, denseCount: Int = HourSummaryBuilder.denseCount) throws {
         self.database = database
@@ -74,16 +76,16 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         self.runID = runID
         self.commitEvery = commitEvery
         insert = try database.prepare("""
-            INSERT OR IGNORE INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id,
+            INSERT OR IGNORE INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,
                                          source_version_id, extra, import_id, created_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
             """)
         findUndated = try database.prepare("""
             SELECT id, import_id FROM metric WHERE \(Self.alike) AND created_at = \(StoreSchema.undated) LIMIT 1
             """)
         fillCreationDate = try database.prepare("UPDATE OR IGNORE metric SET created_at = ?2 WHERE id = ?1")
         findAlike = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) ORDER BY id LIMIT 1")
-        findSame = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) AND created_at = ?7")
+        findSame = try database.prepare("SELECT id, import_id FROM metric WHERE \(Self.alike) AND created_at = ?8")
         markRepeats = try database.prepare("UPDATE metric SET is_repeat = 1 WHERE id > ?1 AND \(Self.repeatsEarlierRow)")
         markRepeat = try database.prepare("UPDATE metric SET is_repeat = 1 WHERE id = ?1 AND \(Self.repeatsEarlierRow)")
         addToSummary = try database.prepare("""
@@ -108,6 +110,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         units = try NameTable(database, table: "unit")
         devices = try NameTable(database, table: "device")
         versions = try NameTable(database, table: "source_version")
+        categories = try NameTable(database, table: "category_value")
         checkedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
         storedBefore = checkedUpTo
         if storedBefore == 0 { seen = SeenSamples() }
@@ -122,22 +125,24 @@ final class StoreImportSink: MetricSink, ConversionObserver {
 
     func write(_ metric: MappedMetric) throws {
         let typeID = try types.id(metric.type), sourceID = try sources.id(metric.sourceApp), unitID = try units.id(metric.unit)
+        let keys = SampleKeys(type: typeID, source: sourceID, unit: unitID,
+                              category: try metric.categoryValue.map { try categories.id($0) } ?? 0)
         let created = metric.creationDateText.flatMap(ExportDateParser.epochSeconds)
-        if let storedRow = try alreadyStoredRow(typeID, sourceID, unitID, metric, created: created) {
+        if let storedRow = try alreadyStoredRow(keys, metric, created: created) {
             countStored(storedRow)
         } else {
-            try insertRow(typeID, sourceID, unitID, metric, created: created)
+            try insertRow(keys, metric, created: created)
             if database.changes > 0 {
                 newCount += 1
                 if seen?.insert(type: typeID, start: metric.startDate, end: metric.endDate, source: sourceID,
-                                value: metric.value, unit: unitID) == true {
+                                value: metric.value, unit: unitID, category: keys.category) == true {
                     mayRepeat.append(database.lastInsertRowID)
                 }
                 addToRunningSummary(SummaryKey(type: typeID, unit: unitID, source: sourceID), metric.startDate, metric.endDate)
                 try hourSummary.add(typeID: typeID, typeName: metric.type, unit: unitID, start: metric.startDate, end: metric.endDate,
                                     value: metric.value, rank: rank(sourceID, metric))
             } else {
-                countStored(try sameRow(typeID, sourceID, unitID, metric, created: created))
+                countStored(try sameRow(keys, metric, created: created))
             }
         }
         sinceCommit += 1
@@ -149,12 +154,11 @@ final class StoreImportSink: MetricSink, ConversionObserver {
 
     /// The cases the identity index alone cannot decide (see the type's comment): the stored row
     /// that already holds the sample, if any.
-    private func alreadyStoredRow(_ typeID: Int64, _ sourceID: Int64, _ unitID: Int64, _ metric: MappedMetric,
-                                  created: Int64?) throws -> StoredRow? {
-        guard created == nil || undatedTypes.contains(typeID) else { return nil }
+    private func alreadyStoredRow(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?) throws -> StoredRow? {
+        guard created == nil || undatedTypes.contains(keys.type) else { return nil }
         let query = created == nil ? findAlike : findUndated
         defer { query.reset() }
-        bindAlike(query, typeID, sourceID, unitID, metric)
+        bindAlike(query, keys, metric)
         guard try query.step() else { return nil }
         let row = StoredRow(id: query.int64(0), importID: query.int64(1))
         if let created {
@@ -168,13 +172,13 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     private struct StoredRow { var id: Int64; var importID: Int64 }
 
     /// The row the identity index found equal to `metric`.
-    private func sameRow(_ typeID: Int64, _ sourceID: Int64, _ unitID: Int64, _ metric: MappedMetric, created: Int64?) throws -> StoredRow? {
+    private func sameRow(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?) throws -> StoredRow? {
         // Cheap cases first: nothing of this run stored yet, or nothing stored before it.
         if newCount == 0 { return StoredRow(id: 0, importID: 0) }
         if storedBefore == 0 { return StoredRow(id: storedBefore + 1, importID: runID) }
         defer { findSame.reset() }
-        bindAlike(findSame, typeID, sourceID, unitID, metric)
-        findSame.bind(7, created ?? StoreSchema.undated)
+        bindAlike(findSame, keys, metric)
+        findSame.bind(8, created ?? StoreSchema.undated)
         guard try findSame.step() else { return nil }
         return StoredRow(id: findSame.int64(0), importID: findSame.int64(1))
     }
@@ -184,13 +188,17 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         if let row, row.importID == runID { writtenTwiceCount += 1 } else { duplicateCount += 1 }
     }
 
-    private func bindAlike(_ statement: SQLiteStatement, _ typeID: Int64, _ sourceID: Int64, _ unitID: Int64, _ metric: MappedMetric) {
-        statement.bind(1, typeID)
+    /// A sample's name-table ids: with its dates and value, its identity (but for the creation date).
+    private struct SampleKeys { var type, source, unit, category: Int64 }
+
+    private func bindAlike(_ statement: SQLiteStatement, _ keys: SampleKeys, _ metric: MappedMetric) {
+        statement.bind(1, keys.type)
         statement.bind(2, metric.startDate)
         statement.bind(3, metric.endDate)
-        statement.bind(4, sourceID)
+        statement.bind(4, keys.source)
         statement.bind(5, metric.value)
-        statement.bind(6, unitID)
+        statement.bind(6, keys.unit)
+        statement.bind(7, keys.category)
     }
 
     private func rank(_ sourceID: Int64, _ metric: MappedMetric) throws -> Int64 {
@@ -200,28 +208,28 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         return SourceMerger<Void>.rank(deviceRank: deviceRank, sourceID: sourceID)
     }
 
-    private func insertRow(_ typeID: Int64, _ sourceID: Int64, _ unitID: Int64, _ metric: MappedMetric, created: Int64?) throws {
+    private func insertRow(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?) throws {
         // The mapper always puts `device` first and `sourceVersion` (when present) second.
         var rest = metric.metadata.dropFirst()
         if let version = rest.first, version.key.equals("sourceVersion") {
-            insert.bind(8, try versions.id(version.value))
+            insert.bind(9, try versions.id(version.value))
             rest = rest.dropFirst()
         } else {
-            insert.bindNull(8)
+            insert.bindNull(9)
         }
         if rest.isEmpty {
-            insert.bindNull(9)
+            insert.bindNull(10)
         } else {
             metadata.removeAll()
             MetricJSON.appendMembers(rest, to: &metadata)
-            metadata.withBytes { insert.bind(9, bytes: $0) }
+            metadata.withBytes { insert.bind(10, bytes: $0) }
         }
-        bindAlike(insert, typeID, sourceID, unitID, metric)
-        insert.bind(7, try devices.id(metric.device))
-        insert.bind(10, runID)
-        insert.bind(11, created ?? StoreSchema.undated)
+        bindAlike(insert, keys, metric)
+        insert.bind(8, try devices.id(metric.device))
+        insert.bind(11, runID)
+        insert.bind(12, created ?? StoreSchema.undated)
         // A dated sample later in this run may be this one: it must find it to fill in the date.
-        if created == nil { undatedTypes.insert(typeID) }
+        if created == nil { undatedTypes.insert(keys.type) }
         try insert.step()
         insert.reset()
     }

@@ -268,6 +268,41 @@ enum StoreSchema {
         INSERT INTO metric_hour_state(type_id, longest, dirty_from, dirty_to)
             SELECT type_id, max(end_date - start_date), min(start_date), max(end_date) FROM metric GROUP BY type_id;
         """,
+        // 6 → 7: a category sample's category joins its identity. One app may write InBed and
+        // Asleep over the same span in the same second; their value (the duration) is the same, so
+        // without the category the second collided with the first and was lost.
+        """
+        CREATE TABLE category_value (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        -- The raw categoryValue (HKCategoryValueSleepAnalysisInBed) of a category sample; 0 for others.
+        ALTER TABLE metric ADD COLUMN category_id INTEGER NOT NULL DEFAULT 0;
+        CREATE TEMP TABLE category_row AS
+            SELECT m.id, json_extract('{' || m.extra || '}', '$.categoryValue') AS name
+            FROM metric m JOIN metric_type t ON t.id = m.type_id
+            WHERE t.name LIKE 'HKCategoryTypeIdentifier%' AND m.extra IS NOT NULL AND json_valid('{' || m.extra || '}');
+        DELETE FROM temp.category_row WHERE name IS NULL;
+        INSERT OR IGNORE INTO category_value(name) SELECT DISTINCT name FROM temp.category_row;
+        UPDATE metric SET category_id = (SELECT c.id FROM temp.category_row r JOIN category_value c ON c.name = r.name WHERE r.id = metric.id)
+            WHERE id IN (SELECT id FROM temp.category_row);
+        DROP TABLE temp.category_row;
+        DROP INDEX metric_identity;
+        CREATE UNIQUE INDEX metric_identity ON metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, created_at);
+        -- A row marked as a repeat of a sample of another category is no repeat.
+        UPDATE metric SET is_repeat = 0 WHERE is_repeat = 1 AND category_id != 0 AND NOT EXISTS (
+            SELECT 1 FROM metric o
+            WHERE o.type_id = metric.type_id AND o.start_date = metric.start_date AND o.end_date = metric.end_date
+              AND o.source_id = metric.source_id AND o.value = metric.value AND o.unit_id = metric.unit_id
+              AND o.category_id = metric.category_id AND o.id < metric.id);
+        -- The summaries of the category types are counted again: their repeats may have changed.
+        DELETE FROM metric_summary WHERE type_id IN (SELECT DISTINCT type_id FROM metric WHERE category_id != 0);
+        INSERT INTO metric_summary
+            SELECT type_id, unit_id, source_id, count(*), sum(is_repeat), min(start_date), max(end_date)
+            FROM metric WHERE type_id IN (SELECT DISTINCT type_id FROM metric WHERE category_id != 0)
+            GROUP BY type_id, unit_id, source_id;
+        UPDATE metric_hour_state SET
+            dirty_from = (SELECT min(start_date) FROM metric WHERE type_id = metric_hour_state.type_id),
+            dirty_to = (SELECT max(end_date) FROM metric WHERE type_id = metric_hour_state.type_id)
+            WHERE type_id IN (SELECT DISTINCT type_id FROM metric WHERE category_id != 0);
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }
