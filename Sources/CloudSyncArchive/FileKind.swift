@@ -35,6 +35,13 @@ package enum FileKind {
         }
     }
 
+    /// The size of the file at `path` (following links), nil when it cannot be read.
+    package static func size(path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
     /// The size of a regular file, without moving its offset.
     package static func size(of descriptor: Int32) -> Int64? {
         var info = stat()

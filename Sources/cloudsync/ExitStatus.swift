@@ -28,10 +28,12 @@ enum ExitStatus {
     static let badArguments = Meaning(code: 64, text: "bad arguments")
     static let damagedInput = Meaning(code: 65, text: "damaged input or not an Apple Health export")
     static let unreadableInput = Meaning(code: 66, text: "the input cannot be opened or read")
-    static let missingStore = Meaning(code: 66, text: "there is no store at the path (import an export first)")
+    static let missingStore = Meaning(code: 66, text: "no store at the path, or the file is empty (nothing is created)")
+    static let notAStore = Meaning(code: 65, text: "the --store file is not a cloudsync store (left as it is)")
+    static let damagedInputOrNotAStore = Meaning(code: 65, text: "damaged input, not an export, or --store is not a store")
     static let serverFailing = Meaning(code: 69, text: "the server kept failing after every retry")
     static let cannotListen = Meaning(code: 69, text: "cannot listen: the port is in use, or the address is not local")
-    static let damagedStore = Meaning(code: 70, text: "the store is damaged, not a store, or from a newer cloudsync")
+    static let damagedStore = Meaning(code: 70, text: "the store is damaged, or from a newer cloudsync")
     static let unwritableStore = Meaning(code: 73, text: "the store cannot be created or written")
     static let unwritableDatabase = Meaning(code: 73, text: "the receiver's database cannot be created or written")
     static let cannotCreateFolder = Meaning(code: 73, text: "the --output folder cannot be made, or is not empty (see --force)")
@@ -58,9 +60,10 @@ enum ExitStatus {
     static func code(for error: StoreError) -> ExitCode {
         switch error {
         case .locked: return storeBusy
-        case .missing: return noInput
+        case .missing, .empty, .folder: return noInput
+        case .notAStore: return dataError
         case .readOnly, .cannotOpen: return cannotCreate
-        case .newerSchema, .notAStore: return software
+        case .newerSchema: return software
         case .olderSchema: return cannotCreate
         case .sqlite(let sqlite): return sqlite.isDiskFull ? ioError : sqlite.isBusy ? storeBusy : sqlite.isReadOnly ? cannotCreate : software
         }

@@ -224,9 +224,16 @@ import Testing
 }
 
 @Suite struct PairCommandTests {
+    /// A store made by importing the sample: pairing reads its identity and never makes one.
+    func importedStore(in dir: URL) throws -> String {
+        let store = dir.appendingPathComponent("s.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        return store
+    }
+
     @Test func printsThePairingObjectAndItsQRCode() throws {
         let dir = try CLI.temporaryDirectory()
-        let store = dir.appendingPathComponent("s.sqlite").path
+        let store = try importedStore(in: dir)
         let png = dir.appendingPathComponent("qr.png").path
         let result = try CLI.run(["pair", "--store", store, "--device-name", "Test Mac", "--png", png])
         #expect(result.status == 0)
@@ -254,7 +261,7 @@ import Testing
     func theQRCodeImageDecodesToThePairingObject() throws {
         let dir = try CLI.temporaryDirectory()
         let png = dir.appendingPathComponent("qr.png").path
-        let result = try CLI.run(["pair", "--store", dir.appendingPathComponent("s.sqlite").path, "--png", png, "--no-qr"])
+        let result = try CLI.run(["pair", "--store", try importedStore(in: dir), "--png", png, "--no-qr"])
         #expect(result.status == 0)
         let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: String]
         let decoded = try CLI.run(["-q", "--raw", png], tool: "/usr/bin/zbarimg")
@@ -264,7 +271,7 @@ import Testing
     @Test func postsThePairingRequest() throws {
         let dir = try CLI.temporaryDirectory()
         let serve = try ServeProcess([], directory: dir)
-        let result = try CLI.run(["pair", "--store", dir.appendingPathComponent("s.sqlite").path, "--no-qr",
+        let result = try CLI.run(["pair", "--store", try importedStore(in: dir), "--no-qr",
                                   "--server", "\(serve.url)/api/v1", "--android-user-id", "android-42"])
         #expect(result.status == 0, "\(result.stderr)")
         let answer = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])

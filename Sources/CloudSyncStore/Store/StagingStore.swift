@@ -1,3 +1,4 @@
+import CloudSyncArchive
 import CloudSyncExport
 import CloudSyncModel
 import CSQLite3
@@ -9,7 +10,7 @@ import Foundation
 /// (`status`, `export`, `aggregate`) read alongside them (WAL). Commits are large transactions;
 /// after a `kill -9` at any moment SQLite's journal brings the file back to its last commit.
 public final class StagingStore {
-    /// `read` and `update` need an existing store; only `write` (import, pair) creates one.
+    /// `read` and `update` need an existing store; only `write` (import) creates one.
     public enum Access: Sendable { case read, update, write }
 
     public let path: String
@@ -38,10 +39,13 @@ public final class StagingStore {
         self.path = path
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if isDirectory.boolValue {
-            throw StoreError.notAStore(path, "it is a folder; give the store's file (for example \(path)/staging.sqlite)")
-        }
+        if isDirectory.boolValue { throw StoreError.folder(path) }
         if access != .write && !exists { throw StoreError.missing(path) }
+        // A command that does not create stores never turns an empty file into one (a store emptied
+        // by a mistake, `touch`): it says so and leaves the file as it is.
+        if access != .write && exists && FileKind(path: path) == .regular && FileKind.size(path: path) == 0 {
+            throw StoreError.empty(path)
+        }
         if access != .read {
             let directory = (path as NSString).deletingLastPathComponent
             if !directory.isEmpty {
@@ -72,6 +76,7 @@ public final class StagingStore {
 
     private func configure(_ access: Access) throws {
         let version = Int(try database.scalarInt("PRAGMA user_version") ?? 0)
+        try checkIsStore(version: version, access: access)
         if version > StoreSchema.currentVersion {
             throw StoreError.newerSchema(path, found: version, known: StoreSchema.currentVersion)
         }
@@ -110,6 +115,23 @@ public final class StagingStore {
                 try database.prepare("INSERT OR IGNORE INTO identity(key, value) VALUES (?, ?)")
                     .run([.text(key), .text(UUID().uuidString)])
             }
+        }
+    }
+
+    /// Refuses an SQLite file that is not a cloudsync store (another program's database), and an
+    /// empty one unless this command makes stores (import).
+    private func checkIsStore(version: Int, access: Access) throws {
+        let tables = try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+        if version == 0 {
+            if tables == 0 {
+                if access != .write { throw StoreError.empty(path) }
+                return
+            }
+            throw StoreError.notAStore(path, "it is an SQLite database of another program (\(counted(Int(tables), "table")), none of cloudsync's); it is left as it is")
+        }
+        let ours = try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('metric', 'import_run', 'identity')") ?? 0
+        if ours < 3 {
+            throw StoreError.notAStore(path, "it is an SQLite database without cloudsync's tables; it is left as it is")
         }
     }
 

@@ -3,6 +3,11 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case cannotOpen(String, String)
     /// No store at the path (and the command does not create one).
     case missing(String)
+    /// A file of 0 bytes (or an SQLite file without tables) where a store should be: nothing to read,
+    /// and a command that only reads does not make a store of it.
+    case empty(String)
+    /// A folder where the store's file should be.
+    case folder(String)
     case locked(String)
     case readOnly(String)
     case newerSchema(String, found: Int, known: Int)
@@ -15,6 +20,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .cannotOpen(let path, let why): return "\(path): cannot open the store: \(why)"
         case .missing(let path): return "\(path): no store there yet; import an export first (cloudsync import export.zip)"
+        case .empty(let path):
+            return "\(path): the file is empty, not a store; it is left as it is (import an export into it to make one: cloudsync import export.zip --store \(path))"
+        case .folder(let path): return "\(path): it is a folder; give the store's file (for example \(path)/staging.sqlite)"
         case .locked(let path): return "\(path): the store is in use by another cloudsync process (import or upload); try again when it ends"
         case .readOnly(let path): return "\(path): the store is read-only (check the file's and the folder's permissions)"
         case .olderSchema(let path, let found):
