@@ -25,7 +25,7 @@ struct Aggregate: ParsableCommand {
               cloudsync aggregate --bucket day --types stepCount \\
                 --tz Europe/Paris --merge-sources
 
-            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore, ExitStatus.damagedStore]))
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.notAStore, ExitStatus.missingStore, ExitStatus.damagedStore]))
             """
     )
 
@@ -55,6 +55,9 @@ struct Aggregate: ParsableCommand {
     }
 
     func run() throws {
+        var files = SameFileGuard(command: "aggregate")
+        files.store(storeOptions.path)
+        try files.standardOutput()
         let store = try storeOptions.open(.read)
         let rows: [AggregateRow]
         do {
@@ -71,7 +74,7 @@ struct Aggregate: ParsableCommand {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             var out = Data()
             for row in rows { out.append(try encoder.encode(row)); out.append(UInt8(ascii: "\n")) }
-            FileHandle.standardOutput.write(out)
+            try StandardOutput.write(out)
         case .csv:
             // The same RFC 4180 writer as `convert --format csv`.
             var out = ByteBuffer(capacity: 1 << 16)
@@ -80,7 +83,7 @@ struct Aggregate: ParsableCommand {
                 out.appendCSVRow([row.type, row.bucket, row.unit, String(row.count), number(row.sum), number(row.average),
                                   number(row.minimum), number(row.maximum)])
             }
-            out.withBytes { FileHandle.standardOutput.write(Data($0)) }
+            try StandardOutput.write(out.withBytes { Data($0) })
         case .table:
             let header = ["type", "bucket", "unit", "count", "sum", "average", "minimum", "maximum"]
             let cells = rows.map { [$0.type, $0.bucket, $0.unit, String($0.count), number($0.sum), number($0.average), number($0.minimum), number($0.maximum)] }
@@ -91,7 +94,7 @@ struct Aggregate: ParsableCommand {
                     column < 3 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0) : cell.leftPadded(widths[column])
                 }.joined(separator: "  ") + "\n"
             }
-            FileHandle.standardOutput.write(Data(text.utf8))
+            try StandardOutput.write(text)
         }
     }
 }

@@ -29,7 +29,9 @@ func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, qu
         progress.clear()
         let report = converter.currentReport
         partial?(report, error)
-        let written = sink.abandonedOutput(metrics: report.metrics)
+        // After a failed write, nothing can be said of what the output holds.
+        var written = sink.abandonedOutput(metrics: report.metrics)
+        if case .output = error { written = nil }
         if case .interrupted = error {
             printError("interrupted" + (written.map { ": \($0)" } ?? ""))
         } else {

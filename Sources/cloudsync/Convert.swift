@@ -55,6 +55,9 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         try checkStandardInput(input, command: "convert")
+        var files = SameFileGuard(command: "convert")
+        files.input(input)
+        try outputs.check(files)
         let filter = try filters.makeFilter()
         if outputs.kind != .metrics {
             let records: any RecordSink

@@ -20,7 +20,7 @@ struct Export: ParsableCommand {
               cloudsync export --format cloudcare --pending --output batches/
               cloudsync export --kind routes --format geojson > routes.json
 
-            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore,
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.notAStore, ExitStatus.missingStore,
                                ExitStatus.damagedStore, ExitStatus.cannotCreateFolder, ExitStatus.unwritableOutput]))
             """
     )
@@ -38,6 +38,9 @@ struct Export: ParsableCommand {
 
     func run() throws {
         let filter = try filters.makeFilter()
+        var files = SameFileGuard(command: "export")
+        files.store(storeOptions.path)
+        try outputs.check(files)
         let store = try storeOptions.open(.read)
         do {
             if outputs.kind != .metrics {

@@ -20,7 +20,7 @@ struct Import: ParsableCommand {
             Example:
               cloudsync import export.zip && cloudsync status
 
-            \(ExitStatus.help([ExitStatus.successSkipping, ExitStatus.badArguments, ExitStatus.damagedInput,
+            \(ExitStatus.help([ExitStatus.successSkipping, ExitStatus.badArguments, ExitStatus.damagedInputOrNotAStore,
                                ExitStatus.unreadableInput, ExitStatus.damagedStore, ExitStatus.unwritableStore,
                                ExitStatus.unwritableOutput, ExitStatus.busyStore, ExitStatus.interruptedRun]))
             """
@@ -43,6 +43,9 @@ struct Import: ParsableCommand {
         if input != "-", access(input, R_OK) != 0 {
             printError(ConversionError.unreadable(input, String(cString: strerror(errno))).description)
             throw ExitStatus.noInput
+        }
+        if let stored = FileIdentity(path: storeOptions.path), [FileIdentity(path: input), input == "-" ? FileIdentity(descriptor: STDIN_FILENO) : nil].contains(stored) {
+            throw usageError("the input is the store \(storeOptions.path) itself: give the export (export.zip or export.xml)", command: "import")
         }
         let store = try storeOptions.open(.write)
         let progress = ProgressLine()

@@ -31,6 +31,9 @@ struct Inspect: ParsableCommand {
 
     func run() throws {
         try checkStandardInput(input, command: "inspect")
+        var files = SameFileGuard(command: "inspect")
+        files.input(input)
+        try files.standardOutput()
         let inspector = ExportInspector()
         let archive = try runArchive(input: input, filter: .all, metrics: inspector, records: CountingRecordSink(),
                                      kinds: [.route, .ecg, .clinicalRecord], beats: true, correlations: true, quiet: true,
@@ -43,21 +46,21 @@ struct Inspect: ParsableCommand {
             var report = inspector.report(partial.conversion)
             report.add(partial)
             report.damage = error.description
-            print(report)
+            // The damage is the error to report; a failed write of the description says so itself.
+            try? write(report)
         }
         var report = inspector.report(archive.conversion)
         report.add(archive)
-        print(report)
+        try write(report)
     }
 
-    private func print(_ report: InspectReport) {
+    private func write(_ report: InspectReport) throws {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write((try? encoder.encode(report)) ?? Data())
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            try StandardOutput.write(try encoder.encode(report) + Data("\n".utf8))
         } else {
-            FileHandle.standardOutput.write(Data((report.text + "\n").utf8))
+            try StandardOutput.write(report.text + "\n")
         }
     }
 }

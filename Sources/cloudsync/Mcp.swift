@@ -19,7 +19,7 @@ struct Mcp: AsyncParsableCommand {
             Register it with Claude Code:
               claude mcp add cloudsync -- cloudsync mcp
 
-            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore, ExitStatus.damagedStore]))
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.notAStore, ExitStatus.missingStore, ExitStatus.damagedStore]))
             """
     )
 

@@ -32,6 +32,9 @@ struct OutputOptions: ParsableArguments {
 
     func validate() throws {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
+        if format == .cloudcare && batchSize > CloudCareContract.maximumBatchSize {
+            throw ValidationError("--batch-size \(batchSize): the CloudCare contract takes at most \(CloudCareContract.maximumBatchSize) metrics per envelope")
+        }
         if format == .cloudcare && kind != .metrics { throw ValidationError("--format cloudcare is for --kind metrics") }
         if format == .csv && kind != .metrics { throw ValidationError("--format csv is for --kind metrics") }
         if format == .geojson && kind != .routes { throw ValidationError("--format geojson is for --kind routes") }
@@ -71,6 +74,18 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
+    /// Refuses an `--output` (or standard output) that is one of `files` (an input, the store).
+    func check(_ files: SameFileGuard) throws {
+        guard let output else { return try files.standardOutput() }
+        if format == .cloudcare {
+            try files.folder(output, option: "--output", isOurs: OutputFolder.isBatchFile)
+        } else if format == .csv && kind == .metrics && Self.isFolder(output) {
+            try files.folder(output, option: "--output", isOurs: { $0.hasSuffix(".csv") })
+        } else {
+            try files.output(output, option: "--output")
+        }
+    }
+
     /// `--output` names a folder when it ends with `/` or is one already.
     static func isFolder(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
@@ -78,6 +93,6 @@ struct OutputOptions: ParsableArguments {
     }
 
     func outputFile() throws -> OutputFile {
-        try output.map(OutputFile.create) ?? .standardOutput()
+        try output.map { try OutputFile.create($0) } ?? .standardOutput()
     }
 }

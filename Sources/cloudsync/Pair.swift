@@ -19,7 +19,7 @@ struct Pair: AsyncParsableCommand {
             image). The code expires 15 minutes after it was made. With --server and --android-user-id, posts the \
             pairing request to {server}/wearables/devices/pair.
 
-            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.serverFailing,
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.notAStore, ExitStatus.missingStore, ExitStatus.serverFailing,
                                ExitStatus.damagedStore, ExitStatus.unwritableStore, ExitStatus.unwritableOutput,
                                ExitStatus.busyStore, ExitStatus.refusedToken]))
             """
@@ -52,7 +52,11 @@ struct Pair: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.open(.write)
+        var files = SameFileGuard(command: "pair")
+        files.store(storeOptions.path)
+        if let png { try files.output(png, option: "--png") }
+        try files.standardOutput()
+        let store = try storeOptions.open(.update)
         let identity: (userId: String, deviceId: String)
         do {
             let stored = try store.identity()
@@ -62,8 +66,12 @@ struct Pair: AsyncParsableCommand {
                                      deviceName: deviceName ?? ProcessInfo.processInfo.hostName)
         let qr = try QRCode(String(decoding: request.json(includingAndroidUser: false), as: UTF8.self))
         if let png {
-            do { try qr.png().write(to: URL(fileURLWithPath: png)) } catch {
-                printError("\(png): cannot write the image: \(error.localizedDescription)")
+            do {
+                let file = try OutputFile.create(png)
+                qr.png().withUnsafeBytes { file.buffer.append($0.bindMemory(to: UInt8.self)) }
+                try file.finish()
+            } catch {
+                printError("\(error)")
                 throw ExitStatus.ioError
             }
         }
@@ -79,16 +87,14 @@ struct Pair: AsyncParsableCommand {
                 let answer = try await JSONPoster.post(server: url, path: "/wearables/devices/pair",
                                                        json: request.json(includingAndroidUser: true), token: try tokenOptions.token(),
                                                        caCertificates: cacert)
-                FileHandle.standardOutput.write(answer.body)
-                FileHandle.standardOutput.write(Data("\n".utf8))
+                try StandardOutput.write(answer.body + Data("\n".utf8))
             } catch let error as UploadError {
                 printError("pairing with \(server) failed: \(error.description)")
                 throw error.isAuthorization ? ExitStatus.noPermission : error.isUsage ? ExitStatus.usage : ExitStatus.unavailable
             }
             return
         }
-        FileHandle.standardOutput.write(request.json(includingAndroidUser: false))
-        FileHandle.standardOutput.write(Data("\n".utf8))
+        try StandardOutput.write(request.json(includingAndroidUser: false) + Data("\n".utf8))
     }
 
     /// `2026-11-23T05:15:00.000Z` as `2026-11-23 05:15 UTC`.

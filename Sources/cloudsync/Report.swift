@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudSyncReport
 import CloudSyncStore
+import CloudSyncModel
 import Foundation
 
 struct Report: ParsableCommand {
@@ -20,7 +21,7 @@ struct Report: ParsableCommand {
             Example:
               cloudsync report --tz Europe/Paris --since 2024-01-01 --output 2024.html
 
-            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore, ExitStatus.damagedStore,
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.notAStore, ExitStatus.missingStore, ExitStatus.damagedStore,
                                ExitStatus.unwritableOutput]))
             """
     )
@@ -47,6 +48,9 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
+        var files = SameFileGuard(command: "report")
+        files.store(storeOptions.path)
+        try files.output(output, option: "--output")
         let store = try storeOptions.open(.read)
         let html: String
         do {
@@ -57,11 +61,11 @@ struct Report: ParsableCommand {
             throw ExitStatus.report(error)
         }
         do {
-            try Data(html.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            let file = try OutputFile.create(output)
+            file.buffer.append(html)
+            try file.finish()
         } catch {
-            let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
-            let why = FileManager.default.fileExists(atPath: folder) ? error.localizedDescription : "the folder \(folder) does not exist"
-            printError("\(output): cannot write the report: \(why)")
+            printError("\(error)")
             throw ExitStatus.ioError
         }
         printError("report: \(output) (\(html.utf8.count / 1024) KB)")

@@ -19,7 +19,7 @@ struct Status: ParsableCommand {
             A repeat is a sample stored again with another creation date (a workout re-synced, a food \
             entry logged twice): the store keeps it, and counts it once unless --count-repeats.
 
-            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore, ExitStatus.damagedStore]))
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.notAStore, ExitStatus.missingStore, ExitStatus.damagedStore]))
             """
     )
 
@@ -32,6 +32,9 @@ struct Status: ParsableCommand {
     var json = false
 
     func run() throws {
+        var files = SameFileGuard(command: "status")
+        files.store(storeOptions.path)
+        try files.standardOutput()
         let store = try storeOptions.open(.read)
         var status: StoreStatus
         do {
@@ -41,11 +44,10 @@ struct Status: ParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(status))
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            try StandardOutput.write(try encoder.encode(status) + Data("\n".utf8))
             return
         }
-        print(Self.text(status))
+        try StandardOutput.write(Self.text(status) + "\n")
     }
 
     /// Pending as the upload to that target would count it (the same `UploadScope`).

@@ -35,7 +35,7 @@ struct Upload: AsyncParsableCommand {
                 --token-file token.txt
               cloudsync upload --server http://127.0.0.1:3000 --target steps --dry-run
 
-            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.missingStore,
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.notAStore, ExitStatus.missingStore,
                                ExitStatus.serverFailing, ExitStatus.damagedStore, ExitStatus.unwritableStore,
                                ExitStatus.busyStore, ExitStatus.refusedToken, ExitStatus.interruptedRun]))
             """

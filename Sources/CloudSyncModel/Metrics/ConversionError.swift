@@ -28,7 +28,7 @@ public enum ConversionError: Error, Sendable, CustomStringConvertible {
             let place = entry.map { "\(input) (\($0))" } ?? input
             return "\(place): damaged zip: \(why)"
         case .output(let output, let why):
-            return "\(output): cannot write: \(why)"
+            return output == "standard output" ? "cannot write to standard output: \(why)" : "\(output): cannot write: \(why)"
         case .outputFolder(let folder, let why):
             return "\(folder): \(why)"
         case .interrupted:

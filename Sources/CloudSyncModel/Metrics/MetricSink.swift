@@ -26,12 +26,13 @@ public final class JSONLinesSink: MetricSink {
         try output.flushIfFull()
     }
 
-    public func finish() throws { try output.flush() }
+    public func finish() throws { try output.finish() }
 
-    /// Every line in the buffer is complete: write them.
-    public func abandon() throws { try output.flush() }
+    /// Every line in the buffer is complete: write them (a file keeps them as NAME.partial).
+    public func abandon() throws { output.abandon() }
 
     public func abandonedOutput(metrics: Int) -> String? {
-        metrics == 0 ? nil : "the \(counted(metrics, "metric")) read before it are written to \(output.name), each on a complete line"
+        guard metrics > 0, let place = output.abandonedPlace else { return nil }
+        return "the \(counted(metrics, "metric")) read before it are written to \(place), each on a complete line"
     }
 }

@@ -54,11 +54,12 @@ public final class MetricCSVSink: MetricSink {
         try output.flushIfFull()
     }
 
-    public func finish() throws { try output.flush() }
-    public func abandon() throws { try output.flush() }
+    public func finish() throws { try output.finish() }
+    public func abandon() throws { output.abandon() }
 
     public func abandonedOutput(metrics: Int) -> String? {
-        metrics == 0 ? nil : "the \(counted(metrics, "metric")) read before it are written to \(output.name), each on a complete row"
+        guard metrics > 0, let place = output.abandonedPlace else { return nil }
+        return "the \(counted(metrics, "metric")) read before it are written to \(place), each on a complete row"
     }
 
     static func appendRow(_ metric: MappedMetric, to out: inout ByteBuffer, scratch: inout ByteBuffer) {
@@ -84,15 +85,14 @@ public final class MetricCSVSink: MetricSink {
 /// Metrics as one CSV file per type in a folder (`--format csv --output DIR`): `heartRate.csv`, …
 /// Files are opened as their type first appears and stay open (an export has about a hundred types).
 public final class MetricCSVFolderSink: MetricSink {
-    private let folder: String
+    private let folder: OutputFolder
     private var files: [String: OutputFile] = [:]
     private var scratch = ByteBuffer(capacity: 4096)
     private var lastType: [UInt8] = []
     private var lastFile: OutputFile?
 
     public init(folder: String, replacing: Bool) throws {
-        self.folder = folder
-        try BatchFolder.prepare(folder, replacing: replacing, isOurs: { $0.hasSuffix(".csv") })
+        self.folder = try OutputFolder(folder, replacing: replacing, isOurs: { $0.hasSuffix(".csv") })
     }
 
     public func write(_ metric: MappedMetric) throws {
@@ -104,7 +104,7 @@ public final class MetricCSVFolderSink: MetricSink {
             if let open = files[type] {
                 file = open
             } else {
-                file = try OutputFile.create(folder + "/" + MetricFilter.shortName(type) + ".csv")
+                file = try folder.create(MetricFilter.shortName(type) + ".csv")
                 file.buffer.appendCSVRow(MetricCSVSink.header)
                 files[type] = file
             }
@@ -115,6 +115,12 @@ public final class MetricCSVFolderSink: MetricSink {
         try file.flushIfFull()
     }
 
-    public func finish() throws { for file in files.values { try file.flush() } }
-    public func abandon() throws { try finish() }
+    public func finish() throws { try folder.finish() }
+
+    /// A folder of partial files would look like a complete run: nothing is moved in.
+    public func abandon() throws { folder.abandon() }
+
+    public func abandonedOutput(metrics: Int) -> String? {
+        "nothing was written to \(folder.path): the files are moved in only once the whole export is read"
+    }
 }

@@ -21,7 +21,7 @@ public final class CloudCareBatchWriter: MetricSink {
     public enum Destination: Sendable {
         /// One JSON array of envelopes.
         case standardOutput
-        /// `batch-000001.json`, … in this folder (created if missing; see `BatchFolder`).
+        /// `batch-000001.json`, … in this folder (created if missing; see `OutputFolder`).
         /// `replacing` deletes an earlier run's batch files first; without it the folder must be empty.
         case directory(String, replacing: Bool = false)
     }
@@ -29,6 +29,7 @@ public final class CloudCareBatchWriter: MetricSink {
     private let identity: CloudCareIdentity
     private let batchSize: Int
     private let destination: Destination
+    private let folder: OutputFolder?
     private let runLimit: Int
     private var run = SortRun()
     private var spilled: [SpilledRun] = []
@@ -44,7 +45,9 @@ public final class CloudCareBatchWriter: MetricSink {
         self.destination = destination
         self.runLimit = runLimit
         if case .directory(let path, let replacing) = destination {
-            try BatchFolder.prepare(path, replacing: replacing)
+            folder = try OutputFolder(path, replacing: replacing)
+        } else {
+            folder = nil
         }
     }
 
@@ -66,10 +69,11 @@ public final class CloudCareBatchWriter: MetricSink {
             try SpilledRun.merge(spilled) { json in try envelopes.add(json) }
         }
         try envelopes.close()
+        try folder?.finish()
     }
 
     /// A partial set of batches would not share the right `dataRange`: write nothing.
-    public func abandon() throws {}
+    public func abandon() throws { folder?.abandon() }
 
     public func abandonedOutput(metrics: Int) -> String? {
         "no batch was written: batches are written only once the whole export is read, so that they share one dataRange"
@@ -128,7 +132,7 @@ public final class CloudCareBatchWriter: MetricSink {
             if inEnvelope > 0 { try emit() }
             if let stdout {
                 stdout.buffer.append("]\n")
-                try stdout.flush()
+                try stdout.finish()
             }
         }
 
@@ -140,12 +144,11 @@ public final class CloudCareBatchWriter: MetricSink {
                 if writer.batchesWritten > 1 { stdout!.buffer.append(UInt8(ascii: ",")) }
                 envelope.withBytes { stdout!.buffer.append($0) }
                 try stdout!.flushIfFull()
-            case .directory(let path, _):
-                let name = String(format: "%@/batch-%06d.json", path, writer.batchesWritten)
-                let file = try OutputFile.create(name)
+            case .directory:
+                let file = try writer.folder!.create(String(format: "batch-%06d.json", writer.batchesWritten))
                 envelope.withBytes { file.buffer.append($0) }
                 file.buffer.append(UInt8(ascii: "\n"))
-                try file.flush()
+                try file.finish()
             }
             envelope.removeAll()
             inEnvelope = 0

@@ -9,5 +9,8 @@ public enum CloudCareContract {
         "appleStandHour", "workout",
     ]
 
+    /// Metrics per envelope: the contract's batches hold at most 1000.
+    public static let maximumBatchSize = 1000
+
     public static func takes(_ type: String) -> Bool { takenTypes.contains(MetricFilter.shortName(type)) }
 }

@@ -137,7 +137,7 @@ public final class RecordLinesSink: RecordSink {
         RecordJSON.appendLine(clinical, to: &output.buffer)
         try output.flushIfFull()
     }
-    public func finish() throws { try output.flush() }
+    public func finish() throws { try output.finish() }
 }
 
 /// Routes as one GeoJSON `FeatureCollection`, written feature by feature (flat memory).
@@ -157,6 +157,6 @@ public final class GeoJSONSink: RecordSink {
     }
     public func finish() throws {
         output.buffer.append("\n]}\n")
-        try output.flush()
+        try output.finish()
     }
 }

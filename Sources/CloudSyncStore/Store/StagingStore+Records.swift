@@ -105,7 +105,7 @@ extension StagingStore {
                 try output.flushIfFull()
                 count += 1
             }
-            try output.flush()
+            try output.finish()
             return count
         }
     }
