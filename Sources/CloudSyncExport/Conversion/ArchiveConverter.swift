@@ -86,7 +86,8 @@ public final class ArchiveConverter {
     @discardableResult
     public func run() throws -> Report {
         // A zip that cannot be read is reported by the conversion below, with its usual message.
-        let seekable = kinds.isEmpty ? nil : (try? SeekableZip(path: input)) ?? nil
+        // Standard input redirected from a file (`< export.zip`) is that file: read it as the path.
+        let seekable = kinds.isEmpty ? nil : (try? SeekableZip(path: ExportSources.seekablePath(input))) ?? nil
         let clinicalRecords = kinds.contains(.clinicalRecord)
         if kinds.contains(.route) || readsBeats || readsCorrelations || clinicalRecords {
             let routes = kinds.contains(.route), beats = readsBeats, correlations = readsCorrelations

@@ -53,6 +53,16 @@ public enum ExportSources {
         return try StreamingZipSource(reader: reader, streamed: streamed)
     }
 
+    /// The path to open `input` by when it must be read in any order (a zip's other entries):
+    /// `-` redirected from a regular file is that file, reopened through `/dev/stdin`; `-` from a
+    /// pipe stays `-` (read as a stream).
+    package static func seekablePath(_ input: String) -> String {
+        guard input == "-", FileKind(descriptor: STDIN_FILENO) == .regular, FileManager.default.fileExists(atPath: "/dev/stdin") else {
+            return input
+        }
+        return "/dev/stdin"
+    }
+
     /// True when the first bytes of a file declare an Apple Health export.
     static func declaresHealthData(_ head: ByteText) -> Bool {
         head.contains("<!DOCTYPE HealthData") || head.contains("<HealthData")

@@ -1,3 +1,4 @@
+import CloudSyncArchive
 import CloudSyncExport
 import CloudSyncModel
 import Foundation
@@ -33,10 +34,10 @@ extension StagingStore {
     public func importExport(_ input: String, filter: MetricFilter = .all,
                              configure: (ArchiveConverter) -> Void = { _ in }) throws -> ImportResult {
         let inputName = input == "-" ? "standard input" : input
-        let size = (try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int).flatMap { $0 }
+        let size = FileKind.size(path: ExportSources.seekablePath(input))
         let runID: Int64 = try storeErrors {
             try database.prepare("INSERT INTO import_run(input, input_size, started_at, outcome) VALUES (?, ?, ?, 'running')")
-                .run([.text(inputName), size.map { .int(Int64($0)) } ?? .null, .int(Self.now)])
+                .run([.text(inputName), size.map { .int($0) } ?? .null, .int(Self.now)])
             return database.lastInsertRowID
         }
         let sink = try storeErrors { try StoreImportSink(database: database, runID: runID, commitEvery: importCommitEvery,
