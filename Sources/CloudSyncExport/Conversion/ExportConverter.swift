@@ -1,6 +1,9 @@
 import CloudSyncArchive
 import CloudSyncModel
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Streams one export through the whole chain: source (file, zip, stdin) → reader thread
 /// (inflate, DTD removal, control-character filter) → libxml2 SAX → mapping → filter → sink.
@@ -59,7 +62,7 @@ public final class ExportConverter: ExportElementConsumer {
         } catch {
             fillReport(stream.facts)
             try? sink.abandon()
-            throw error
+            throw stopExplains(error) ? ConversionError.interrupted : error
         }
         fillReport(stream.facts)
         try sink.finish()
@@ -68,6 +71,24 @@ public final class ExportConverter: ExportElementConsumer {
     }
 
     public var currentReport: ConversionReport { report }
+
+    /// Whether a stop signal explains `error`. Ctrl-C in a terminal reaches the whole pipeline
+    /// (`curl … | cloudsync convert -`): the writer dies too, and its end of file looks like a
+    /// truncated export. The signal reaches every process at the same moment, but its handler may
+    /// run a moment after the end of file is read: a pipe's damage waits 100 ms for it.
+    private func stopExplains(_ error: any Error) -> Bool {
+        guard let error = error as? ConversionError else { return false }
+        switch error {
+        case .interrupted: return false
+        case .malformedXML, .damagedZip, .notAnExport, .unreadable: break
+        case .output, .outputFolder: return shouldStop()
+        }
+        if shouldStop() { return true }
+        guard inputPath == "-" || FileKind(path: inputPath) != .regular else { return false }
+        guard inputPath != "-" || FileKind(descriptor: STDIN_FILENO) != .regular else { return false }
+        usleep(100_000)
+        return shouldStop()
+    }
 
     private func fillReport(_ facts: ExportStream.Facts) {
         report.entry = facts.source.entryName
