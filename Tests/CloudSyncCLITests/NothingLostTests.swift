@@ -1,0 +1,382 @@
+import CloudSyncModel
+@testable import CloudSyncStore
+import CloudSyncTesting
+import Foundation
+import Testing
+
+/// Issue 22, items 1–7: no mistake a user types destroys a file or loses data without a word.
+/// Everything through the built binary, as a user runs it.
+@Suite struct NothingLostTests {
+    func importedStore() throws -> (dir: URL, store: String) {
+        let dir = try CLI.temporaryDirectory()
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        let result = try CLI.run(["import", CLI.sample, "--store", store, "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return (dir, store)
+    }
+
+    func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    // MARK: 1. An output that is an input or the store is refused; outputs appear whole or not at all
+
+    @Test func anOutputThatIsTheInputIsRefusedAndTheInputKept() throws {
+        let dir = try CLI.temporaryDirectory()
+        let export = dir.appendingPathComponent("export.zip").path
+        try FileManager.default.copyItem(atPath: CLI.sample, toPath: export)
+        let original = bytes(export)
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link.zip").path, withDestinationPath: export)
+        try FileManager.default.linkItem(atPath: export, toPath: dir.appendingPathComponent("hard.zip").path)
+        for output in ["export.zip", "link.zip", "hard.zip"] {
+            let result = try CLI.run(["convert", export, "-o", dir.appendingPathComponent(output).path])
+            #expect(result.status == 64, "\(output): \(result.stderr)")
+            #expect(result.stderr.contains("is the input"), "\(result.stderr)")
+            #expect(bytes(export) == original, "\(output) changed the export")
+        }
+        // Standard input redirected from the export, and standard output appended to it.
+        let appended = try run(["convert", "-"], stdin: export, stdout: export, append: true)
+        #expect(appended.status == 64, "\(appended.stderr)")
+        #expect(bytes(export) == original)
+        // A CSV folder whose files this run would replace, holding the input under such a name.
+        let folder = dir.appendingPathComponent("by-type")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: export, toPath: folder.appendingPathComponent("steps.csv").path)
+        let csv = try CLI.run(["convert", folder.appendingPathComponent("steps.csv").path, "--format", "csv", "-o", folder.path + "/", "--force"])
+        #expect(csv.status == 64, "\(csv.stderr)")
+        #expect(bytes(folder.appendingPathComponent("steps.csv").path) == original)
+    }
+
+    @Test func anOutputThatIsTheStoreOrOneOfItsFilesIsRefused() throws {
+        let (dir, store) = try importedStore()
+        let original = bytes(store)
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link").path, withDestinationPath: store)
+        let attempts: [[String]] = [
+            ["report", "--store", store, "-o", store],
+            ["export", "--store", store, "-o", store],
+            ["export", "--store", store, "-o", dir.appendingPathComponent("link").path],
+            ["export", "--store", store, "-o", store + "-wal"],            // not there now, SQLite's while it is open
+            ["export", "--store", store, "-o", store + ".lock", "--kind", "routes"],
+            ["pair", "--store", store, "--png", store, "--no-qr"],
+        ]
+        for arguments in attempts {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("refusing"), "\(arguments): \(result.stderr)")
+        }
+        for arguments in [["status", "--store", store], ["status", "--store", store, "--json"], ["export", "--store", store],
+                          ["aggregate", "--store", store, "--bucket", "day"]] {
+            let result = try run(arguments, stdout: store, append: true)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        }
+        #expect(bytes(store) == original)
+        #expect(try CLI.run(["status", "--store", store]).status == 0)
+    }
+
+    @Test func aFailedRunLeavesThePreviousOutputAndKeepsWhatItReadAsPartial() throws {
+        let dir = try CLI.temporaryDirectory()
+        let xml = try Data(contentsOf: URL(fileURLWithPath: Paths.sampleXML))
+        let cut = dir.appendingPathComponent("cut.xml")
+        try xml.prefix(xml.count * 3 / 4).write(to: cut)
+        let out = dir.appendingPathComponent("metrics.jsonl").path
+        try Data("the previous output\n".utf8).write(to: URL(fileURLWithPath: out))
+        let result = try CLI.run(["convert", cut.path, "-o", out])
+        #expect(result.status == 65)
+        #expect(bytes(out) == Data("the previous output\n".utf8))
+        let partial = try #require(bytes(out + ".partial"))
+        #expect(partial.last == UInt8(ascii: "\n") && partial.split(separator: UInt8(ascii: "\n")).count > 15)
+        #expect(result.stderr.contains("metrics.jsonl.partial (\(out) is left as it was)"), "\(result.stderr)")
+        // No temporary file is left beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["cut.xml", "metrics.jsonl", "metrics.jsonl.partial"])
+        // A complete run replaces it.
+        #expect(try CLI.run(["convert", CLI.sample, "-o", out]).status == 0)
+        #expect(bytes(out)?.split(separator: UInt8(ascii: "\n")).count == 24)
+        // An earlier run's CSV files stay until a run that replaces them is complete.
+        let folder = dir.appendingPathComponent("by-type").path + "/"
+        #expect(try CLI.run(["convert", CLI.sample, "--format", "csv", "-o", folder]).status == 0)
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        let heartRate = bytes(folder + "heartRate.csv")
+        let failed = try CLI.run(["convert", cut.path, "--format", "csv", "-o", folder, "--force"])
+        #expect(failed.status == 65)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == before)
+        #expect(bytes(folder + "heartRate.csv") == heartRate)
+    }
+
+    // MARK: 2. A command that only reads never makes a store
+
+    @Test func anEmptyFileOrAnotherDatabaseIsNoStoreAndIsLeftAsItIs() throws {
+        let dir = try CLI.temporaryDirectory()
+        let empty = dir.appendingPathComponent("empty.sqlite").path
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        for arguments in [["status"], ["status", "--json"], ["export"], ["aggregate", "--bucket", "day"], ["report", "-o", dir.appendingPathComponent("r.html").path],
+                          ["pair", "--no-qr"], ["upload", "--server", "http://127.0.0.1:9", "--no-token"]] {
+            let result = try CLI.run(arguments + ["--store", empty])
+            #expect(result.status == 66, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("the file is empty"), "\(arguments): \(result.stderr)")
+            #expect(bytes(empty) == Data())
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["empty.sqlite"])
+        // Another program's SQLite database.
+        let other = dir.appendingPathComponent("other.sqlite").path
+        _ = try CLI.run(["python3", "-c", "import sqlite3; c = sqlite3.connect('\(other)'); c.execute('create table notes(x)'); c.commit()"],
+                        tool: "/usr/bin/env")
+        let before = try #require(bytes(other))
+        let result = try CLI.run(["status", "--store", other])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("not a cloudsync store"))
+        #expect(bytes(other) == before)
+        // pair never makes a store with a new identity.
+        let typo = dir.appendingPathComponent("typo.sqlite").path
+        let pair = try CLI.run(["pair", "--store", typo, "--no-qr"])
+        #expect(pair.status == 66 && pair.stderr.contains("no store there yet"), "\(pair.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: typo))
+        // An import makes a store of the empty file.
+        #expect(try CLI.run(["import", CLI.sample, "--store", empty, "-q"]).status == 0)
+        #expect(try CLI.run(["status", "--store", empty]).status == 0)
+    }
+
+    // MARK: 3. Standard input redirected from a file is read as the file
+
+    @Test func aRedirectedZipIsReadWholeAsThePathIs() throws {
+        let archive = try ArchiveKindsCLITests().archive()
+        for kind in ["routes", "ecg", "clinical", "metrics"] {
+            let byPath = try CLI.run(["convert", archive, "--kind", kind])
+            let redirected = try CLI.run(["convert", "-", "--kind", kind], stdinFile: archive)
+            #expect(redirected.status == 0, "\(kind): \(redirected.stderr)")
+            #expect(redirected.stdout == byPath.stdout, "\(kind)")
+        }
+        let routes = try CLI.run(["convert", "-", "--kind", "routes"], stdinFile: archive)
+        #expect(routes.stderr.contains("2 routes"))
+        let dir = try CLI.temporaryDirectory()
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let imported = try CLI.run(["import", "-", "--store", store], stdinFile: archive)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let status = try StagingStore(path: store, access: .read).status()
+        #expect(status.routes == 2 && status.ecgs == 1 && status.metrics == 24)
+        // Through a real pipe the same.
+        let piped = try CLI.run(["convert", "-", "--kind", "ecg"], stdinBytes: try Data(contentsOf: URL(fileURLWithPath: archive)))
+        #expect(piped.stdout == (try CLI.run(["convert", archive, "--kind", "ecg"])).stdout)
+    }
+
+    // MARK: 4. iOS 8's daily heart-rate summaries
+
+    static let ios8Summaries = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <HealthData locale="en_US">
+         <ExportDate value="20150312174233+0000"/>
+         <Record type="HKQuantityTypeIdentifierHeartRate" source="Lucy's iPhone" unit="count/s" min="0.9" max="2.5" average="1.25" recordCount="12" startDate="20150101000000+0100" endDate="20150102000000+0100"/>
+         <Record type="HKQuantityTypeIdentifierHeartRate" source="Lucy's iPhone" unit="count/s" min="1" max="1.5" average="1.1" recordCount="3" startDate="20150102000000+0100" endDate="20150103000000+0100"/>
+         <Record type="HKQuantityTypeIdentifierHeartRate" source="Lucy's iPhone" unit="count/s" startDate="20150103000000+0100" endDate="20150104000000+0100"/>
+         <Record type="HKQuantityTypeIdentifierStepCount" source="Lucy's iPhone" unit="count" value="512" startDate="20150101100000+0100" endDate="20150101103000+0100"/>
+        </HealthData>
+
+        """
+
+    @Test func iOS8DailyHeartRateSummariesBecomeMetrics() throws {
+        let dir = try CLI.temporaryDirectory()
+        let input = try writeFile(Self.ios8Summaries, in: dir)
+        let result = try CLI.run(["convert", input])
+        #expect(result.status == 0)
+        let metrics = try result.lines.filter { !$0.isEmpty }.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        let heart = metrics.filter { $0["type"] as? String == "HKQuantityTypeIdentifierHeartRate" }
+        #expect(heart.map { $0["value"] as? Double } == [75, 66])        // the averages, count/s × 60
+        #expect(heart.allSatisfy { $0["unit"] as? String == "bpm" })
+        let metadata = try #require(heart.first?["metadata"] as? [String: String])
+        #expect(metadata["min"] == "54" && metadata["max"] == "150" && metadata["recordCount"] == "12")
+        #expect(metadata["average"] == nil)
+        #expect(result.stderr.contains("1 no value"), "\(result.stderr)")         // the one without any value, counted
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let imported = try CLI.run(["import", input, "--store", store])
+        #expect(imported.status == 0 && imported.stderr.contains("3 new"), "\(imported.stderr)")
+        #expect(try StagingStore(path: store, access: .read).status().byType["HKQuantityTypeIdentifierHeartRate"] == 2)
+    }
+
+    // MARK: 5. A category sample's category is part of its identity
+
+    /// One app's sleep of one night written three times, as a real 2017 export holds it: InBed
+    /// created a second before an Asleep and another InBed over the same span.
+    static let sleepTwice = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <HealthData locale="en_US">
+         <ExportDate value="2017-05-01 10:00:00 +0200"/>
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:51 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisInBed"/>
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:52 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisAsleep"/>
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:52 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisInBed"/>
+        </HealthData>
+
+        """
+
+    @Test func aCategorySampleIsKeptApartFromAnotherCategoryOfTheSameSpan() throws {
+        let dir = try CLI.temporaryDirectory()
+        let input = try writeFile(Self.sleepTwice, in: dir)
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let result = try CLI.run(["import", input, "--store", store])
+        #expect(result.status == 0, "\(result.stderr)")
+        let exported = try CLI.run(["export", "--store", store])
+        let categories = exported.lines.filter { !$0.isEmpty }.compactMap { line -> String? in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return (object?["metadata"] as? [String: String])?["categoryValue"]
+        }
+        #expect(categories.sorted() == ["HKCategoryValueSleepAnalysisAsleep", "HKCategoryValueSleepAnalysisInBed",
+                                        "HKCategoryValueSleepAnalysisInBed"])
+        // Counted once each: the second InBed repeats the first; the Asleep repeats nothing.
+        let status = try StagingStore(path: store, access: .read).status()
+        #expect(status.metrics == 2 && status.repeats == 1)
+        #expect(try CLI.run(["import", input, "--store", store, "-q"]).status == 0)
+        #expect(try StagingStore(path: store, access: .read).status().metrics == 2)
+    }
+
+    /// A store of schema 6 holding what the old identity kept of that night (the Asleep marked as a
+    /// repeat of the InBed, the second InBed lost) is upgraded without losing a row, and the next
+    /// import adds the lost sample.
+    @Test func theUpgradeKeepsEveryRowAndTheNextImportAddsWhatWasLost() throws {
+        let dir = try CLI.temporaryDirectory()
+        let store = dir.appendingPathComponent("s.sqlite").path
+        do {
+            let database = try SQLiteDatabase(path: store, mode: .readWrite)
+            for step in 0..<6 { try database.execute(StoreSchema.migrations[step]) }
+            try database.execute("PRAGMA user_version = 6")
+            let extra = { (value: String, category: String) in "'\"category\":\"\(category)\",\"categoryValue\":\"HKCategoryValueSleepAnalysis\(value)\"'" }
+            try database.execute("""
+                INSERT INTO import_run(id, input, started_at, outcome) VALUES (1, 'old.zip', 1700000000, 'ok');
+                INSERT INTO metric_type(id, name) VALUES (1, 'HKCategoryTypeIdentifierSleepAnalysis');
+                INSERT INTO source(id, name) VALUES (1, 'Sleep App');
+                INSERT INTO unit(id, name) VALUES (1, 'minutes');
+                INSERT INTO device(id, name) VALUES (1, 'Unknown');
+                INSERT INTO identity(key, value) VALUES ('userId', 'U'), ('deviceId', 'D');
+                INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, extra, import_id, created_at, is_repeat)
+                    VALUES (1, 1493500200, 1493526420, 1, 437, 1, 1, \(extra("InBed", "inBed")), 1, 1493526471, 0),
+                           (1, 1493500200, 1493526420, 1, 437, 1, 1, \(extra("Asleep", "asleep")), 1, 1493526472, 1);
+                INSERT INTO metric_summary VALUES (1, 1, 1, 2, 1, 1493500200, 1493526420);
+                """)
+        }
+        let status = try CLI.run(["status", "--store", store, "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let upgraded = try #require(try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])
+        #expect(upgraded["metrics"] as? Int == 2 && upgraded["repeats"] as? Int == 0)   // both rows, neither a repeat now
+        let result = try CLI.run(["import", try writeFile(Self.sleepTwice, in: dir), "--store", store])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("1 new"), "\(result.stderr)")                    // the lost InBed
+        let after = try StagingStore(path: store, access: .read).status(countRepeats: true)
+        #expect(after.metrics == 3 && after.repeats == 1)
+        #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
+    }
+
+    // MARK: 6. A full disk on standard output
+
+    @Test func aFullDiskOnStandardOutputIsExitSeventyFourWithASentence() throws {
+        let (_, store) = try importedStore()
+        let commands: [[String]] = [
+            ["convert", CLI.sample], ["inspect", CLI.sample], ["inspect", CLI.sample, "--json"],
+            ["status", "--store", store], ["status", "--store", store, "--json"], ["export", "--store", store],
+            ["aggregate", "--store", store, "--bucket", "day"], ["aggregate", "--store", store, "--bucket", "day", "--format", "jsonl"],
+            ["pair", "--store", store, "--no-qr"], ["convert", CLI.sample, "--kind", "routes"],
+        ]
+        for arguments in commands {
+            let result = try run(arguments, stdout: "/dev/full")
+            #expect(result.status == 74, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("cannot write to standard output: No space left on device"), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("written to standard output"), "\(arguments)")
+        }
+    }
+
+    // MARK: 7. Ctrl-C reaches the whole pipeline
+
+    /// `(head -c 300000 export.xml; sleep 30) | cloudsync …` in one process group, sent SIGINT as a
+    /// terminal sends it: the writer dies too, and its end of file is no damage.
+    @Test(arguments: ["convert", "import"])
+    func ctrlCOnAPipelineIsAnInterruptionNotDamage(_ command: String) throws {
+        let dir = try CLI.temporaryDirectory()
+        let xml = dir.appendingPathComponent("export.xml")
+        try Data(heartRateExport(count: 4000).utf8).write(to: xml)
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let arguments = command == "import" ? ["import", "-", "--store", store] : ["convert", "-"]
+        for attempt in 1...3 {
+            let pipeline = try Pipeline(writer: "head -c 300000 '\(xml.path)'; sleep 30", reader: arguments)
+            Thread.sleep(forTimeInterval: 1.5)
+            let (status, stderr) = pipeline.interrupt()
+            #expect(status == 130, "attempt \(attempt): \(stderr)")
+            #expect(stderr.contains("interrupted") && !stderr.contains("damaged"), "attempt \(attempt): \(stderr)")
+        }
+        if command == "import" {
+            #expect(try StagingStore(path: store, access: .read).status().imports.allSatisfy { $0.outcome == "interrupted" })
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs cloudsync with standard input from a file and standard output into a file (appended).
+    func run(_ arguments: [String], stdin: String? = nil, stdout: String, append: Bool = false) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = arguments
+        let fd = open(stdout, O_WRONLY | (append ? O_APPEND : 0))
+        guard fd >= 0 else { throw POSIXError(.ENOENT) }
+        process.standardOutput = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        process.standardInput = stdin.map { FileHandle(forReadingAtPath: $0)! } ?? FileHandle.nullDevice
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+}
+
+/// A shell writer piped into cloudsync, both in one new process group, as a terminal runs a pipeline.
+final class Pipeline {
+    private let writer: pid_t
+    private let reader: pid_t
+    private let stderr: Pipe
+
+    init(writer command: String, reader arguments: [String]) throws {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
+        stderr = Pipe()
+        writer = try Self.spawn(["/bin/sh", "-c", command], group: 0, stdin: nil, stdout: fds[1], stderr: nil, closing: fds[0])
+        reader = try Self.spawn([CLI.binary.path] + arguments, group: writer, stdin: fds[0], stdout: nil,
+                                stderr: stderr.fileHandleForWriting.fileDescriptor, closing: fds[1])
+        close(fds[0])
+        close(fds[1])
+        try stderr.fileHandleForWriting.close()
+    }
+
+    /// SIGINT to the whole group; the reader's exit status and standard error.
+    func interrupt() -> (Int32, String) {
+        kill(-writer, SIGINT)
+        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        var status: Int32 = 0
+        waitpid(reader, &status, 0)
+        kill(-writer, SIGKILL)
+        var ignored: Int32 = 0
+        waitpid(writer, &ignored, 0)
+        return (status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), text)
+    }
+
+    private static func spawn(_ command: [String], group: pid_t, stdin: Int32?, stdout: Int32?, stderr: Int32?, closing: Int32) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addclose(&actions, closing)
+        if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) } else { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
+        if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) } else { posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0) }
+        if let stderr { posix_spawn_file_actions_adddup2(&actions, stderr, 2) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, group)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        let arguments = command.map { strdup($0) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, command[0], &actions, &attributes, arguments, environ)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
+        return pid
+    }
+}
