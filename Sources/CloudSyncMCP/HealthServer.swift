@@ -7,8 +7,9 @@ public enum HealthServer {
     public static let instructions = """
         Tools over one person's Apple Health history, imported by cloudsync. Start with `overview` to see \
         which types and date ranges the store holds. Dates are ISO 8601; a date is a whole day in the \
-        given time zone. Amounts (steps, distance, energy) are summed and iPhone and Watch merged without \
-        double counting; other types are averaged.
+        given time zone. A type is named by its identifier, its short name in any case (stepCount, heartRate) or \
+        an everyday name (steps, sleep, hr, hrv, weight). Amounts (steps, distance, energy) are summed and iPhone \
+        and Watch merged without double counting; other types are averaged.
         """
 
     /// Serves until the client closes the connection. Throws when the store cannot be opened.

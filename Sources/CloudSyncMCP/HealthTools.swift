@@ -38,9 +38,9 @@ final class HealthTools: @unchecked Sendable {
 
     private func overview() throws -> (Value, String) {
         let overview = try store.overview()
-        var text = "\(overview.metrics) metrics of \(overview.types.count) types from \(overview.sources.count) sources"
-        if overview.repeats > 0 { text += " (and \(overview.repeats) repeats, counted once)" }
-        text += "; \(overview.workouts) workouts, \(overview.routes) routes, \(overview.ecgs) ECGs."
+        var text = "\(counted(overview.metrics, "metric")) of \(counted(overview.types.count, "type")) from \(counted(overview.sources.count, "source"))"
+        if overview.repeats > 0 { text += " (and \(counted(overview.repeats, "repeat")), counted once)" }
+        text += "; \(counted(overview.workouts, "workout")), \(counted(overview.routes, "route")), \(counted(overview.ecgs, "ECG"))."
         for type in overview.types.sorted(by: { $0.count > $1.count }).prefix(20) {
             text += "\n\(type.type) (\(type.unit)): \(type.count) from \(type.first.prefix(10)) to \(type.last.prefix(10))"
         }
@@ -66,13 +66,16 @@ final class HealthTools: @unchecked Sendable {
         var cursor: String?
         var note: String?
 
+        /// A statistic of this series as a person reads it (`Readable`): the one rounding of its numbers.
+        func readable(_ value: Double) -> Double { Readable.statistic(value, unit: unit, isSum: statistic == "sum") }
+
         /// Built directly: through JSONEncoder and back (`Value(_:)`) it took ~100 ms for 3,000 buckets.
         var value: Value {
             var object: [String: Value] = [
                 "type": .string(type), "unit": .string(unit), "statistic": .string(statistic), "truncated": .bool(truncated),
                 "buckets": .array(buckets.map { bucket in
-                    .object(["label": .string(bucket.label), "value": Self.number(bucket.value), "count": .int(bucket.count),
-                             "minimum": Self.number(bucket.minimum), "maximum": Self.number(bucket.maximum)])
+                    .object(["label": .string(bucket.label), "value": Self.number(readable(bucket.value)), "count": .int(bucket.count),
+                             "minimum": Self.number(readable(bucket.minimum)), "maximum": Self.number(readable(bucket.maximum))])
                 }),
             ]
             if let cursor { object["cursor"] = .string(cursor) }
@@ -91,7 +94,7 @@ final class HealthTools: @unchecked Sendable {
     static let bucketsPerPage = 400
 
     private func series(_ arguments: ToolArguments) throws -> (Value, String) {
-        let type = try arguments.requiredString("type")
+        let type = try resolvedType(arguments)
         guard let bucket = AggregateBucket(rawValue: try arguments.requiredString("bucket")) else {
             throw ToolError("bucket must be hour, day, week or month")
         }
@@ -117,8 +120,7 @@ final class HealthTools: @unchecked Sendable {
         var series = try aggregate(type: type, bucket: bucket, zone: zone, range: range, merge: merge)
         series.cursor = cursor
         series.truncated = cursor != nil
-        var text = series.note ?? "\(series.type): \(series.statistic) per \(bucket.rawValue) (\(series.unit)), \(series.buckets.count) buckets"
-        for entry in series.buckets.suffix(10) { text += "\n\(entry.label): \(NumberFormatting.string(entry.value))" }
+        var text = series.note ?? SeriesText.render(series, bucket: bucket)
         if let cursor { text += "\n(more: call again with start = \(cursor), or use week or month buckets)" }
         return (series.value, text)
     }
@@ -142,10 +144,30 @@ final class HealthTools: @unchecked Sendable {
         return Series(type: first.type, unit: unit, statistic: cumulative ? "sum" : "average", buckets: buckets, truncated: false)
     }
 
+    /// The `type` argument as the store names it (`steps` → `HKQuantityTypeIdentifierStepCount`); a
+    /// real type the store has no samples of by its short name, for `absence` to say so; a name that
+    /// is no type is refused with the store's closest names (`TypeResolution`).
+    private func resolvedType(_ arguments: ToolArguments) throws -> String {
+        let given = try arguments.requiredString("type")
+        let stored = try store.sampleTypes()
+        switch TypeResolution.resolve(given, stored: stored) {
+        case .stored(let name), .notRecorded(let name):
+            return name
+        case .unknown(let suggestions):
+            var message = "type '\(given)' is not a type the store holds"
+            if !suggestions.isEmpty {
+                message += "; did you mean \(suggestions.joined(separator: ", "))?"
+            } else if stored.count <= 12 {
+                message += "; it holds \(stored.map(MetricFilter.shortName).joined(separator: ", "))"
+            }
+            throw ToolError(message + " (overview lists \(counted(stored.count, "type")) with their ranges)")
+        }
+    }
+
     /// Why a question has no data: the type was never recorded, or not in that range.
     private func absence(of type: String, range: (since: Int64?, until: Int64?)) throws -> String {
         guard let stored = try store.sampleRange(filter: MetricFilter(types: [type])) else {
-            return "the store has no \(type) samples: that type was never recorded (overview lists the types it has)"
+            return "the store has no \(MetricFilter.shortName(type)) samples: that type was never recorded (overview lists the types it has)"
         }
         return "no \(type) samples in that range: the store has them from \(UTCDateFormatter.string(stored.first)) to \(UTCDateFormatter.string(stored.last))"
     }
@@ -172,44 +194,54 @@ final class HealthTools: @unchecked Sendable {
     }
 
     private func comparePeriods(_ arguments: ToolArguments) throws -> (Value, String) {
-        let type = try arguments.requiredString("type")
+        let type = try resolvedType(arguments)
         let zone = try arguments.timeZone("timeZone")
         let merge = try arguments.bool("mergeSources", default: true)
-        let periods = try ["first", "second"].map { name -> (String, String, (since: Int64?, until: Int64?)) in
+        let periods = try ["first", "second"].map { name -> (start: String, end: String, since: Int64, until: Int64) in
             let period = try arguments.object(name)
             let range = try period.range(zone: zone)
-            guard range.since != nil, range.until != nil else { throw ToolError("\(name) needs both start and end") }
-            return (try period.requiredString("start"), try period.requiredString("end"), range)
+            guard let since = range.since, let until = range.until else { throw ToolError("\(name) needs both start and end") }
+            return (try period.requiredString("start"), try period.requiredString("end"), since, until)
         }
-        var unit = "", statistic = ""
-        var notes: [String] = []
-        let statistics = try periods.map { start, end, range -> PeriodStatistic in
-            let series = try aggregate(type: type, bucket: .day, zone: zone, range: range, merge: merge)
-            if !series.unit.isEmpty { unit = series.unit; statistic = series.statistic }
-            if let note = series.note { notes.append(note) }
-            let days = Int(((range.until! - range.since!) + 86_399) / 86_400)
+        let measured = try periods.map { try aggregate(type: type, bucket: .day, zone: zone, range: ($0.since, $0.until), merge: merge) }
+        // Both periods are of one type: its unit and statistic are those of whichever has data.
+        let described = measured.first { !$0.unit.isEmpty } ?? measured[0]
+        let (unit, statistic) = (described.unit, described.statistic)
+        let isSum = statistic == "sum"
+        func readable(_ value: Double) -> Double { Readable.statistic(value, unit: unit, isSum: isSum) }
+        // Computed unrounded (a period's value from its days' values), rounded once as it is given.
+        let values = measured.map { series -> Double? in
             let count = series.buckets.map(\.count).reduce(0, +)
-            guard count > 0 else {
-                return PeriodStatistic(start: start, end: end, value: nil, count: 0, minimum: nil, maximum: nil, days: days, dailyAverage: nil)
-            }
-            let value = series.statistic == "sum"
-                ? series.buckets.map(\.value).reduce(0, +)
+            guard count > 0 else { return nil }
+            return isSum ? series.buckets.map(\.value).reduce(0, +)
                 : series.buckets.map { $0.value * Double($0.count) }.reduce(0, +) / Double(count)
-            return PeriodStatistic(start: start, end: end, value: NumberFormatting.roundedAfterConversion(value), count: count,
-                                   minimum: series.buckets.map(\.minimum).min(), maximum: series.buckets.map(\.maximum).max(), days: days,
-                                   dailyAverage: series.statistic == "sum" ? NumberFormatting.roundedAfterConversion(value / Double(days)) : nil)
+        }
+        let statistics = zip(periods, zip(measured, values)).map { period, result -> PeriodStatistic in
+            let (series, value) = result
+            // Calendar days in the zone, as the dates name them: a week with a clock change is 7.
+            let days = CalendarDays.count(since: period.since, until: period.until, zone: zone)
+            return PeriodStatistic(start: period.start, end: period.end, value: value.map(readable), count: series.buckets.map(\.count).reduce(0, +),
+                                   minimum: series.buckets.map(\.minimum).min().map(readable),
+                                   maximum: series.buckets.map(\.maximum).max().map(readable), days: days,
+                                   dailyAverage: isSum ? value.map { Readable.number($0 / Double(days)) } : nil)
         }
         let (a, b) = (statistics[0], statistics[1])
         var difference: [String: Double?] = ["absolute": nil, "relative": nil]
-        if let x = a.value, let y = b.value {
-            difference["absolute"] = NumberFormatting.roundedAfterConversion(y - x)
-            difference["relative"] = x == 0 ? nil : NumberFormatting.roundedAfterConversion((y - x) / x)
+        if let x = values[0], let y = values[1] {
+            difference["absolute"] = readable(y - x)
+            difference["relative"] = x == 0 ? nil : Readable.number((y - x) / x)
         }
-        let comparison = Comparison(type: type, unit: unit, statistic: statistic, first: a, second: b, difference: difference,
+        var notes: [String] = []
+        for note in measured.compactMap(\.note) where !notes.contains(note) { notes.append(note) }
+        let comparison = Comparison(type: described.type, unit: unit, statistic: statistic, first: a, second: b, difference: difference,
                                     note: notes.isEmpty ? nil : notes.joined(separator: "; "))
-        var text = "\(type) (\(statistic), \(unit)): \(a.value.map(NumberFormatting.string) ?? "no data") in \(a.start)…\(a.end), "
-            + "\(b.value.map(NumberFormatting.string) ?? "no data") in \(b.start)…\(b.end)"
-        if let relative = difference["relative"] ?? nil { text += String(format: " (%+.1f%%)", relative * 100) }
+        func describe(_ period: PeriodStatistic) -> String {
+            guard let value = period.value else { return "no data in \(period.start)…\(period.end)" }
+            let perDay = period.dailyAverage.map { ", \(Readable.text($0)) a day" } ?? ""
+            return "\(Readable.text(value)) in \(period.start)…\(period.end) (\(counted(period.days, "day"))\(perDay))"
+        }
+        var text = "\(comparison.type) (\(statistic), \(unit)): \(describe(a)), then \(describe(b))"
+        if let relative = difference["relative"] ?? nil { text += String(format: "; %+.1f%%", relative * 100) }
         if let note = comparison.note { text += "\n\(note)" }
         return (try Value(comparison), text)
     }
@@ -230,11 +262,17 @@ final class HealthTools: @unchecked Sendable {
             if let until = range.until, night.night >= localDate(until) { return false }
             return true
         }
+        .map { night in
+            var readable = night
+            for stage in [\SleepNight.inBed, \.asleep, \.core, \.deep, \.rem, \.awake] { readable[keyPath: stage] = Readable.number(night[keyPath: stage]) }
+            return readable
+        }
         struct Nights: Codable { var nights: [SleepNight]; var note: String? }
         let note = nights.isEmpty ? "no sleep samples in that range" : nil
-        var text = note ?? "\(nights.count) nights"
-        for night in nights.suffix(7) {
-            text += "\n\(night.night): asleep \(Int(night.asleep)) min (deep \(Int(night.deep)), REM \(Int(night.rem))), in bed \(Int(night.inBed))"
+        var text = note ?? counted(nights.count, "night")
+        text += TextList.lines(nights, noun: "night") { night in
+            "\(night.night): asleep \(Readable.text(night.asleep)) min (deep \(Readable.text(night.deep)), REM \(Readable.text(night.rem))), "
+                + "in bed \(Readable.text(night.inBed))"
         }
         return (try Value(Nights(nights: nights, note: note)), text)
     }
@@ -243,14 +281,22 @@ final class HealthTools: @unchecked Sendable {
         let range = try arguments.range(zone: nil)
         let limit = try arguments.int("limit", default: 100, in: 1...1000)
         let found = try store.workouts(activity: try arguments.string("type"), since: range.since, until: range.until, limit: limit)
-        struct Workouts: Codable { var workouts: [WorkoutSummary]; var truncated: Bool; var note: String? }
-        let note = found.workouts.isEmpty ? "no workouts in that range" : nil
-        var text = note ?? "\(found.workouts.count) workouts\(found.truncated ? " (more: narrow the range or raise the limit)" : "")"
-        for workout in found.workouts.suffix(10) {
-            text += "\n\(workout.start) \(workout.type) \(NumberFormatting.string(workout.duration)) min"
-                + (workout.distance.map { ", \(NumberFormatting.string($0)) km" } ?? "")
+        let workouts = found.workouts.map { workout in
+            var readable = workout
+            readable.duration = Readable.number(workout.duration)
+            readable.distance = Readable.number(workout.distance)
+            readable.energy = Readable.number(workout.energy)
+            readable.averageHeartRate = Readable.number(workout.averageHeartRate)
+            return readable
         }
-        return (try Value(Workouts(workouts: found.workouts, truncated: found.truncated, note: note)), text)
+        struct Workouts: Codable { var workouts: [WorkoutSummary]; var truncated: Bool; var note: String? }
+        let note = workouts.isEmpty ? "no workouts in that range" : nil
+        var text = note ?? "\(counted(workouts.count, "workout"))\(found.truncated ? " (more: narrow the range or raise the limit)" : "")"
+        text += TextList.lines(workouts, noun: "workout") { workout in
+            "\(workout.start) \(workout.type) \(Readable.text(workout.duration)) min"
+                + (workout.distance.map { ", \(Readable.text($0)) km" } ?? "") + (workout.energy.map { ", \(Readable.text($0)) kcal" } ?? "")
+        }
+        return (try Value(Workouts(workouts: workouts, truncated: found.truncated, note: note)), text)
     }
 
     private func workoutRoute(_ arguments: ToolArguments) throws -> (Value, String) {
@@ -263,32 +309,51 @@ final class HealthTools: @unchecked Sendable {
         RecordJSON.appendFeature(route, to: &feature)
         let geometry = try feature.withBytes { try JSONDecoder().decode(Value.self, from: Data($0)) }
         return (.object(["found": true, "feature": geometry]),
-                "Route of the \(route.workoutType ?? "workout") at \(route.workoutStart.map(UTCDateFormatter.string) ?? "?"): \(route.points.count) points")
+                "Route of the \(route.workoutType ?? "workout") at \(route.workoutStart.map(UTCDateFormatter.string) ?? "?"): \(counted(route.points.count, "point"))")
     }
 
     private func ecg(_ arguments: ToolArguments) throws -> (Value, String) {
         struct Recordings: Codable { var recordings: [ECGSummary]; var note: String? }
-        if let at = try arguments.string("recordedAt") {
-            let instant = try ToolArguments.instant(at, name: "recordedAt", zone: nil, isEnd: false)
-            let maxSamples = try arguments.int("maxSamples", default: 1000, in: 2...20_000)
-            guard let recording = try store.ecg(recordedAt: instant, maxSamples: maxSamples) else {
-                return (try Value(Recordings(recordings: [], note: "no ECG recorded at \(at)")), "No ECG recorded at \(at).")
+        let zone = try arguments.timeZone("timeZone")
+        let maxSamples = try arguments.int("maxSamples", default: 1000, in: 2...20_000)
+        func answer(_ recordings: [ECGSummary], note: String?, withSamples: Bool) throws -> (Value, String) {
+            let readable = recordings.map { recording in
+                var readable = recording
+                readable.sampleRateHz = Readable.number(recording.sampleRateHz)
+                readable.samplesRateHz = Readable.number(recording.samplesRateHz)
+                return readable
             }
-            return (try Value(Recordings(recordings: [recording])),
-                    "ECG \(recording.recordedAt): \(recording.classification ?? "unclassified"), \(recording.samples?.count ?? 0) samples")
+            var text = note ?? counted(readable.count, "ECG recording")
+            text += TextList.lines(readable, noun: "recording") { recording in
+                "\(recording.recordedAt): \(recording.classification ?? "unclassified")"
+                    + (withSamples ? ", \(counted(recording.samples?.count ?? 0, "sample"))" : "")
+            }
+            return (try Value(Recordings(recordings: readable, note: note)), text)
         }
-        let range = try arguments.range(zone: nil)
+        if let at = try arguments.string("recordedAt") {
+            // A date: every recording of that day in the zone, each with its voltages; an answer
+            // holds at most 20,000 voltages, shared between them.
+            if let day = try ToolArguments.dayRange(at, name: "recordedAt", zone: zone) {
+                let count = try store.ecgs(since: day.since, until: day.until).count
+                guard count > 0 else { return try answer([], note: "no ECG recorded on \(at)", withSamples: true) }
+                let each = max(2, min(maxSamples, 20_000 / count))
+                return try answer(try store.ecgs(since: day.since, until: day.until, maxSamples: each), note: nil, withSamples: true)
+            }
+            let instant = try ToolArguments.instant(at, name: "recordedAt", zone: zone, isEnd: false)
+            guard let recording = try store.ecg(recordedAt: instant, maxSamples: maxSamples) else {
+                return try answer([], note: "no ECG recorded at \(at) (a date, 2024-10-21, gives every ECG of that day)", withSamples: true)
+            }
+            return try answer([recording], note: nil, withSamples: true)
+        }
+        let range = try arguments.range(zone: zone)
         let recordings = try store.ecgs(since: range.since, until: range.until)
-        let note = recordings.isEmpty ? "no ECG recordings in that range" : nil
-        var text = note ?? "\(recordings.count) ECG recordings"
-        for recording in recordings.suffix(10) { text += "\n\(recording.recordedAt): \(recording.classification ?? "unclassified")" }
-        return (try Value(Recordings(recordings: recordings, note: note)), text)
+        return try answer(recordings, note: recordings.isEmpty ? "no ECG recordings in that range" : nil, withSamples: false)
     }
 
     // MARK: records and sql
 
     private func records(_ arguments: ToolArguments) throws -> (Value, String) {
-        let type = try arguments.requiredString("type")
+        let type = try resolvedType(arguments)
         let range = try arguments.range(zone: nil)
         let limit = try arguments.int("limit", default: 100, in: 1...1000)
         var after: (start: Int64, id: Int64)?
@@ -300,9 +365,10 @@ final class HealthTools: @unchecked Sendable {
         let page = try store.samples(filter: MetricFilter(types: [type], since: range.since, until: range.until), after: after, limit: limit)
         let note = page.samples.isEmpty && after == nil ? try absence(of: type, range: range) : nil
         let cursor = page.next.map { "\($0.start):\($0.id)" }
-        var text = note ?? "\(page.samples.count) \(type) samples"
+        var text = note ?? "\(counted(page.samples.count, "\(MetricFilter.shortName(type)) sample"))"
         if let cursor { text += " (more: cursor \(cursor))" }
-        for sample in page.samples.prefix(10) { text += "\n\(sample.start) \(NumberFormatting.string(sample.value)) \(sample.unit) (\(sample.source))" }
+        // Raw samples: their values as stored.
+        text += TextList.lines(page.samples, noun: "sample") { "\($0.start) \(NumberFormatting.string($0.value)) \($0.unit) (\($0.source))" }
         // Built directly: through JSONEncoder and back (`Value(_:)`) a page of 100 took ~60 ms.
         var object: [String: Value] = ["records": .array(page.samples.map(Self.value)), "truncated": .bool(cursor != nil)]
         if let cursor { object["cursor"] = .string(cursor) }
@@ -325,9 +391,9 @@ final class HealthTools: @unchecked Sendable {
         } catch {
             throw ToolError("\(error)")
         }
-        var text = "\(result.rows.count) rows\(result.truncated ? " (truncated at \(limit))" : ""): \(result.columns.joined(separator: ", "))"
-        for row in result.rows.prefix(20) {
-            text += "\n" + row.map { cell -> String in
+        var text = "\(counted(result.rows.count, "row"))\(result.truncated ? " (truncated at \(limit))" : ""): \(result.columns.joined(separator: ", "))"
+        text += TextList.lines(result.rows, noun: "row") { row in
+            row.map { cell -> String in
                 switch cell {
                 case .int(let value): return String(value)
                 case .double(let value): return NumberFormatting.string(value)

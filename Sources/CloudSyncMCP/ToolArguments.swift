@@ -88,6 +88,13 @@ struct ToolArguments {
         return seconds
     }
 
+    /// The whole day `text` names in `zone` when it is a date (`2024-10-21`); nil for a date-time.
+    static func dayRange(_ text: String, name: String, zone: TimeZone?) throws -> (since: Int64, until: Int64)? {
+        var copy = text
+        guard text.count == 10, copy.withUTF8({ ExportDateParser.dayStartSeconds($0) }) != nil else { return nil }
+        return (try instant(text, name: name, zone: zone, isEnd: false), try instant(text, name: name, zone: zone, isEnd: true))
+    }
+
     /// The first instant, in `zone`, of the calendar day whose UTC midnight is `utcDay`: its local
     /// midnight, or, where DST starts at midnight (Santiago, Havana), the moment the day begins at 01:00.
     static func localMidnight(utcDay: Int64, zone: TimeZone?) -> Int64 {

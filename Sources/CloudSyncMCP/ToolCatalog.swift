@@ -8,14 +8,14 @@ enum ToolCatalog {
              [:], required: [],
              output: ["metrics": .integer, "types": .array, "sources": .array, "workouts": .integer]),
         tool("series", "A type's values per hour, day, week or month in a time zone: the sum for amounts (steps, distance, energy…), the average for the others. iPhone and Watch are merged without double counting.",
-             ["type": .string("identifier or short name: stepCount, heartRate, HKQuantityTypeIdentifierBodyMass"),
+             ["type": .string(typeName),
               "bucket": .enumeration(["hour", "day", "week", "month"]),
               "timeZone": .string("IANA name, default UTC"), "start": .date, "end": .date,
               "mergeSources": .boolean("default true")],
              required: ["type", "bucket"],
              output: ["type": .string, "unit": .string, "statistic": .string, "buckets": .array, "truncated": .boolean]),
-        tool("compare_periods", "The same statistic of a type over two periods, and the difference (absolute and relative).",
-             ["type": .string("identifier or short name"), "first": .period, "second": .period,
+        tool("compare_periods", "The same statistic of a type over two periods, and the difference (absolute and relative). A period's end date is inclusive; its days are the calendar days in timeZone (a week is 7, clock change or not), and dailyAverage of an amount is its sum over them.",
+             ["type": .string(typeName), "first": .period, "second": .period,
               "timeZone": .string("IANA name, default UTC"), "mergeSources": .boolean("default true")],
              required: ["type", "first", "second"],
              output: ["type": .string, "statistic": .string, "first": .object, "second": .object, "difference": .object]),
@@ -29,17 +29,22 @@ enum ToolCatalog {
         tool("workout_route", "The GPS route of the workout starting at (or running at) `start`, simplified, as a GeoJSON Feature.",
              ["start": .date, "maxPoints": .integer("default 500, at most 5000")], required: ["start"],
              output: ["found": .boolean]),
-        tool("ecg", "ECG recordings with their classification; with recordedAt, one recording with its voltages (downsampled to maxSamples).",
-             ["start": .date, "end": .date, "recordedAt": .date, "maxSamples": .integer("default 1000, at most 20000")],
+        tool("ecg", "ECG recordings with their classification; with recordedAt, the recording made then (a date-time) or every recording of that day (a date, in timeZone), with its voltages (downsampled to maxSamples).",
+             ["start": .date, "end": .date, "recordedAt": .date, "timeZone": .string("IANA name, default UTC"),
+              "maxSamples": .integer("default 1000, at most 20000")],
              required: [], output: ["recordings": .array]),
         tool("records", "Raw samples of a type, oldest first, a page at a time (pass the returned cursor for the next page).",
-             ["type": .string("identifier or short name"), "start": .date, "end": .date,
+             ["type": .string(typeName), "start": .date, "end": .date,
               "limit": .integer("default 100, at most 1000"), "cursor": .string("from the previous page")],
              required: ["type"], output: ["records": .array, "truncated": .boolean]),
         tool("sql", "Read-only SQL (SQLite) over the views `metrics` (id, type, start, end, value, unit, source, device, metadata, is_repeat) and `workouts` (id, activity, start, end, minutes, distance_km, energy_kcal, source, is_repeat). One SELECT; at most `limit` rows and 3 seconds.",
              ["query": .string("one SELECT statement"), "limit": .integer("default 1000, at most 10000")],
              required: ["query"], output: ["columns": .array, "rows": .array, "truncated": .boolean]),
     ]
+
+    /// How every tool that takes a sample type describes it (`TypeResolution` resolves it).
+    static let typeName = "identifier, short name or everyday name, any case: HKQuantityTypeIdentifierStepCount, stepCount, "
+        + "steps, sleep, hr, hrv, weight; an unknown name is refused with the closest names the store holds"
 
     enum Property {
         case string(String), enumeration([String]), date, period, boolean(String), integer(String)

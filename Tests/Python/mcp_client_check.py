@@ -5,14 +5,17 @@
 Writes its own export (steps from an iPhone and a Watch overlapping, across the Europe/Paris DST change;
 nights of sleep across it; a run with a GPX route; an ECG), imports it with CLOUDSYNC, starts
 `CLOUDSYNC mcp --store …` over stdio, calls every tool with valid and hostile arguments, and compares the
-answers with numbers it computes itself from the export. Prints one line per check; exits 1 on the first
-failed one. Called by MCPClientTests.swift.
+answers with numbers it computes itself from the export. Then a second store across the autumn 2024
+clock change (days of a week, rounding, long series, ECGs by date). Prints one line per check; exits 1 on
+the first failed one. Called by MCPClientTests.swift.
 """
 import asyncio
 import datetime as dt
 import hashlib
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -34,6 +37,17 @@ def check(condition, what):
         sys.exit(1)
     CHECKS += 1
     print(f"ok   {what}", flush=True)
+
+
+def readable(x):
+    """docs/mcp.md, "Numbers": four significant digits, never rounding inside the whole part."""
+    if x == 0:
+        return 0
+    decimals = 3 - math.floor(math.log10(abs(x)))
+    return round(x) if decimals <= 0 else round(x, decimals)
+
+
+TEXTS = []            # every text answer, for the checks that hold for all of them
 
 
 def local(day, hour, minute=0):
@@ -141,7 +155,13 @@ def expected_nights(sleep):
 
 async def call(session, name, arguments):
     result = await session.call_tool(name, arguments)
+    if not result.isError and result.content and name != "sql":
+        TEXTS.append((name, arguments, result.content[0].text))
     return result
+
+
+def text_of(result):
+    return result.content[0].text if result.content else ""
 
 
 async def main():
@@ -166,6 +186,8 @@ async def main():
             types = {t["type"]: t for t in overview["types"]}
             check(types["HKQuantityTypeIdentifierStepCount"]["count"] == len(steps), "overview counts the steps")
             check(overview["workouts"] == 1 and overview["routes"] == 1 and overview["ecgs"] == 1, "overview counts workout, route, ECG")
+            text = TEXTS[-1][2]
+            check("1 workout," in text and "1 route," in text and "1 ECG." in text, f"overview's text in the singular: {text.splitlines()[0]}")
 
             for merged in (False, True):
                 result = await call(session, "series", {"type": "stepCount", "bucket": "day", "timeZone": "Europe/Paris",
@@ -195,6 +217,32 @@ async def main():
             check(hr["statistic"] == "average" and hr["buckets"][0]["value"] == sum(60 + m // 5 for m in range(0, 60, 5)) / 12,
                   "heart rate is averaged per hour")
 
+            # Type names as people write them: any case, short, everyday (issue 22, item 11).
+            want = (await call(session, "series", {"type": "stepCount", "bucket": "day", "timeZone": "Europe/Paris"})).structuredContent
+            for name in ("stepcount", "STEPCOUNT", "steps", "Steps", "step count", "HKQuantityTypeIdentifierStepCount"):
+                got = (await call(session, "series", {"type": name, "bucket": "day", "timeZone": "Europe/Paris"})).structuredContent
+                check(got["buckets"] == want["buckets"] and got["type"] == "HKQuantityTypeIdentifierStepCount" and want["buckets"],
+                      f"series of type {name!r} is the steps")
+            for name in ("hr", "heart rate", "heartrate"):
+                got = (await call(session, "series", {"type": name, "bucket": "hour"})).structuredContent
+                check(got["buckets"] == hr["buckets"], f"series of type {name!r} is the heart rate")
+            got = (await call(session, "records", {"type": "steps", "limit": 1000})).structuredContent
+            check(len(got["records"]) == len(steps), f"records of type 'steps': {len(got['records'])} samples")
+            got = (await call(session, "compare_periods", {"type": "STEPS", "first": {"start": "2024-03-28", "end": "2024-03-28"},
+                                                           "second": {"start": "2024-03-29", "end": "2024-03-29"}})).structuredContent
+            check(got["first"]["count"] > 0 and got["second"]["count"] > 0, "compare_periods of type 'STEPS'")
+            for tool, extra in (("series", {"bucket": "day"}), ("records", {}),
+                                ("compare_periods", {"first": {"start": "2024-03-28", "end": "2024-03-28"},
+                                                     "second": {"start": "2024-03-29", "end": "2024-03-29"}})):
+                typo = await call(session, tool, {"type": "stepcont"} | extra)
+                check(typo.isError and "did you mean stepCount" in text_of(typo) and "never recorded" not in text_of(typo),
+                      f"{tool} of a typo: {text_of(typo)}")
+            unknown = await call(session, "series", {"type": "glucose", "bucket": "day"})
+            check(unknown.isError and "never recorded" not in text_of(unknown) and "stepCount" in text_of(unknown),
+                  f"a name that is no type names the types the store holds: {text_of(unknown)}")
+            absent = (await call(session, "series", {"type": "Blood Glucose", "bucket": "day"})).structuredContent
+            check(absent["buckets"] == [] and "no bloodGlucose samples" in absent["note"], f"a real type not recorded is named: {absent['note']}")
+
             comparison = (await call(session, "compare_periods", {
                 "type": "stepCount", "timeZone": "Europe/Paris", "first": {"start": "2024-03-28", "end": "2024-03-29"},
                 "second": {"start": "2024-03-30", "end": "2024-03-31"}})).structuredContent
@@ -203,6 +251,9 @@ async def main():
             b = merged["2024-03-30"] + merged["2024-03-31"]
             check(comparison["first"]["value"] == a and comparison["second"]["value"] == b
                   and comparison["difference"]["absolute"] == b - a, f"compare_periods: {a} then {b}")
+            # 30–31 March: 47 hours (the clock springs forward on the 31st), two days.
+            check(comparison["first"]["days"] == 2 and comparison["second"]["days"] == 2
+                  and comparison["second"]["dailyAverage"] == readable(b / 2), f"two days each, whatever the clock: {comparison['second']}")
 
             nights = (await call(session, "sleep", {"start": "2024-03-27", "end": "2024-03-30", "timeZone": "Europe/Paris"})).structuredContent
             got = {n["night"]: {k: v for k, v in n.items() if k != "night"} for n in nights["nights"]}
@@ -298,7 +349,169 @@ async def main():
     after = hashlib.sha256(open(store, "rb").read()).hexdigest()
     check(before == after, "the store file is byte-identical after the hostile calls")
     check(first_answer < 5, f"first answer {first_answer:.3f} s after start")
+    await autumn_checks()
+    texts_read_as_a_person_would()
     print(f"{CHECKS} checks passed", flush=True)
+
+
+FMT = "%Y-%m-%d %H:%M:%S %z"
+
+
+def paris(*args):
+    return dt.datetime(*args, tzinfo=PARIS)
+
+
+def utc_minutes(t0, t1):
+    """Elapsed minutes (Python subtracts two times of one zone by their wall clocks)."""
+    return (t1.astimezone(dt.timezone.utc) - t0.astimezone(dt.timezone.utc)).total_seconds() / 60
+
+
+def build_autumn_export():
+    """Across the Europe/Paris clock change of 27 October 2024 (a 25-hour day): a step sample a day for
+    100 days and two in the repeated hour; heart rate whose average is 60.666…; a night across the change;
+    a run of 3.1 mi (4.9889664 km); two ECGs of 21 October, one before 02:00 Paris (still the 20th in UTC)."""
+    steps, records = [], []
+    first = dt.date(2024, 9, 1)
+    for i in range(100):
+        day = first + dt.timedelta(days=i)
+        t0 = paris(day.year, day.month, day.day, 10, 0)
+        steps.append((t0, 3000 + (i * 37) % 1000))
+    # 02:30 twice on the 27th: summer time, then winter time an hour later.
+    steps.append((dt.datetime(2024, 10, 27, 0, 30, tzinfo=dt.timezone.utc).astimezone(PARIS), 111))
+    steps.append((dt.datetime(2024, 10, 27, 1, 30, tzinfo=dt.timezone.utc).astimezone(PARIS), 222))
+    for t0, value in steps:
+        t1 = (t0.astimezone(dt.timezone.utc) + dt.timedelta(minutes=10)).astimezone(PARIS)   # not by the wall clock
+        records.append(f' <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Watch" device="{WATCH}" unit="count" '
+                       f'creationDate="{t1.strftime(FMT)}" startDate="{t0.strftime(FMT)}" endDate="{t1.strftime(FMT)}" value="{value}"/>')
+    heart = [(paris(2024, 10, 21, 8, m), v) for m, v in ((0, 60), (5, 61), (10, 61))]
+    for t0, value in heart:
+        records.append(f' <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" device="{WATCH}" unit="count/min" '
+                       f'creationDate="{t0.strftime(FMT)}" startDate="{t0.strftime(FMT)}" endDate="{t0.strftime(FMT)}" value="{value}"/>')
+    # 23:00 summer time to 06:07:26 winter time: 8 h 7 min 26 s in bed.
+    sleep = [("InBed", paris(2024, 10, 26, 23, 0), dt.datetime(2024, 10, 27, 5, 7, 26, tzinfo=dt.timezone.utc).astimezone(PARIS)),
+             ("AsleepCore", paris(2024, 10, 26, 23, 20), dt.datetime(2024, 10, 27, 4, 41, 13, tzinfo=dt.timezone.utc).astimezone(PARIS))]
+    for stage, t0, t1 in sleep:
+        records.append(f' <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Watch" device="{WATCH}" '
+                       f'creationDate="{t1.strftime(FMT)}" startDate="{t0.strftime(FMT)}" endDate="{t1.strftime(FMT)}" '
+                       f'value="HKCategoryValueSleepAnalysis{stage}"/>')
+    run = (paris(2024, 10, 21, 18, 0), paris(2024, 10, 21, 18, 31, 14))
+    workout = (f' <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="31.2333333" durationUnit="min" '
+               f'totalDistance="3.1" totalDistanceUnit="mi" totalEnergyBurned="312.456" totalEnergyBurnedUnit="kcal" sourceName="Watch" '
+               f'device="{WATCH}" creationDate="{run[1].strftime(FMT)}" startDate="{run[0].strftime(FMT)}" endDate="{run[1].strftime(FMT)}"/>')
+    xml = ('<?xml version="1.0" encoding="UTF-8"?>\n<HealthData locale="en_GB">\n <ExportDate value="2024-12-10 10:00:00 +0100"/>\n'
+           + "\n".join(records) + "\n" + workout + "\n</HealthData>\n")
+    ecgs = [paris(2024, 10, 21, 0, 30), paris(2024, 10, 21, 15, 0)]
+    path = os.path.join(WORK, "autumn.zip")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("apple_health_export/export.xml", xml)
+        for n, recorded in enumerate(ecgs):
+            csv = (f"Name,Test\nRecorded Date,{recorded.strftime(FMT)}\nClassification,Sinus Rhythm\nSymptoms,\nSoftware Version,2\n"
+                   "Device,\"Watch7,2\"\nSample Rate,512 hertz\n\n\nLead,Lead I\nUnit,µV\n\n" + "\n".join(str(i % 50) for i in range(5120)) + "\n")
+            z.writestr(f"apple_health_export/electrocardiograms/ecg_2024-10-21{'_' + str(n) if n else ''}.csv", csv)
+    return path, steps, heart, sleep, ecgs
+
+
+def paris_steps(steps, first, last):
+    """Steps whose start falls on the Paris dates first…last (inclusive), and those dates' count."""
+    total = sum(v for t0, v in steps if first <= t0.astimezone(PARIS).date().isoformat() <= last)
+    days = (dt.date.fromisoformat(last) - dt.date.fromisoformat(first)).days + 1
+    return total, days
+
+
+async def autumn_checks():
+    export, steps, heart, sleep, ecgs = build_autumn_export()
+    store = os.path.join(WORK, "autumn.sqlite")
+    imported = subprocess.run([CLOUDSYNC, "import", export, "--store", store], capture_output=True, text=True)
+    check(imported.returncode == 0, f"import of the autumn export: {imported.stderr.strip()}")
+    params = StdioServerParameters(command=CLOUDSYNC, args=["mcp", "--store", store])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            overview = await call(session, "overview", {})
+            check(overview.structuredContent["ecgs"] == 2 and "2 ECGs" in text_of(overview) and "1 workout," in text_of(overview)
+                  and "0 routes" in text_of(overview), f"overview's text: {text_of(overview).splitlines()[0]}")
+
+            # Days of a period are calendar days in the zone (issue 22, item 8): the week of the change is 7.
+            for zone in ("Europe/Paris", "UTC"):
+                for first, second in ((("2024-10-14", "2024-10-20"), ("2024-10-21", "2024-10-27")),
+                                      (("2024-10-16", "2024-10-31"), ("2024-11-01", "2024-11-03"))):
+                    result = await call(session, "compare_periods", {"type": "steps", "timeZone": zone,
+                                                                     "first": {"start": first[0], "end": first[1]},
+                                                                     "second": {"start": second[0], "end": second[1]}})
+                    got = result.structuredContent
+                    for name, period in (("first", first), ("second", second)):
+                        if zone == "Europe/Paris":
+                            total, days = paris_steps(steps, *period)
+                        else:
+                            total = sum(v for t0, v in steps if period[0] <= t0.astimezone(dt.timezone.utc).date().isoformat() <= period[1])
+                            days = (dt.date.fromisoformat(period[1]) - dt.date.fromisoformat(period[0])).days + 1
+                        p = got[name]
+                        check(p["days"] == days and p["value"] == total and p["dailyAverage"] == readable(total / days),
+                              f"compare_periods {zone} {period[0]}…{period[1]}: {p['days']} days (want {days}), "
+                              f"{p['value']} (want {total}), {p['dailyAverage']} a day (want {readable(total / days)})")
+                    check(f"({got['first']['days']} days" in text_of(result), f"its text says the days: {text_of(result)}")
+
+            # Rounding (item 20): what a person reads, in the structured answer and the text alike.
+            hr = await call(session, "series", {"type": "heartRate", "bucket": "day", "timeZone": "Europe/Paris",
+                                                "start": "2024-10-21", "end": "2024-10-21"})
+            mean = sum(v for _, v in heart) / len(heart)
+            check(hr.structuredContent["buckets"][0]["value"] == readable(mean) == 60.67 and "2024-10-21: 60.67" in text_of(hr),
+                  f"an average of 60.666…: {hr.structuredContent['buckets'][0]['value']}, {text_of(hr)!r}")
+            nights = await call(session, "sleep", {"start": "2024-10-26", "end": "2024-10-26", "timeZone": "Europe/Paris"})
+            night = nights.structuredContent["nights"][0]
+            in_bed, core = utc_minutes(sleep[0][1], sleep[0][2]), utc_minutes(sleep[1][1], sleep[1][2])
+            check(night["inBed"] == readable(in_bed) == 487.4 and night["asleep"] == night["core"] == readable(core) == 441.2
+                  and f"asleep {readable(core)} min" in text_of(nights) and f"in bed {readable(in_bed)}" in text_of(nights),
+                  f"a night across the change, {in_bed} min in bed: {night}, {text_of(nights)!r}")
+            run = await call(session, "workouts", {})
+            w = run.structuredContent["workouts"][0]
+            check(w["distance"] == readable(3.1 * 1.609344) == 4.989 and w["duration"] == readable(31.2333333) and w["energy"] == 312.5
+                  and "4.989 km" in text_of(run) and text_of(run).startswith("1 workout\n"),
+                  f"3.1 mi is 4.989 km: {w}, {text_of(run)!r}")
+
+            # A series' text lists every bucket up to 60, else a summary and both ends.
+            got = await call(session, "series", {"type": "steps", "bucket": "day", "timeZone": "Europe/Paris",
+                                                 "start": "2024-10-01", "end": "2024-11-14"})
+            buckets = got.structuredContent["buckets"]
+            want = {}
+            for t0, v in steps:
+                d = t0.astimezone(PARIS).date().isoformat()
+                want[d] = want.get(d, 0) + v
+            lines = text_of(got).splitlines()
+            check(len(buckets) == 45 and all(f"{d}: {want[d]}" in lines for d in (b["label"] for b in buckets))
+                  and {b["label"]: b["value"] for b in buckets} == {d: v for d, v in want.items() if "2024-10-01" <= d <= "2024-11-14"},
+                  f"45 daily buckets, all 45 in the text ({len(lines)} lines)")
+            got = await call(session, "series", {"type": "steps", "bucket": "day", "timeZone": "Europe/Paris"})
+            labels = sorted(want)
+            text = text_of(got)
+            check(len(got.structuredContent["buckets"]) == 100 and all(f"{d}: {want[d]}" in text for d in labels[:5] + labels[-5:])
+                  and f"{labels[50]}:" not in text and "90 buckets omitted" in text and f"total {sum(want.values())}" in text,
+                  f"100 daily buckets: a summary, both ends, 90 omitted: {text!r}")
+
+            # ECGs by date (item 20): a date is the whole day in the zone (UTC by default).
+            def day_of(t, zone):
+                return t.astimezone(zone).date().isoformat()
+            for zone, args in ((dt.timezone.utc, {}), (PARIS, {"timeZone": "Europe/Paris"})):
+                got = await call(session, "ecg", {"recordedAt": "2024-10-21"} | args)
+                recordings = got.structuredContent["recordings"]
+                want = sorted(t.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") for t in ecgs if day_of(t, zone) == "2024-10-21")
+                check([r["recordedAt"] for r in recordings] == want and all(len(r["samples"]) == 1000 and r["samplesRateHz"] == 100 for r in recordings)
+                      and text_of(got).startswith(f"{len(want)} ECG recording{'s' if len(want) != 1 else ''}\n"),
+                      f"ecg on 2024-10-21 in {zone}: {[r['recordedAt'] for r in recordings]} == {want}; {text_of(got).splitlines()[0]!r}")
+            got = await call(session, "ecg", {"recordedAt": "2024-10-22", "timeZone": "Europe/Paris"})
+            check(got.structuredContent["recordings"] == [] and "no ECG recorded on 2024-10-22" in got.structuredContent["note"], "no ECG that day")
+            got = await call(session, "ecg", {"recordedAt": "2024-10-21T13:00:00Z", "maxSamples": 512})
+            check(len(got.structuredContent["recordings"]) == 1 and len(got.structuredContent["recordings"][0]["samples"]) == 512,
+                  "an instant still gives that one recording")
+
+
+def texts_read_as_a_person_would():
+    """Every text answer (but sql's, the user's own numbers): no unrounded number, no "1 workouts"."""
+    plural = re.compile(r"(?<![\d.,:-])1 (?:ECG )?(?:workouts|routes|ECGs|nights|buckets|samples|rows|types|sources|metrics|recordings|days|points)\b")
+    unrounded = [(name, arguments, m.group()) for name, arguments, text in TEXTS for m in [re.search(r"\d\.\d{5,}", text)] if m]
+    check(len(TEXTS) > 50 and not unrounded, f"numbers rounded in the text of {len(TEXTS)} answers: {unrounded[:3]}")
+    wrong = [(name, arguments, m.group()) for name, arguments, text in TEXTS for m in [plural.search(text)] if m]
+    check(not wrong, f"counted in the right number in the text of {len(TEXTS)} answers: {wrong[:3]}")
 
 
 asyncio.run(main())

@@ -17,16 +17,17 @@ public struct ECGSummary: Sendable, Codable, Equatable {
 }
 
 extension StagingStore {
-    /// The recordings made in [since, until), oldest first, without their voltages.
-    public func ecgs(since: Int64? = nil, until: Int64? = nil) throws -> [ECGSummary] {
+    /// The recordings made in [since, until), oldest first; with `maxSamples`, each with its
+    /// voltages thinned to that count, else without them.
+    public func ecgs(since: Int64? = nil, until: Int64? = nil, maxSamples: Int? = nil) throws -> [ECGSummary] {
         try storeErrors {
             let rows = try database.prepare("""
-                SELECT recorded_at, classification, symptoms, sample_rate, sample_count, lead, unit, device
-                FROM ecg WHERE recorded_at >= ? AND recorded_at < ? ORDER BY recorded_at
+                SELECT recorded_at, classification, symptoms, sample_rate, sample_count, lead, unit, device\(maxSamples == nil ? "" : ", samples")
+                FROM ecg WHERE recorded_at >= ? AND recorded_at < ? ORDER BY recorded_at, id
                 """)
             try rows.bind([.int(since ?? .min), .int(until ?? .max)])
             var result: [ECGSummary] = []
-            while try rows.step() { result.append(Self.summary(rows)) }
+            while try rows.step() { result.append(Self.summary(rows, maxSamples: maxSamples)) }
             return result
         }
     }
@@ -40,18 +41,21 @@ extension StagingStore {
                 """)
             try rows.bind([.int(recordedAt)])
             guard try rows.step() else { return nil }
-            var recording = Self.summary(rows)
+            return Self.summary(rows, maxSamples: maxSamples)
+        }
+    }
+
+    /// A row of the columns above; with `maxSamples`, the voltages (column 8) thinned to that count.
+    private static func summary(_ rows: SQLiteStatement, maxSamples: Int?) -> ECGSummary {
+        var recording = ECGSummary(recordedAt: UTCDateFormatter.string(rows.int64(0)), classification: rows.text(1), symptoms: rows.text(2),
+                                   sampleRateHz: rows.optionalDouble(3), sampleCount: Int(rows.int64(4)), lead: rows.text(5),
+                                   unit: rows.text(6), device: rows.text(7))
+        if let maxSamples {
             let samples = ECGSamples.decoded(rows.blob(8))
             let thinned = Self.thinned(samples, to: maxSamples)
             recording.samples = thinned
             recording.samplesRateHz = recording.sampleRateHz.map { $0 * Double(thinned.count) / Double(Swift.max(samples.count, 1)) }
-            return recording
         }
-    }
-
-    private static func summary(_ rows: SQLiteStatement) -> ECGSummary {
-        ECGSummary(recordedAt: UTCDateFormatter.string(rows.int64(0)), classification: rows.text(1), symptoms: rows.text(2),
-                   sampleRateHz: rows.optionalDouble(3), sampleCount: Int(rows.int64(4)), lead: rows.text(5), unit: rows.text(6),
-                   device: rows.text(7))
+        return recording
     }
 }

@@ -64,6 +64,20 @@ extension StagingStore {
         }
     }
 
+    /// The names of the types the store has samples of (repeats aside), from `metric_summary`: what
+    /// a type name a person gives is resolved against.
+    public func sampleTypes() throws -> [String] {
+        try storeErrors {
+            let rows = try database.prepare("""
+                SELECT t.name FROM metric_summary s JOIN metric_type t ON t.id = s.type_id
+                GROUP BY s.type_id HAVING sum(s.count - s.repeats) > 0 ORDER BY t.name
+                """)
+            var names: [String] = []
+            while try rows.step() { names.append(rows.text(0) ?? "") }
+            return names
+        }
+    }
+
     /// The first start and last end of the samples of the filter's types, from `metric_summary`
     /// (nil when the store has none).
     public func sampleRange(filter: MetricFilter) throws -> (first: Int64, last: Int64)? {
