@@ -67,8 +67,11 @@ enum ReportPage {
             if !data.dailySteps.isEmpty {
                 let values = data.dailySteps.map(\.value)
                 let average = values.indices.map { i in values[max(0, i - 6)...i].reduce(0, +) / Double(i - max(0, i - 6) + 1) }
+                // The average first, dashed and wider, the steps on top: where they coincide (a
+                // constant series) both stay visible.
                 Charts.lines(&page, title: "Daily steps, iPhone and Watch merged", unit: "steps", labels: data.dailySteps.map(\.day),
-                             series: [.init(name: "steps", values: values, style: "s1"), .init(name: "7-day average", values: average, style: "s2")])
+                             series: [.init(name: "7-day average", values: average, style: "s2", dots: false),
+                                      .init(name: "steps", values: values, style: "s1")])
                 page.table(summary: "Daily steps (every day of the range)", columns: ["day", "steps", "7-day average"],
                            rows: data.dailySteps.indices.map { [data.dailySteps[$0].day, formatted(values[$0], digits: 0), formatted(average[$0], digits: 0)] },
                            id: "daily-steps")
@@ -86,12 +89,15 @@ enum ReportPage {
         }
     }
 
-    private static func monthlyTrends(_ page: inout HTMLText, _ series: [String: [ReportData.Point]], names: [String: (String, String)], order: [String]) {
+    /// One chart per type: the average of each bucket (`period`: "monthly", "daily") as a line, its
+    /// minimum to maximum as the band, each named for the bucket it really is.
+    private static func trends(_ page: inout HTMLText, _ series: [String: [ReportData.Point]], names: [String: (String, String)], order: [String],
+                               period: String) {
         for type in order {
             guard let points = series[type], !points.isEmpty, let (title, unit) = names[type] else { continue }
             Charts.lines(&page, title: title, unit: unit, labels: points.map(\.label),
-                         series: [.init(name: "average", values: points.map(\.value), style: "s1")],
-                         band: (points.map(\.minimum), points.map(\.maximum)))
+                         series: [.init(name: "\(period) average", values: points.map(\.value), style: "s1")],
+                         band: .init(name: "\(period) range (min–max)", low: points.map(\.minimum), high: points.map(\.maximum)))
             page.table(summary: "\(title), the numbers", columns: ["period", "average", "minimum", "maximum", "samples"],
                        rows: points.map { [$0.label, formatted($0.value), formatted($0.minimum), formatted($0.maximum), "\($0.count)"] },
                        id: "trend-\(type)")
@@ -101,18 +107,18 @@ enum ReportPage {
     private static func heart(_ page: inout HTMLText, _ data: ReportData) {
         guard !data.heart.isEmpty else { return }
         section(&page, id: "heart", title: "Heart") { page in
-            monthlyTrends(&page, data.heart, names: [
+            trends(&page, data.heart, names: [
                 "restingHeartRate": ("Resting heart rate per month", "bpm"), "heartRateVariabilitySDNN": ("Heart rate variability (SDNN) per month", "ms"),
                 "walkingHeartRateAverage": ("Walking heart rate average per month", "bpm"), "vo2Max": ("VO2 max per month", "mL/kg·min"),
-            ], order: ReportData.heartTypes)
+            ], order: ReportData.heartTypes, period: "monthly")
         }
     }
 
     private static func body(_ page: inout HTMLText, _ data: ReportData) {
         guard !data.body.isEmpty else { return }
         section(&page, id: "body", title: "Body") { page in
-            monthlyTrends(&page, data.body, names: ["bodyMass": ("Weight", "kg"), "bodyFatPercentage": ("Body fat", "%")],
-                          order: ReportData.bodyTypes)
+            trends(&page, data.body, names: ["bodyMass": ("Weight", "kg"), "bodyFatPercentage": ("Body fat", "%")],
+                   order: ReportData.bodyTypes, period: "daily")
         }
     }
 
@@ -122,9 +128,9 @@ enum ReportPage {
             let last = Array(data.nights.suffix(30))
             let stages: [(String, String, KeyPath<SleepNight, Double>)] = [("core", "core", \.core), ("deep", "deep", \.deep),
                                                                             ("REM", "rem", \.rem), ("awake", "awake", \.awake)]
-            Charts.stacked(&page, title: "The last \(last.count) nights by stage (a night is the evening it began)", unit: "hours",
+            Charts.stacked(&page, title: "\(last.count == 1 ? "The last night" : "The last \(last.count) nights") by stage (a night is the evening it began)", unit: "hours",
                            labels: last.map(\.night), parts: stages.map { name, style, path in (name, style, last.map { $0[keyPath: path] / 60 }) })
-            page.table(summary: "The last \(last.count) nights, in minutes", columns: ["night", "in bed", "asleep", "core", "deep", "REM", "awake"],
+            page.table(summary: "\(last.count == 1 ? "The last night" : "The last \(last.count) nights"), in minutes", columns: ["night", "in bed", "asleep", "core", "deep", "REM", "awake"],
                        rows: last.map { [$0.night, formatted($0.inBed, digits: 0), formatted($0.asleep, digits: 0), formatted($0.core, digits: 0),
                                          formatted($0.deep, digits: 0), formatted($0.rem, digits: 0), formatted($0.awake, digits: 0)] },
                        id: "nights")
@@ -208,7 +214,8 @@ enum ReportPage {
         figure { margin: 1em 0; } figcaption { font-weight: 600; margin-bottom: .3em; }
         svg { width: 100%; height: auto; } svg text { font-size: 11px; fill: #555; }
         .ytick { text-anchor: end; } .xtick { text-anchor: middle; } .grid { stroke: #eee; } .axis { stroke: #999; }
-        .line { fill: none; stroke-width: 1.3; } .dot { fill: currentColor; stroke: none; } .s1 { stroke: #2a7de1; color: #2a7de1; } .s2 { stroke: #e8871e; color: #e8871e; stroke-width: 2; }
+        .line { fill: none; stroke-width: 1.3; } .dot { fill: currentColor; stroke: none; } .s1 { stroke: #2a7de1; color: #2a7de1; } .s2 { stroke: #e8871e; color: #e8871e; }
+        .line.s2 { stroke-width: 4; stroke-dasharray: 8 5; }
         .goal { stroke: #3a3; color: #3a3; stroke-dasharray: 4 3; } .band { fill: #2a7de1; opacity: .15; color: #9cc3f2; }
         .bar.s1 { fill: #2a7de1; stroke: none; } .bar { stroke: none; }
         .core { fill: #5b8def; color: #5b8def; } .deep { fill: #2c3e9e; color: #2c3e9e; } .rem { fill: #8ec9f0; color: #8ec9f0; } .awake { fill: #f4a261; color: #f4a261; }
@@ -218,7 +225,7 @@ enum ReportPage {
         figure.route figcaption { font-weight: normal; } svg.route { background: #f6f6f2; } path.route { fill: none; stroke: #d1495b; stroke-width: 1.5; }
         svg.ecg { width: 250mm; max-width: 100%; background: #fff; } .minor { stroke: #f6c6c6; stroke-width: .1; } .major { stroke: #e88; stroke-width: .2; }
         .trace { fill: none; stroke: #111; stroke-width: .25; }
-        .legend .key { font-size: 1.2em; } .legend .band { opacity: 1; } details.numbers { margin: .3em 0 1.2em; } details summary { cursor: pointer; color: #2a7de1; }
+        .legend { margin: .2em 0 0; } .legend .key { font-size: 1.2em; } .legend .band { opacity: 1; } details.numbers { margin: .3em 0 1.2em; } details summary { cursor: pointer; color: #2a7de1; }
         table { border-collapse: collapse; font-size: 12px; margin-top: .4em; } td, th { border-bottom: 1px solid #eee; padding: 2px 8px; text-align: right; }
         td:first-child, th:first-child { text-align: left; }
         @media print { body { max-width: none; margin: 0; } details.numbers { display: none; } section { break-inside: avoid-page; } figure { break-inside: avoid; } }
