@@ -6,7 +6,7 @@ import Foundation
 /// each chart followed by the numbers behind it. Inline CSS and SVG only: no script, no font or
 /// image from the network, nothing that calls home (the page holds health data).
 enum ReportPage {
-    static func render(_ data: ReportData, zoneName: String, generated: String) -> String {
+    static func render(_ data: ReportData, time: LocalTime, generated: String) -> String {
         var page = HTMLText()
         page.raw("<!DOCTYPE html>\n")
         page.element("html", ["xmlns": "http://www.w3.org/1999/xhtml", "lang": "en"]) { page in
@@ -19,14 +19,19 @@ enum ReportPage {
             }
             page.element("body") { page in
                 page.element("h1", text: "Health report")
-                page.element("p", ["class": "note"], text: "Made by cloudsync on \(generated) from the staging store; dates in \(zoneName).")
-                overview(&page, data)
+                // The zone is said once, here: every date and time below is in it.
+                page.element("p", ["class": "note"], text: "Made by cloudsync on \(generated) from the staging store. Dates and times in \(time.name).")
+                if let range = data.range {
+                    page.element("p", ["class": "range"], text: "Range: \(range.describe(time)).")
+                }
+                if let note = data.late.note(time) { page.element("p", ["class": "late"], text: note) }
+                OverviewSection.render(&page, data, time: time)
                 activity(&page, data)
                 heart(&page, data)
                 sleep(&page, data)
                 body(&page, data)
-                workouts(&page, data)
-                ecg(&page, data)
+                WorkoutsSection.render(&page, data, time: time)
+                ecg(&page, data, time: time)
             }
         }
         return page.text
@@ -34,30 +39,10 @@ enum ReportPage {
 
     // MARK: sections
 
-    private static func section(_ page: inout HTMLText, id: String, title: String, _ content: (inout HTMLText) -> Void) {
+    static func section(_ page: inout HTMLText, id: String, title: String, _ content: (inout HTMLText) -> Void) {
         page.element("section", ["id": id]) { page in
             page.element("h2", text: title)
             content(&page)
-        }
-    }
-
-    private static func overview(_ page: inout HTMLText, _ data: ReportData) {
-        let overview = data.overview
-        section(&page, id: "overview", title: "Overview") { page in
-            guard overview.metrics > 0 || overview.workouts > 0 else {
-                page.element("p", text: "The store holds no samples yet: import an export first (cloudsync import export.zip).")
-                return
-            }
-            let first = overview.types.map(\.first).min() ?? "", last = overview.types.map(\.last).max() ?? ""
-            page.element("p", text: "\(overview.metrics) samples of \(overview.types.count) types from \(first.prefix(10)) to \(last.prefix(10)) (UTC); "
-                + "\(overview.workouts) workouts, \(overview.routes) routes, \(overview.ecgs) ECGs.")
-            if let run = overview.lastImport {
-                page.element("p", text: "Last import: \((run.input as NSString).lastPathComponent) on \(run.startedAt) (\(run.outcome), \(run.new) new samples).")
-            }
-            page.table(summary: "Sources", columns: ["source", "samples"],
-                       rows: overview.sources.map { [$0.name, "\($0.count)"] }, id: "sources")
-            page.table(summary: "Types", columns: ["type", "unit", "samples", "first", "last"],
-                       rows: overview.types.map { [$0.type, $0.unit, "\($0.count)", $0.first, $0.last] }, id: "types")
         }
     }
 
@@ -143,66 +128,18 @@ enum ReportPage {
         }
     }
 
-    private static func workouts(_ page: inout HTMLText, _ data: ReportData) {
-        guard !data.workouts.isEmpty else { return }
-        section(&page, id: "workouts", title: "Workouts") { page in
-            struct Month { var count = 0; var minutes = 0.0; var kilometres = 0.0 }
-            var byMonth: [String: [String: Month]] = [:]
-            for workout in data.workouts {
-                var month = byMonth[String(workout.start.prefix(7)), default: [:]][workout.type, default: Month()]
-                month.count += 1
-                month.minutes += workout.duration
-                month.kilometres += workout.distance ?? 0
-                byMonth[String(workout.start.prefix(7)), default: [:]][workout.type] = month
-            }
-            let months = byMonth.keys.sorted()
-            Charts.lines(&page, title: "Workouts per month", unit: "workouts", labels: months,
-                         series: [.init(name: "workouts", values: months.map { Double(byMonth[$0]!.values.reduce(0) { $0 + $1.count }) }, style: "s1")],
-                         bars: true)
-            page.table(summary: "Per month and type", columns: ["month", "type", "workouts", "minutes", "km"],
-                       rows: months.flatMap { month in byMonth[month]!.sorted { $0.key < $1.key }.map {
-                           [month, $0.key, "\($0.value.count)", formatted($0.value.minutes, digits: 0), formatted($0.value.kilometres, digits: 2)]
-                       } }, id: "workout-months")
-            var notable: [[String]] = []
-            if let longest = data.workouts.max(by: { $0.duration < $1.duration }) {
-                notable.append(["longest", longest.type, longest.start, formatted(longest.duration, digits: 0) + " min", longest.distance.map { formatted($0, digits: 2) + " km" } ?? ""])
-            }
-            let timed = data.workouts.filter { ($0.distance ?? 0) >= 1 && $0.duration > 0 }
-            if let fastest = timed.max(by: { $0.distance! / $0.duration < $1.distance! / $1.duration }) {
-                notable.append(["fastest", fastest.type, fastest.start, formatted(fastest.distance! / fastest.duration * 60, digits: 1) + " km/h",
-                                formatted(fastest.distance!, digits: 2) + " km"])
-            }
-            page.table(summary: "Longest and fastest", columns: ["", "type", "start", "", "distance"], rows: notable, id: "workout-notable")
-            guard !data.routes.isEmpty else { return }
-            page.element("h3", text: "Routes")
-            page.element("figure", ["class": "chart"]) { page in
-                page.element("figcaption", text: "All \(data.routes.count) routes drawn, north up")
-                Drawings.routes(&page, data.routes.map(\.route), size: 420, label: "all routes")
-            }
-            page.element("div", ["class": "routes"]) { page in
-                for (workout, route) in data.routes {
-                    page.element("figure", ["class": "route"]) { page in
-                        Drawings.routes(&page, [route], size: 140, label: "\(workout.type) \(workout.start)")
-                        page.element("figcaption", text: "\(workout.type), \(workout.start.prefix(10))"
-                            + (workout.distance.map { ", \(formatted($0, digits: 2)) km" } ?? ""))
-                    }
-                }
-            }
-        }
-    }
-
-    private static func ecg(_ page: inout HTMLText, _ data: ReportData) {
+    private static func ecg(_ page: inout HTMLText, _ data: ReportData, time: LocalTime) {
         guard !data.ecgs.isEmpty else { return }
         section(&page, id: "ecg", title: "ECG") { page in
             page.element("p", ["class": "note"], text: "At the standard paper scale: 25 mm/s, 10 mm/mV; small squares 1 mm, large 5 mm.")
             for recording in data.ecgs {
                 page.element("figure", ["class": "chart"]) { page in
-                    page.element("figcaption", text: "\(recording.recordedAt): \(recording.classification ?? "unclassified")"
+                    page.element("figcaption", text: "\(time.minute(recording.recordedAt)): \(recording.classification ?? "unclassified")"
                         + (recording.lead.map { ", \($0)" } ?? ""))
                     // Apple writes the voltages in µV (the CSV's header); a file in mV says so.
                     let unit = recording.unit ?? "µV"
                     Drawings.ecgStrip(&page, samples: recording.samples ?? [], sampleRate: recording.samplesRateHz ?? 0,
-                                      microvolts: unit.hasPrefix("µ") || unit.lowercased().hasPrefix("u"), label: "ECG \(recording.recordedAt)")
+                                      microvolts: unit.hasPrefix("µ") || unit.lowercased().hasPrefix("u"), label: "ECG \(time.minute(recording.recordedAt))")
                 }
             }
         }
@@ -211,6 +148,7 @@ enum ReportPage {
     static let style = """
         body { font: 14px/1.45 system-ui, sans-serif; color: #222; max-width: 960px; margin: 2em auto; padding: 0 1em; }
         h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; } .note { color: #666; }
+        .range { font-weight: 600; } .late { background: #fff4e0; border-left: 3px solid #e8a33d; padding: .3em .6em; }
         figure { margin: 1em 0; } figcaption { font-weight: 600; margin-bottom: .3em; }
         svg { width: 100%; height: auto; } svg text { font-size: 11px; fill: #555; }
         .ytick { text-anchor: end; } .xtick { text-anchor: middle; } .grid { stroke: #eee; } .axis { stroke: #999; }
