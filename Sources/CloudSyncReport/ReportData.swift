@@ -10,12 +10,18 @@ struct ReportData {
         var since: Int64?
         var until: Int64?
         var zone: TimeZone?
+        /// The report's time: the limit of what is drawn when the store has no export date.
+        var now: Int64
     }
 
     /// One day's (or month's) statistics of a type, by its label in the report's zone.
     struct Point { var label: String; var value: Double; var minimum: Double; var maximum: Double; var count: Int }
 
     var overview: StoreOverview
+    /// Set when `--since` or `--until` is: what the range holds.
+    var range: RangeSummary?
+    /// Samples dated after the export, left out of everything drawn.
+    var late: LateSamples
     /// Every day from the first to the last with steps, in order (0 for a day without any).
     var dailySteps: [(day: String, value: Double)] = []
     var dailyEnergy: [String: Double] = [:]
@@ -25,45 +31,51 @@ struct ReportData {
     var exerciseGoal: [String: Double] = [:]
     /// Monthly statistics per heart type (short name).
     var heart: [String: [Point]] = [:]
+    /// Daily statistics per body type (short name).
     var body: [String: [Point]] = [:]
     var nights: [SleepNight] = []
     var workouts: [WorkoutSummary] = []
-    var routes: [(workout: WorkoutSummary, route: Route)] = []
+    var routes = RouteTally()
     var ecgs: [ECGSummary] = []
 
     static let heartTypes = ["restingHeartRate", "heartRateVariabilitySDNN", "walkingHeartRateAverage", "vo2Max"]
     static let bodyTypes = ["bodyMass", "bodyFatPercentage"]
-    /// At most this many routes and ECGs are drawn (the most recent), to keep the page small.
-    static let maxRoutes = 120, maxECGs = 10
+    /// At most this many ECGs are drawn (the most recent), to keep the page small.
+    static let maxECGs = 10
 
     static func load(_ store: StagingStore, _ options: Options) throws -> ReportData {
-        var data = ReportData(overview: try store.overview())
+        let overview = try store.overview()
+        let late = try LateSamples.find(store, overview: overview, now: options.now, since: options.since, until: options.until,
+                                        zone: options.zone)
+        var data = ReportData(overview: overview, late: late)
+        // What is drawn: the range, without the samples dated after the export.
+        var drawn = options
+        drawn.until = min(options.until ?? .max, late.until)
         func aggregate(_ types: [String], _ bucket: AggregateBucket, merge: Bool) throws -> [AggregateRow] {
-            try store.aggregate(AggregateOptions(bucket: bucket, filter: MetricFilter(types: types, since: options.since, until: options.until),
-                                                 timeZone: options.zone, mergeSources: merge))
+            try store.aggregate(AggregateOptions(bucket: bucket, filter: MetricFilter(types: types, since: drawn.since, until: drawn.until),
+                                                 timeZone: drawn.zone, mergeSources: merge))
         }
         let steps = try aggregate(["stepCount"], .day, merge: true)
         data.dailySteps = everyDay(steps.map { ($0.bucket, $0.sum) })
         data.dailyEnergy = Dictionary(try aggregate(["activeEnergyBurned"], .day, merge: true).map { ($0.bucket, $0.sum) }) { a, _ in a }
         data.dailyExercise = Dictionary(try aggregate(["appleExerciseTime"], .day, merge: true).map { ($0.bucket, $0.sum) }) { a, _ in a }
-        try data.loadGoals(store, options)
+        try data.loadGoals(store, drawn)
         for row in try aggregate(heartTypes, .month, merge: false) {
             data.heart[MetricFilter.shortName(row.type), default: []].append(Point(row))
         }
         for row in try aggregate(bodyTypes, .day, merge: false) {
             data.body[MetricFilter.shortName(row.type), default: []].append(Point(row))
         }
-        data.nights = try store.sleepNights(since: options.since, until: options.until, zone: options.zone)
-        data.workouts = try store.workouts(since: options.since, until: options.until, limit: 1_000_000).workouts
-        for workout in data.workouts.filter(\.hasRoute).suffix(maxRoutes) {
-            if let start = epochSeconds(workout.start), let route = try store.route(at: start, maxPoints: 200), route.points.count > 1 {
-                data.routes.append((workout, route))
-            }
-        }
-        for summary in try store.ecgs(since: options.since, until: options.until).suffix(maxECGs) {
+        data.nights = try store.sleepNights(since: drawn.since, until: drawn.until, zone: drawn.zone)
+        data.workouts = try store.workouts(since: drawn.since, until: drawn.until, limit: 1_000_000).workouts
+        data.routes = try RouteTally.load(store, since: options.since, until: options.until, late: late, workouts: data.workouts)
+        for summary in try store.ecgs(since: drawn.since, until: drawn.until).suffix(maxECGs) {
             if let at = epochSeconds(summary.recordedAt), let recording = try store.ecg(recordedAt: at, maxSamples: 5000) {
                 data.ecgs.append(recording)
             }
+        }
+        if options.since != nil || options.until != nil {
+            data.range = try RangeSummary.load(store, since: options.since, until: options.until, zone: options.zone, routes: data.routes.total)
         }
         return data
     }

@@ -6,7 +6,7 @@ import Foundation
 /// each chart followed by the numbers behind it. Inline CSS and SVG only: no script, no font or
 /// image from the network, nothing that calls home (the page holds health data).
 enum ReportPage {
-    static func render(_ data: ReportData, zoneName: String, generated: String) -> String {
+    static func render(_ data: ReportData, time: LocalTime, generated: String) -> String {
         var page = HTMLText()
         page.raw("<!DOCTYPE html>\n")
         page.element("html", ["xmlns": "http://www.w3.org/1999/xhtml", "lang": "en"]) { page in
@@ -19,14 +19,19 @@ enum ReportPage {
             }
             page.element("body") { page in
                 page.element("h1", text: "Health report")
-                page.element("p", ["class": "note"], text: "Made by cloudsync on \(generated) from the staging store; dates in \(zoneName).")
-                overview(&page, data)
+                // The zone is said once, here: every date and time below is in it.
+                page.element("p", ["class": "note"], text: "Made by cloudsync on \(generated) from the staging store. Dates and times in \(time.name).")
+                if let range = data.range {
+                    page.element("p", ["class": "range"], text: "Range: \(range.describe(time)).")
+                }
+                if let note = data.late.note(time) { page.element("p", ["class": "late"], text: note) }
+                OverviewSection.render(&page, data, time: time)
                 activity(&page, data)
                 heart(&page, data)
                 sleep(&page, data)
                 body(&page, data)
-                workouts(&page, data)
-                ecg(&page, data)
+                WorkoutsSection.render(&page, data, time: time)
+                ecg(&page, data, time: time)
             }
         }
         return page.text
@@ -34,30 +39,10 @@ enum ReportPage {
 
     // MARK: sections
 
-    private static func section(_ page: inout HTMLText, id: String, title: String, _ content: (inout HTMLText) -> Void) {
+    static func section(_ page: inout HTMLText, id: String, title: String, _ content: (inout HTMLText) -> Void) {
         page.element("section", ["id": id]) { page in
             page.element("h2", text: title)
             content(&page)
-        }
-    }
-
-    private static func overview(_ page: inout HTMLText, _ data: ReportData) {
-        let overview = data.overview
-        section(&page, id: "overview", title: "Overview") { page in
-            guard overview.metrics > 0 || overview.workouts > 0 else {
-                page.element("p", text: "The store holds no samples yet: import an export first (cloudsync import export.zip).")
-                return
-            }
-            let first = overview.types.map(\.first).min() ?? "", last = overview.types.map(\.last).max() ?? ""
-            page.element("p", text: "\(overview.metrics) samples of \(overview.types.count) types from \(first.prefix(10)) to \(last.prefix(10)) (UTC); "
-                + "\(overview.workouts) workouts, \(overview.routes) routes, \(overview.ecgs) ECGs.")
-            if let run = overview.lastImport {
-                page.element("p", text: "Last import: \((run.input as NSString).lastPathComponent) on \(run.startedAt) (\(run.outcome), \(run.new) new samples).")
-            }
-            page.table(summary: "Sources", columns: ["source", "samples"],
-                       rows: overview.sources.map { [$0.name, "\($0.count)"] }, id: "sources")
-            page.table(summary: "Types", columns: ["type", "unit", "samples", "first", "last"],
-                       rows: overview.types.map { [$0.type, $0.unit, "\($0.count)", $0.first, $0.last] }, id: "types")
         }
     }
 
@@ -67,8 +52,11 @@ enum ReportPage {
             if !data.dailySteps.isEmpty {
                 let values = data.dailySteps.map(\.value)
                 let average = values.indices.map { i in values[max(0, i - 6)...i].reduce(0, +) / Double(i - max(0, i - 6) + 1) }
+                // The average first, dashed and wider, the steps on top: where they coincide (a
+                // constant series) both stay visible.
                 Charts.lines(&page, title: "Daily steps, iPhone and Watch merged", unit: "steps", labels: data.dailySteps.map(\.day),
-                             series: [.init(name: "steps", values: values, style: "s1"), .init(name: "7-day average", values: average, style: "s2")])
+                             series: [.init(name: "7-day average", values: average, style: "s2", dots: false),
+                                      .init(name: "steps", values: values, style: "s1")])
                 page.table(summary: "Daily steps (every day of the range)", columns: ["day", "steps", "7-day average"],
                            rows: data.dailySteps.indices.map { [data.dailySteps[$0].day, formatted(values[$0], digits: 0), formatted(average[$0], digits: 0)] },
                            id: "daily-steps")
@@ -86,12 +74,15 @@ enum ReportPage {
         }
     }
 
-    private static func monthlyTrends(_ page: inout HTMLText, _ series: [String: [ReportData.Point]], names: [String: (String, String)], order: [String]) {
+    /// One chart per type: the average of each bucket (`period`: "monthly", "daily") as a line, its
+    /// minimum to maximum as the band, each named for the bucket it really is.
+    private static func trends(_ page: inout HTMLText, _ series: [String: [ReportData.Point]], names: [String: (String, String)], order: [String],
+                               period: String) {
         for type in order {
             guard let points = series[type], !points.isEmpty, let (title, unit) = names[type] else { continue }
             Charts.lines(&page, title: title, unit: unit, labels: points.map(\.label),
-                         series: [.init(name: "average", values: points.map(\.value), style: "s1")],
-                         band: (points.map(\.minimum), points.map(\.maximum)))
+                         series: [.init(name: "\(period) average", values: points.map(\.value), style: "s1")],
+                         band: .init(name: "\(period) range (min–max)", low: points.map(\.minimum), high: points.map(\.maximum)))
             page.table(summary: "\(title), the numbers", columns: ["period", "average", "minimum", "maximum", "samples"],
                        rows: points.map { [$0.label, formatted($0.value), formatted($0.minimum), formatted($0.maximum), "\($0.count)"] },
                        id: "trend-\(type)")
@@ -101,18 +92,18 @@ enum ReportPage {
     private static func heart(_ page: inout HTMLText, _ data: ReportData) {
         guard !data.heart.isEmpty else { return }
         section(&page, id: "heart", title: "Heart") { page in
-            monthlyTrends(&page, data.heart, names: [
+            trends(&page, data.heart, names: [
                 "restingHeartRate": ("Resting heart rate per month", "bpm"), "heartRateVariabilitySDNN": ("Heart rate variability (SDNN) per month", "ms"),
                 "walkingHeartRateAverage": ("Walking heart rate average per month", "bpm"), "vo2Max": ("VO2 max per month", "mL/kg·min"),
-            ], order: ReportData.heartTypes)
+            ], order: ReportData.heartTypes, period: "monthly")
         }
     }
 
     private static func body(_ page: inout HTMLText, _ data: ReportData) {
         guard !data.body.isEmpty else { return }
         section(&page, id: "body", title: "Body") { page in
-            monthlyTrends(&page, data.body, names: ["bodyMass": ("Weight", "kg"), "bodyFatPercentage": ("Body fat", "%")],
-                          order: ReportData.bodyTypes)
+            trends(&page, data.body, names: ["bodyMass": ("Weight", "kg"), "bodyFatPercentage": ("Body fat", "%")],
+                   order: ReportData.bodyTypes, period: "daily")
         }
     }
 
@@ -122,9 +113,9 @@ enum ReportPage {
             let last = Array(data.nights.suffix(30))
             let stages: [(String, String, KeyPath<SleepNight, Double>)] = [("core", "core", \.core), ("deep", "deep", \.deep),
                                                                             ("REM", "rem", \.rem), ("awake", "awake", \.awake)]
-            Charts.stacked(&page, title: "The last \(last.count) nights by stage (a night is the evening it began)", unit: "hours",
+            Charts.stacked(&page, title: "\(last.count == 1 ? "The last night" : "The last \(last.count) nights") by stage (a night is the evening it began)", unit: "hours",
                            labels: last.map(\.night), parts: stages.map { name, style, path in (name, style, last.map { $0[keyPath: path] / 60 }) })
-            page.table(summary: "The last \(last.count) nights, in minutes", columns: ["night", "in bed", "asleep", "core", "deep", "REM", "awake"],
+            page.table(summary: "\(last.count == 1 ? "The last night" : "The last \(last.count) nights"), in minutes", columns: ["night", "in bed", "asleep", "core", "deep", "REM", "awake"],
                        rows: last.map { [$0.night, formatted($0.inBed, digits: 0), formatted($0.asleep, digits: 0), formatted($0.core, digits: 0),
                                          formatted($0.deep, digits: 0), formatted($0.rem, digits: 0), formatted($0.awake, digits: 0)] },
                        id: "nights")
@@ -137,66 +128,18 @@ enum ReportPage {
         }
     }
 
-    private static func workouts(_ page: inout HTMLText, _ data: ReportData) {
-        guard !data.workouts.isEmpty else { return }
-        section(&page, id: "workouts", title: "Workouts") { page in
-            struct Month { var count = 0; var minutes = 0.0; var kilometres = 0.0 }
-            var byMonth: [String: [String: Month]] = [:]
-            for workout in data.workouts {
-                var month = byMonth[String(workout.start.prefix(7)), default: [:]][workout.type, default: Month()]
-                month.count += 1
-                month.minutes += workout.duration
-                month.kilometres += workout.distance ?? 0
-                byMonth[String(workout.start.prefix(7)), default: [:]][workout.type] = month
-            }
-            let months = byMonth.keys.sorted()
-            Charts.lines(&page, title: "Workouts per month", unit: "workouts", labels: months,
-                         series: [.init(name: "workouts", values: months.map { Double(byMonth[$0]!.values.reduce(0) { $0 + $1.count }) }, style: "s1")],
-                         bars: true)
-            page.table(summary: "Per month and type", columns: ["month", "type", "workouts", "minutes", "km"],
-                       rows: months.flatMap { month in byMonth[month]!.sorted { $0.key < $1.key }.map {
-                           [month, $0.key, "\($0.value.count)", formatted($0.value.minutes, digits: 0), formatted($0.value.kilometres, digits: 2)]
-                       } }, id: "workout-months")
-            var notable: [[String]] = []
-            if let longest = data.workouts.max(by: { $0.duration < $1.duration }) {
-                notable.append(["longest", longest.type, longest.start, formatted(longest.duration, digits: 0) + " min", longest.distance.map { formatted($0, digits: 2) + " km" } ?? ""])
-            }
-            let timed = data.workouts.filter { ($0.distance ?? 0) >= 1 && $0.duration > 0 }
-            if let fastest = timed.max(by: { $0.distance! / $0.duration < $1.distance! / $1.duration }) {
-                notable.append(["fastest", fastest.type, fastest.start, formatted(fastest.distance! / fastest.duration * 60, digits: 1) + " km/h",
-                                formatted(fastest.distance!, digits: 2) + " km"])
-            }
-            page.table(summary: "Longest and fastest", columns: ["", "type", "start", "", "distance"], rows: notable, id: "workout-notable")
-            guard !data.routes.isEmpty else { return }
-            page.element("h3", text: "Routes")
-            page.element("figure", ["class": "chart"]) { page in
-                page.element("figcaption", text: "All \(data.routes.count) routes drawn, north up")
-                Drawings.routes(&page, data.routes.map(\.route), size: 420, label: "all routes")
-            }
-            page.element("div", ["class": "routes"]) { page in
-                for (workout, route) in data.routes {
-                    page.element("figure", ["class": "route"]) { page in
-                        Drawings.routes(&page, [route], size: 140, label: "\(workout.type) \(workout.start)")
-                        page.element("figcaption", text: "\(workout.type), \(workout.start.prefix(10))"
-                            + (workout.distance.map { ", \(formatted($0, digits: 2)) km" } ?? ""))
-                    }
-                }
-            }
-        }
-    }
-
-    private static func ecg(_ page: inout HTMLText, _ data: ReportData) {
+    private static func ecg(_ page: inout HTMLText, _ data: ReportData, time: LocalTime) {
         guard !data.ecgs.isEmpty else { return }
         section(&page, id: "ecg", title: "ECG") { page in
             page.element("p", ["class": "note"], text: "At the standard paper scale: 25 mm/s, 10 mm/mV; small squares 1 mm, large 5 mm.")
             for recording in data.ecgs {
                 page.element("figure", ["class": "chart"]) { page in
-                    page.element("figcaption", text: "\(recording.recordedAt): \(recording.classification ?? "unclassified")"
+                    page.element("figcaption", text: "\(time.minute(recording.recordedAt)): \(recording.classification ?? "unclassified")"
                         + (recording.lead.map { ", \($0)" } ?? ""))
                     // Apple writes the voltages in µV (the CSV's header); a file in mV says so.
                     let unit = recording.unit ?? "µV"
                     Drawings.ecgStrip(&page, samples: recording.samples ?? [], sampleRate: recording.samplesRateHz ?? 0,
-                                      microvolts: unit.hasPrefix("µ") || unit.lowercased().hasPrefix("u"), label: "ECG \(recording.recordedAt)")
+                                      microvolts: unit.hasPrefix("µ") || unit.lowercased().hasPrefix("u"), label: "ECG \(time.minute(recording.recordedAt))")
                 }
             }
         }
@@ -205,10 +148,12 @@ enum ReportPage {
     static let style = """
         body { font: 14px/1.45 system-ui, sans-serif; color: #222; max-width: 960px; margin: 2em auto; padding: 0 1em; }
         h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; } .note { color: #666; }
+        .range { font-weight: 600; } .late { background: #fff4e0; border-left: 3px solid #e8a33d; padding: .3em .6em; }
         figure { margin: 1em 0; } figcaption { font-weight: 600; margin-bottom: .3em; }
         svg { width: 100%; height: auto; } svg text { font-size: 11px; fill: #555; }
         .ytick { text-anchor: end; } .xtick { text-anchor: middle; } .grid { stroke: #eee; } .axis { stroke: #999; }
-        .line { fill: none; stroke-width: 1.3; } .dot { fill: currentColor; stroke: none; } .s1 { stroke: #2a7de1; color: #2a7de1; } .s2 { stroke: #e8871e; color: #e8871e; stroke-width: 2; }
+        .line { fill: none; stroke-width: 1.3; } .dot { fill: currentColor; stroke: none; } .s1 { stroke: #2a7de1; color: #2a7de1; } .s2 { stroke: #e8871e; color: #e8871e; }
+        .line.s2 { stroke-width: 4; stroke-dasharray: 8 5; }
         .goal { stroke: #3a3; color: #3a3; stroke-dasharray: 4 3; } .band { fill: #2a7de1; opacity: .15; color: #9cc3f2; }
         .bar.s1 { fill: #2a7de1; stroke: none; } .bar { stroke: none; }
         .core { fill: #5b8def; color: #5b8def; } .deep { fill: #2c3e9e; color: #2c3e9e; } .rem { fill: #8ec9f0; color: #8ec9f0; } .awake { fill: #f4a261; color: #f4a261; }
@@ -218,7 +163,7 @@ enum ReportPage {
         figure.route figcaption { font-weight: normal; } svg.route { background: #f6f6f2; } path.route { fill: none; stroke: #d1495b; stroke-width: 1.5; }
         svg.ecg { width: 250mm; max-width: 100%; background: #fff; } .minor { stroke: #f6c6c6; stroke-width: .1; } .major { stroke: #e88; stroke-width: .2; }
         .trace { fill: none; stroke: #111; stroke-width: .25; }
-        .legend .key { font-size: 1.2em; } .legend .band { opacity: 1; } details.numbers { margin: .3em 0 1.2em; } details summary { cursor: pointer; color: #2a7de1; }
+        .legend { margin: .2em 0 0; } .legend .key { font-size: 1.2em; } .legend .band { opacity: 1; } details.numbers { margin: .3em 0 1.2em; } details summary { cursor: pointer; color: #2a7de1; }
         table { border-collapse: collapse; font-size: 12px; margin-top: .4em; } td, th { border-bottom: 1px solid #eee; padding: 2px 8px; text-align: right; }
         td:first-child, th:first-child { text-align: left; }
         @media print { body { max-width: none; margin: 0; } details.numbers { display: none; } section { break-inside: avoid-page; } figure { break-inside: avoid; } }

@@ -28,7 +28,7 @@ struct Report: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(help: "Samples starting at or after this date: \(FilterOptions.dateForms).")
+    @Option(help: "Samples starting at or after this date: 2024-01-01 (midnight in --tz), 2024-01-01T08:00:00Z or 2024-01-01 08:00:00 +0100.")
     var since: String?
 
     @Option(help: "Samples starting before this date (same forms as --since).")
@@ -42,8 +42,7 @@ struct Report: ParsableCommand {
 
     func validate() throws {
         if let tz, TimeZone(identifier: tz) == nil { throw ValidationError("--tz '\(tz)' is not a time zone (use an IANA name like Europe/Paris)") }
-        let start = try since.map { try FilterOptions.parseDate($0, option: "--since") }
-        let end = try until.map { try FilterOptions.parseDate($0, option: "--until") }
+        let start = try bound(since, option: "--since"), end = try bound(until, option: "--until")
         if let start, let end, start >= end { throw ValidationError("--since (\(since!)) is not before --until (\(until!))") }
     }
 
@@ -54,8 +53,7 @@ struct Report: ParsableCommand {
         let store = try storeOptions.open(.read)
         let html: String
         do {
-            html = try HealthReport.html(store: store, since: try since.map { try FilterOptions.parseDate($0, option: "--since") },
-                                         until: try until.map { try FilterOptions.parseDate($0, option: "--until") },
+            html = try HealthReport.html(store: store, since: try bound(since, option: "--since"), until: try bound(until, option: "--until"),
                                          zone: tz.flatMap(TimeZone.init(identifier:)))
         } catch {
             throw ExitStatus.report(error)
@@ -69,5 +67,25 @@ struct Report: ParsableCommand {
             throw ExitStatus.ioError
         }
         printError("report: \(output) (\(html.utf8.count / 1024) KB)")
+    }
+
+    /// A `--since`/`--until` instant. A day alone (`2024-01-01`) is that day's midnight in --tz, not
+    /// in UTC as for the other commands: the page's days are the zone's, so a range of whole days
+    /// keeps whole days, and the page names it as it was written.
+    private func bound(_ text: String?, option: String) throws -> Int64? {
+        guard let text else { return nil }
+        let seconds: Int64
+        do {
+            seconds = try FilterOptions.parseDate(text, option: option)
+        } catch let error as ValidationError {
+            throw ValidationError(error.message.replacingOccurrences(of: "(UTC midnight)", with: "(midnight in --tz)"))
+        }
+        guard text.count == 10, let zone = tz.flatMap(TimeZone.init(identifier:)) else { return seconds }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let day = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        calendar.timeZone = zone
+        guard let midnight = calendar.date(from: day) else { return seconds }
+        return Int64(calendar.startOfDay(for: midnight).timeIntervalSince1970)
     }
 }

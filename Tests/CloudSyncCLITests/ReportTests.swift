@@ -178,34 +178,44 @@ import Testing
         #expect(try String(contentsOf: html, encoding: .utf8).components(separatedBy: "aria-label=\"steps in ").count - 1 == 10)
     }
 
-    /// Headless Chromium renders the page of the sample export: a screenshot (kept as
-    /// `.build/artifacts/report.png`) that is not blank, and a PDF print on A4 pages, with no
-    /// console error.
-    @Test func chromiumRendersAndPrintsThePage() throws {
-        guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            print("skipped: Chromium is not installed (Debian: chromium)")
-            return
-        }
-        let dir = try CLI.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let (html, _) = try Self.report(Self.export(), in: dir)
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    static func chromiumArguments(_ dir: URL) -> [String] {
+        ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--disable-extensions",
+         "--user-data-dir=\(dir.appendingPathComponent("profile").path)", "--enable-logging=stderr", "--v=0"]
+    }
+
+    /// Chromium's screenshot of `html` as `.build/artifacts/<name>.png` (kept after the run, to be
+    /// looked at), checked to be a 1000 × `height` PNG that is not blank, taken without a console error.
+    static func screenshot(_ html: URL, name: String, height: Int, in dir: URL) throws {
         let artifacts = CLI.repository.appendingPathComponent(".build/artifacts")
         try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
-        let png = artifacts.appendingPathComponent("report.png"), pdf = dir.appendingPathComponent("report.pdf")
-        let common = ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--disable-extensions",
-                      "--user-data-dir=\(dir.appendingPathComponent("profile").path)", "--enable-logging=stderr", "--v=0"]
-        let shot = try CLI.run(common + ["--window-size=1000,3000", "--screenshot=\(png.path)", html.absoluteString], tool: chromium)
+        let png = artifacts.appendingPathComponent("\(name).png")
+        let shot = try CLI.run(chromiumArguments(dir) + ["--window-size=1000,\(height)", "--screenshot=\(png.path)", html.absoluteString], tool: chromium!)
         #expect(shot.status == 0, "\(shot.stderr.suffix(2000))")
         let consoleErrors = shot.stderr.split(separator: "\n").filter { $0.contains("CONSOLE") || $0.contains("Refused to") }
         #expect(consoleErrors.isEmpty, "\(consoleErrors)")
         let image = try Data(contentsOf: png)
         // PNG: the signature, then IHDR's width and height (big-endian).
         #expect(image.starts(with: [0x89, 0x50, 0x4E, 0x47]))
-        let width = image[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = image[20..<24].reduce(0) { $0 << 8 | Int($1) }
-        #expect(width == 1000 && height == 3000)
+        let width = image[16..<20].reduce(0) { $0 << 8 | Int($1) }, shown = image[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        #expect(width == 1000 && shown == height)
         // A blank page of that size compresses to a few KB; charts, tables and text do not.
         #expect(image.count > 40_000, "the screenshot is \(image.count) bytes: a blank page?")
-        let print = try CLI.run(common + ["--no-pdf-header-footer", "--print-to-pdf=\(pdf.path)", html.absoluteString], tool: chromium)
+    }
+
+    /// Headless Chromium renders the page of the sample export: a screenshot (kept as
+    /// `.build/artifacts/report.png`) that is not blank, and a PDF print on A4 pages, with no
+    /// console error.
+    @Test(.enabled(if: chromium != nil, "Chromium is not installed (Debian: chromium)"))
+    func chromiumRendersAndPrintsThePage() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (html, _) = try Self.report(Self.export(), in: dir)
+        try Self.screenshot(html, name: "report", height: 3000, in: dir)
+        let pdf = dir.appendingPathComponent("report.pdf")
+        let common = Self.chromiumArguments(dir)
+        let print = try CLI.run(common + ["--no-pdf-header-footer", "--print-to-pdf=\(pdf.path)", html.absoluteString], tool: Self.chromium!)
         #expect(print.status == 0, "\(print.stderr.suffix(2000))")
         // Printed on A4 (595 × 842 points), as the page's @page rule asks, on a plausible number of
         // pages: the four sections of this export, without the tables, fill two to six.
@@ -215,9 +225,31 @@ import Testing
         let pages = document.components(separatedBy: "/Type /Page").dropFirst().filter { !$0.hasPrefix("s") }.count
         #expect((2...6).contains(pages), "\(pages) pages")
         // The DOM Chromium built: every section and chart is there.
-        let dom = try CLI.run(common + ["--dump-dom", html.absoluteString], tool: chromium)
+        let dom = try CLI.run(common + ["--dump-dom", html.absoluteString], tool: Self.chromium!)
         let text = String(decoding: dom.stdout, as: UTF8.self)
         for section in ["overview", "activity", "sleep", "workouts"] { #expect(text.contains("<section id=\"\(section)\">"), "\(section)") }
         #expect(text.components(separatedBy: "<svg").count - 1 >= 5)
+    }
+
+    /// The page of a 2019 export with a constant series (5000 steps a day, a constant weight) and
+    /// two samples dated 2030, as Chromium shows it (`.build/artifacts/report-constant-late.png`).
+    @Test(.enabled(if: chromium != nil, "Chromium is not installed (Debian: chromium)"))
+    func chromiumRendersAConstantSeriesAndTheNoteOfLateSamples() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2019-06-01 10:00:00 +0200\"/>\n"
+        let may = 1_556_712_000   // 2019-05-01 12:00 UTC
+        for day in 0..<31 {
+            let noon = may + day * 86_400
+            text += " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"Watch\" unit=\"count\" startDate=\"\(Self.stamp(noon))\" endDate=\"\(Self.stamp(noon + 3600))\" value=\"5000\"/>\n"
+            if day % 3 == 0 {
+                text += " <Record type=\"HKQuantityTypeIdentifierBodyMass\" sourceName=\"Scale\" unit=\"kg\" startDate=\"\(Self.stamp(noon))\" endDate=\"\(Self.stamp(noon))\" value=\"70\"/>\n"
+            }
+        }
+        for late in [1_898_762_400, 1_902_736_800] {   // 2030-03-03 and 2030-04-18
+            text += " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"Watch\" unit=\"count\" startDate=\"\(Self.stamp(late))\" endDate=\"\(Self.stamp(late + 3600))\" value=\"800\"/>\n"
+        }
+        let (html, _) = try Self.report(text + "</HealthData>\n", in: dir)
+        try Self.screenshot(html, name: "report-constant-late", height: 1400, in: dir)
     }
 }

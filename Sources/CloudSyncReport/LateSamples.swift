@@ -1,0 +1,59 @@
+import CloudSyncModel
+import CloudSyncStore
+import Foundation
+
+/// Samples dated after the export they came in (a real 2019 export held two samples of 2030: a
+/// clock set wrong). The store keeps them and the overview counts them, but the page's time axes
+/// (charts, calendars, the workouts' months) end at the export, or eleven mostly empty years would
+/// squeeze the real ones; a note at the top says how many were left out and when they are dated.
+struct LateSamples {
+    /// The last instant drawn: the newest export's `ExportDate`, or the report's time when no
+    /// import recorded one.
+    let limit: Int64
+    let limitIsExportDate: Bool
+    /// Samples (workouts among them, each counted once) and ECGs of the range dated after `limit`.
+    var count = 0
+    var ecgs = 0
+    /// The local days of the first and last of those samples.
+    var firstDay: String?
+    var lastDay: String?
+
+    /// What is drawn, as an exclusive `--until`: the samples starting at or before `limit`.
+    var until: Int64 { limit + 1 }
+
+    /// "after the export" or, without an export date, "after the report was made".
+    var after: String { limitIsExportDate ? "after the export" : "after the report was made" }
+
+    /// Looks for them among the types whose last sample ends after `limit` (from the overview's
+    /// summary), so that a store without any reads nothing more.
+    static func find(_ store: StagingStore, overview: StoreOverview, now: Int64, since: Int64?, until: Int64?,
+                     zone: TimeZone?) throws -> LateSamples {
+        let exportDate = try store.latestExportDate()
+        var late = LateSamples(limit: exportDate ?? now, limitIsExportDate: exportDate != nil)
+        let from = max(since ?? .min, late.until)
+        let types = overview.types.filter { (ReportData.epochSeconds($0.last) ?? .max) >= late.until }.map(\.type)
+        if !types.isEmpty && from < (until ?? .max) {
+            let rows = try store.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: types, since: from, until: until),
+                                                            timeZone: zone))
+            late.count = rows.reduce(0) { $0 + $1.count }
+            late.firstDay = rows.map(\.bucket).min()
+            late.lastDay = rows.map(\.bucket).max()
+        }
+        if from < (until ?? .max) { late.ecgs = try store.ecgs(since: from, until: until).count }
+        return late
+    }
+
+    /// "2 samples dated after the export (2030-01-01 to 2030-05-02) are not drawn: the export was
+    /// made on 2019-06-01 10:00." Nil when there are none.
+    func note(_ time: LocalTime) -> String? {
+        guard count > 0 || ecgs > 0 else { return nil }
+        var what: [String] = []
+        if count > 0 { what.append(count == 1 ? "1 sample" : "\(count) samples") }
+        if ecgs > 0 { what.append(ecgs == 1 ? "1 ECG" : "\(ecgs) ECGs") }
+        let days = firstDay.map { first in lastDay.map { $0 == first ? " (\(first))" : " (\(first) to \($0))" } ?? "" } ?? ""
+        let plural = count + ecgs > 1
+        let made = limitIsExportDate ? "the export was made on \(time.minute(limit))"
+            : "the store has no export date, so the report's own time (\(time.minute(limit))) is the limit"
+        return "\(what.joined(separator: " and ")) dated \(after)\(days) \(plural ? "are" : "is") not drawn: \(made)."
+    }
+}

@@ -1,0 +1,55 @@
+import CloudSyncModel
+import CloudSyncStore
+import Foundation
+
+/// What a `--since`/`--until` range holds, counted as the overview counts the whole store (each
+/// sample once, workouts among them), so that the page describes the range it was asked for and
+/// never passes the whole store's numbers off as the range's.
+struct RangeSummary {
+    struct TypeCount {
+        var type: String
+        var unit: String
+        var count: Int
+        /// Local days.
+        var first: String
+        var last: String
+    }
+
+    let since: Int64?
+    let until: Int64?
+    var types: [TypeCount] = []
+    var routes = 0
+    var ecgs = 0
+
+    var samples: Int { types.reduce(0) { $0 + $1.count } }
+    var workouts: Int { types.filter { $0.type == "workout" }.reduce(0) { $0 + $1.count } }
+    var isEmpty: Bool { samples == 0 && routes == 0 && ecgs == 0 }
+
+    /// Every type's samples starting in the range, by day in `zone`; `routes` as `RouteTally` counted them.
+    static func load(_ store: StagingStore, since: Int64?, until: Int64?, zone: TimeZone?, routes: Int) throws -> RangeSummary {
+        var summary = RangeSummary(since: since, until: until, routes: routes)
+        let rows = try store.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(since: since, until: until), timeZone: zone))
+        var byType: [String: TypeCount] = [:]
+        for row in rows {
+            let key = "\(row.type)\u{0}\(row.unit)"
+            var count = byType[key] ?? TypeCount(type: row.type, unit: row.unit, count: 0, first: row.bucket, last: row.bucket)
+            count.count += row.count
+            count.first = min(count.first, row.bucket)
+            count.last = max(count.last, row.bucket)
+            byType[key] = count
+        }
+        summary.types = byType.values.sorted { ($0.type, $0.unit) < ($1.type, $1.unit) }
+        summary.ecgs = try store.ecgs(since: since, until: until).count
+        return summary
+    }
+
+    /// "2024-01-01 (included) to 2024-02-01 (excluded)", "from 2024-01-01 on", "before 2024-02-01".
+    func describe(_ time: LocalTime) -> String {
+        switch (since, until) {
+        case let (since?, until?): return "\(time.bound(since)) (included) to \(time.bound(until)) (excluded)"
+        case let (since?, nil): return "from \(time.bound(since)) on"
+        case let (nil, until?): return "before \(time.bound(until))"
+        case (nil, nil): return "every date"
+        }
+    }
+}
