@@ -61,7 +61,7 @@ struct Aggregate: ParsableCommand {
         let store = try storeOptions.open(.read)
         let rows: [AggregateRow]
         do {
-            rows = try store.aggregate(AggregateOptions(bucket: bucket, filter: try filters.makeFilter(),
+            rows = try store.aggregate(AggregateOptions(bucket: bucket, filter: try filters.makeFilter(zone: tz.flatMap(TimeZone.init(identifier:))),
                                                         timeZone: tz.flatMap(TimeZone.init(identifier:)), mergeSources: mergeSources,
                                                         countRepeats: countRepeats))
         } catch {

@@ -69,23 +69,8 @@ struct Report: ParsableCommand {
         printError("report: \(output) (\(html.utf8.count / 1024) KB)")
     }
 
-    /// A `--since`/`--until` instant. A day alone (`2024-01-01`) is that day's midnight in --tz, not
-    /// in UTC as for the other commands: the page's days are the zone's, so a range of whole days
-    /// keeps whole days, and the page names it as it was written.
+    /// A `--since`/`--until` instant; a day alone (`2024-01-01`) is that day's midnight in --tz.
     private func bound(_ text: String?, option: String) throws -> Int64? {
-        guard let text else { return nil }
-        let seconds: Int64
-        do {
-            seconds = try FilterOptions.parseDate(text, option: option)
-        } catch let error as ValidationError {
-            throw ValidationError(error.message.replacingOccurrences(of: "(UTC midnight)", with: "(midnight in --tz)"))
-        }
-        guard text.count == 10, let zone = tz.flatMap(TimeZone.init(identifier:)) else { return seconds }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let day = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-        calendar.timeZone = zone
-        guard let midnight = calendar.date(from: day) else { return seconds }
-        return Int64(calendar.startOfDay(for: midnight).timeIntervalSince1970)
+        try text.map { try FilterOptions.parseDate($0, option: option, zone: tz.flatMap(TimeZone.init(identifier:))) }
     }
 }

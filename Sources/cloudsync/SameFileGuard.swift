@@ -1,5 +1,9 @@
 import CloudSyncModel
 import Foundation
+// `stat` comes from a Clang module of Foundation's on Linux; MemberImportVisibility wants it named.
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
 
 /// A file as the kernel knows it (device and inode): a path, a symbolic link and a hard link to one
 /// file compare equal, where their names would not.
