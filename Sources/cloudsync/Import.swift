@@ -57,7 +57,7 @@ struct Import: ParsableCommand {
             }
             progress.clear()
             let conversion = result.conversion
-            if !quiet || conversion.invalidCount > 0 {
+            if !quiet || conversion.invalidCount > 0 || conversion.samplesAfterExport.count > 0 {
                 for damage in result.archive.damaged { printError("\(conversion.input) (\(damage.entry)): skipped: \(damage.problem)") }
                 var line = "imported \(input == "-" ? "standard input" : input) into \(store.path): \(result.newCount) new"
                 if result.repeatCount > 0 {
@@ -79,6 +79,7 @@ struct Import: ParsableCommand {
                         + conversion.invalid.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 }
                 if conversion.filteredOut > 0 { line += "; \(conversion.filteredOut) filtered out" }
+                if let note = conversion.samplesAfterExport.note { line += "; \(note)" }
                 line += String(format: " (%.1f s)", conversion.seconds)
                 printError(line)
             }

@@ -26,6 +26,8 @@ public final class ExportConverter: ExportElementConsumer {
     @exclusivity(unchecked) private var report: ConversionReport
     @exclusivity(unchecked) private var elementsSinceCheck = 0
     @exclusivity(unchecked) private var elements = 0
+    /// The export's `ExportDate` (the first element of export.xml), once read.
+    @exclusivity(unchecked) private var exportedAt: Int64?
     private let started = Date()
 
     /// Called with each mapped metric and each element that is not a metric (for `inspect`).
@@ -127,6 +129,7 @@ public final class ExportConverter: ExportElementConsumer {
                 return
             }
             report.metrics += 1
+            if let exportedAt, metric.startDate > exportedAt { report.samplesAfterExport.add(start: metric.startDate, line: metric.line) }
             try sink.write(metric)
             observer?.metric(metric)
         case .invalid(let reason):
@@ -134,7 +137,10 @@ public final class ExportConverter: ExportElementConsumer {
             if report.firstInvalidLine[reason.rawValue] == nil { report.firstInvalidLine[reason.rawValue] = Int(tree.nodes[0].line) }
             observer?.invalid(tree, reason)
         case .notAMetric:
-            if tree.name(tree.root) == .exportDate, let value = tree.value(.value) { report.exportDate = value.string }
+            if tree.name(tree.root) == .exportDate, let value = tree.value(.value) {
+                report.exportDate = value.string
+                exportedAt = ExportDateParser.epochSeconds(value)
+            }
             observer?.element(tree)
         }
     }

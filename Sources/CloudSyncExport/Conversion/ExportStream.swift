@@ -61,6 +61,7 @@ public struct ExportStream {
             }
             try stage.finish()
         } catch let syntax as XMLSyntaxError {
+            if let damage = source.containerDamage() { throw damage }
             if parser.rootName == nil {
                 throw ConversionError.notAnExport(source.info.inputName, "not XML (\(syntax.message) at line \(syntax.line))")
             }

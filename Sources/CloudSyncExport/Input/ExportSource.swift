@@ -20,6 +20,13 @@ protocol ExportByteSource: AnyObject {
     var info: ExportSourceInfo { get }
     /// Calls `emit` with consecutive chunks of the XML; throws `ConversionError` on damage.
     func produce(_ emit: (ByteText) throws -> Void) throws
+    /// After the XML turned out malformed: the damage of the container that explains it (a zip
+    /// entry whose CRC does not match inflates to garbage the parser stops on first), if any.
+    func containerDamage() -> ConversionError?
+}
+
+extension ExportByteSource {
+    func containerDamage() -> ConversionError? { nil }
 }
 
 public enum ExportSources {

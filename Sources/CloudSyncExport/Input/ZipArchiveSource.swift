@@ -57,4 +57,17 @@ final class ZipArchiveSource: ExportByteSource {
     func produce(_ emit: (ByteText) throws -> Void) throws {
         try directory.readChecked(entry, with: inflater, into: emit)
     }
+
+    /// Reads the whole entry again for its size and CRC: only after a parse error, which the entry's
+    /// own damage explains better ("CRC-32 mismatch" rather than "Attribute value redefined").
+    func containerDamage() -> ConversionError? {
+        do {
+            try directory.readChecked(entry, with: Inflater()) { _ in }
+            return nil
+        } catch let error as ConversionError {
+            return error
+        } catch {
+            return nil
+        }
+    }
 }

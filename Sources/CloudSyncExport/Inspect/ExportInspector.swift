@@ -58,7 +58,7 @@ public final class ExportInspector: MetricSink, ConversionObserver {
         InspectReport(
             input: conversion.input, entry: conversion.entry,
             exportVersion: conversion.exportVersion, locale: conversion.locale, exportDate: conversion.exportDate,
-            xmlBytes: conversion.xmlBytes,
+            samplesAfterExport: conversion.samplesAfterExport, xmlBytes: conversion.xmlBytes,
             elements: conversion.elementCounts, metrics: conversion.metrics, metricsByType: metricsByType,
             firstStart: firstStart.map(UTCDateFormatter.string), lastEnd: lastEnd.map(UTCDateFormatter.string),
             sources: sources, devices: devices, unrecognisedUnits: unrecognisedUnits,

@@ -33,6 +33,8 @@ public struct InspectReport: Sendable, Codable {
     public var exportVersion: Int?
     public var locale: String?
     public var exportDate: String?
+    /// Samples dated after `exportDate`: kept (see `SamplesAfterExport`).
+    public var samplesAfterExport = SamplesAfterExport()
     public var xmlBytes: Int64
     public var elements: [String: Int]
     public var metrics: Int
@@ -100,6 +102,7 @@ public struct InspectReport: Sendable, Codable {
         lines.append("XML size:       \(xmlBytes) bytes")
         lines.append("metrics:        \(metrics)")
         lines.append("date range:     \(firstStart ?? "-") … \(lastEnd ?? "-")")
+        if let note = samplesAfterExport.note { lines.append("AFTER EXPORT:   \(note)") }
         let dtdState = !dtd.present ? "none" : dtd.broken ? "broken (\(dtd.defects.joined(separator: "; "))), ignored" : "sound, ignored"
         lines.append("DTD:            \(dtdState)")
         if controlCharactersReplaced > 0 { lines.append("forbidden control characters replaced: \(controlCharactersReplaced)") }

@@ -92,6 +92,12 @@ extension StagingStore {
                           report.locale.map { .text($0) } ?? .null,
                           .int(Int64(records.newRoutes)), .int(Int64(records.newECGs)), .int(runID)])
             guard outcome == "ok" else { return }
+            // The facts of the latest export: an older export imported after a newer one (to fill a
+            // gap) does not make the store look older than it is.
+            if let stored = try database.scalarText("SELECT value FROM export_fact WHERE key = 'exportDate'"),
+               let storedAt = Self.instant(stored), let importedAt = report.exportDate.flatMap(Self.instant), importedAt < storedAt {
+                return
+            }
             var facts: [(String, String)] = []
             if let date = report.exportDate { facts.append(("exportDate", date)) }
             if let version = report.exportVersion { facts.append(("exportVersion", String(version))) }
@@ -105,6 +111,12 @@ extension StagingStore {
     }
 
     static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// An export date as written (`2024-11-02 12:00:00 +0100`), as seconds since 1970.
+    static func instant(_ text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { ExportDateParser.epochSeconds($0) }
+    }
 
     static func describe(_ error: any Error) -> String {
         if let error = error as? ConversionError { return error.description }
