@@ -51,6 +51,8 @@ struct HTTPTransport: Sendable {
                         break
                     }
                     return reply
+                case 404:
+                    throw UploadError.notFound(url, contract: configuration.target.contractName)
                 case 401, 403:
                     throw UploadError.refusedToken(reply.status, Self.words(reply.body), hadToken: configuration.token != nil)
                 case 429:

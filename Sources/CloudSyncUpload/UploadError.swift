@@ -3,6 +3,7 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
     enum Code: Sendable {
         case refusedToken
         case rejected
+        case notFound
         case gaveUp
         case invalidServer
         case untrusted
@@ -16,7 +17,26 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
     public var isAuthorization: Bool { code == .refusedToken }
     public var isInterrupted: Bool { code == .interrupted }
     /// True when the command line was wrong (the server's URL).
-    public var isUsage: Bool { code == .invalidServer }
+    public var isUsage: Bool { code == .invalidServer || code == .notFound }
+
+    /// What would help, said after the error: retrying helps only when the server or the network failed.
+    public var advice: String? {
+        switch code {
+        case .refusedToken:
+            return "nothing more was sent; what the server acknowledged before is kept. Give the token the server expects "
+                + "(CLOUDSYNC_TOKEN or --token-file FILE), then upload again"
+        case .notFound:
+            return "check --server: it is the base URL the target's paths are added to (CloudCare: https://HOST/api/v1; "
+                + "Flō: https://HOST; steps: http://HOST:PORT); nothing was sent there"
+        case .rejected:
+            return "what the server acknowledged before is kept; the refused batch is in the upload history (cloudsync status). "
+                + "Uploading again sends it again, so fix what the server said first"
+        case .gaveUp:
+            return "what the server acknowledged before is kept; upload again to continue when the server answers"
+        case .untrusted, .invalidServer, .interrupted:
+            return nil
+        }
+    }
 
     static func refusedToken(_ status: Int, _ words: String, hadToken: Bool) -> UploadError {
         let said = "\(status)\(words.isEmpty ? "" : ": \(words)")"
@@ -28,6 +48,10 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
     }
     static func rejected(_ status: Int, _ words: String, what: String) -> UploadError {
         UploadError(code: .rejected, description: "the server rejected \(what) (\(status)\(words.isEmpty ? "" : ": \(words)"))")
+    }
+    /// 404: the server has no such endpoint, so the URL is wrong (or it is not that kind of server).
+    static func notFound(_ url: String, contract: String) -> UploadError {
+        UploadError(code: .notFound, description: "\(url) does not exist on the server (404): it has no \(contract) endpoint at that address")
     }
     static func gaveUp(_ attempts: Int, _ last: String, what: String) -> UploadError {
         UploadError(code: .gaveUp, description: "gave up on \(what) after \(attempts) \(attempts == 1 ? "attempt" : "attempts"); last: \(last)")

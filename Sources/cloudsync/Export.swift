@@ -28,7 +28,7 @@ struct Export: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputs: OutputOptions
 
-    @Flag(help: "Only metrics no CloudCare server has acknowledged yet.")
+    @Flag(help: "Only what status calls pending: what an upload to CloudCare would send now (its types, each sample once, not acknowledged by the CloudCare server last sent to).")
     var pending = false
 
     @OptionGroup var filters: FilterOptions
@@ -59,7 +59,7 @@ struct Export: ParsableCommand {
             let count = try store.export(filter: filter, pendingOnly: pending, to: sink)
             if !quiet {
                 var line = "exported \(counted(count, "metric")) from \(store.path)"
-                if pending { line += " (not yet acknowledged by CloudCare)" }
+                if pending { line += " (pending: what an upload to CloudCare would send)" }
                 if let output = outputs.output { line += " to \(output)" }
                 printError(line)
             }

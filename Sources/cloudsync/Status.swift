@@ -12,9 +12,11 @@ struct Status: ParsableCommand {
             cloudsync status [--store PATH] [--count-repeats] [--json]
             """,
         discussion: """
-            Pending, per upload target, is what `cloudsync upload` would send to it now: steps only to the \
-            steps API, Flō's backfill window only, and for CloudCare only the types it keeps (the others \
-            are listed as left out).
+            Pending is what `cloudsync upload` would send now: to the default target, CloudCare (the \
+            server it last sent to), each sample once, of the types CloudCare keeps; --json's "pending" and \
+            `export --pending` count the same. Per upload target: steps only to the steps API, Flō's \
+            backfill window only, and for CloudCare only the types it keeps (the others are listed as left \
+            out). A target that never acknowledged anything is shown as never reached.
 
             A repeat is a sample stored again with another creation date (a workout re-synced, a food \
             entry logged twice): the store keeps it, and counts it once unless --count-repeats.
@@ -65,6 +67,8 @@ struct Status: ParsableCommand {
             "store:      \(status.store)",
             "identity:   userId \(status.userId), deviceId \(status.deviceId)",
             "metrics:    \(status.metrics)" + Self.repeatsNote(status),
+            "pending:    \(status.pending) to upload to \(status.pendingTarget)"
+                + (status.pendingLeftOut > 0 ? " (and \(status.pendingLeftOut) of types CloudCare does not keep, not sent to it)" : ""),
             "date range: \(status.firstStart ?? "-") … \(status.lastEnd ?? "-")",
         ]
         if status.routes > 0 || status.ecgs > 0 {
@@ -86,7 +90,9 @@ struct Status: ParsableCommand {
         if status.byType.isEmpty { lines.append("  none") }
         lines.append("upload targets:")
         for target in status.targets {
-            var line = "  \(target.target) \(target.server): \(target.acknowledged) acknowledged, \(target.pending) pending"
+            var line = "  \(target.target) \(target.server): "
+            line += target.reached ? "\(target.acknowledged) acknowledged, \(target.pending) pending"
+                : "never reached (no batch acknowledged; 'cloudsync upload --forget --server \(target.server)' removes it), \(target.pending) pending"
             let leftOut = target.leftOut.values.reduce(0, +)
             if leftOut > 0 { line += "; \(counted(leftOut, "metric")) of types it does not take left out (\(describe(target.leftOut)))" }
             lines.append(line)

@@ -13,6 +13,7 @@ struct Upload: AsyncParsableCommand {
                      [--target cloudcare|flo|steps] [--token-file FILE | --no-token]
                      [--batch-size N] [--concurrency N] [--timeout S] [--cacert FILE]
                      [--max-attempts N] [--retry-delay S] [--dry-run] [--all-types]
+                     [--forget]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
             """,
         discussion: """
@@ -76,6 +77,9 @@ struct Upload: AsyncParsableCommand {
     @Flag(help: "The server takes no token: send none (steps never sends one).")
     var noToken = false
 
+    @Flag(help: "Forget this target and server: its acknowledgements and upload history go (its metrics become pending for it again); nothing is sent.")
+    var forget = false
+
     @OptionGroup var tokenOptions: TokenOptions
     @OptionGroup var filters: FilterOptions
 
@@ -95,6 +99,7 @@ struct Upload: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if forget { return try forgetTarget() }
         var configuration = UploadConfiguration(server: URL(string: server)!)
         configuration.target = target
         configuration.batchSize = batchSize
@@ -130,10 +135,29 @@ struct Upload: AsyncParsableCommand {
                 throw ExitStatus.interrupted
             }
             printError("upload to \(server) stopped: \(error.description)")
-            printError("what the server acknowledged before is kept; upload again to continue")
+            if let advice = error.advice { printError(advice) }
             throw error.isAuthorization ? ExitStatus.noPermission : error.isUsage ? ExitStatus.usage : ExitStatus.unavailable
         } catch {
             progress.clear()
+            throw ExitStatus.report(error)
+        }
+    }
+
+    /// `--forget`: removes the target and server from the store, saying what went.
+    private func forgetTarget() throws {
+        let store = try storeOptions.open(.update)
+        let key = server.hasSuffix("/") ? String(server.dropLast()) : server
+        do {
+            guard let forgotten = try store.forgetTarget(target: target.rawValue, server: key) else {
+                let known = try store.status().targets.map { "\($0.target) \($0.server)" }
+                throw usageError("no upload target \(target.rawValue) \(key) in \(store.path)"
+                                 + (known.isEmpty ? " (it has none)" : "; it has: \(known.joined(separator: ", "))"), command: "upload")
+            }
+            printError("forgot \(target.rawValue) \(key): \(counted(forgotten.acknowledged, "acknowledged metric")) and "
+                       + "\(counted(forgotten.runs, "upload run")); an upload to it would send everything in its scope again")
+        } catch let error as ExitCode {
+            throw error
+        } catch {
             throw ExitStatus.report(error)
         }
     }

@@ -3,13 +3,19 @@ import CloudSyncModel
 
 extension StagingStore {
     /// Sends the store's metrics, in `startDate` order, to `sink` (JSONL, CloudCare batches…).
-    /// Every stored sample, repeats included; `pendingOnly` keeps what an upload to CloudCare would
-    /// still send (no repeats, nothing a CloudCare server acknowledged). Returns how many.
+    /// Every stored sample, repeats included; `pendingOnly` keeps what `status` calls pending (see
+    /// `defaultPending`: what an upload to CloudCare would send). Returns how many.
     @discardableResult
     public func export(filter: MetricFilter = .all, pendingOnly: Bool = false, to sink: any MetricSink) throws -> Int {
         try storeErrors {
-            var conditions = pendingOnly ? try uploadConditions(filter) : try conditions(filter)
-            if pendingOnly { conditions.add(MetricConditions.notAcknowledgedByCloudCare) }
+            var conditions: MetricConditions
+            if pendingOnly {
+                let pending = try defaultPending(filter: filter)
+                conditions = try uploadConditions(pending.filter)
+                if let id = pending.targetID { conditions.add(MetricConditions.notAcknowledged, .int(id)) }
+            } else {
+                conditions = try self.conditions(filter)
+            }
             let rows = try database.prepare("""
                 SELECT \(StoredMetricSQL.columns) \(StoredMetricSQL.joins) \(conditions.whereClause) ORDER BY m.start_date, m.id
                 """)

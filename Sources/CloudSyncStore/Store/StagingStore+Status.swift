@@ -27,16 +27,19 @@ extension StagingStore {
 
             var targets: [StoreStatus.Target] = []
             let targetRows = try database.prepare("""
-                SELECT t.target, t.server, (SELECT count(*) FROM upload_ack a WHERE a.target_id = t.id)
+                SELECT t.target, t.server, (SELECT count(*) FROM upload_ack a WHERE a.target_id = t.id),
+                       EXISTS (SELECT 1 FROM upload_batch b WHERE b.target_id = t.id AND b.success = 1)
                 FROM upload_target t ORDER BY t.id
                 """)
             while try targetRows.step() {
                 let acknowledged = Int(targetRows.int64(2))
-                targets.append(.init(target: targetRows.text(0) ?? "", server: targetRows.text(1) ?? "",
-                                     acknowledged: acknowledged, pending: samples - acknowledged))
+                var target = StoreStatus.Target(target: targetRows.text(0) ?? "", server: targetRows.text(1) ?? "",
+                                                acknowledged: acknowledged, pending: samples - acknowledged)
+                target.reached = acknowledged > 0 || targetRows.int64(3) != 0
+                targets.append(target)
             }
-            let pending = Int(try database.scalarInt(
-                "SELECT count(*) FROM metric m WHERE \(MetricConditions.countedOnce) AND \(MetricConditions.notAcknowledgedByCloudCare)") ?? 0)
+            let defaultPending = try defaultPending()
+            let pending = try pendingSummary(targetID: defaultPending.targetID, filter: defaultPending.filter).count
 
             let imports = try recentImports(recent)
             let uploads = try recentUploads(recent)
@@ -61,6 +64,9 @@ extension StagingStore {
                                metrics: metrics, pending: pending, byType: byType,
                                firstStart: firstStart, lastEnd: lastEnd, targets: targets,
                                imports: imports, uploads: uploads, backfill: backfill, exportFacts: facts)
+            status.pendingTarget = "cloudcare" + (defaultPending.server.map { " \($0)" } ?? "")
+            status.pendingLeftOut = try pendingByType(targetID: defaultPending.targetID, filter: .all)
+                .filter { !CloudCareContract.takes($0.key) }.values.reduce(0, +)
             status.repeats = repeats
             status.countsRepeats = countRepeats
             status.routes = Int(try database.scalarInt("SELECT count(*) FROM route") ?? 0)

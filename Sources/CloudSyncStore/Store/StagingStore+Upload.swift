@@ -18,6 +18,15 @@ public struct PendingMetric: Sendable {
     public var category: String?
 }
 
+/// The metrics that "pending" names without a target: see `StagingStore.defaultPending`.
+public struct DefaultPending: Sendable {
+    /// The user's filter narrowed to CloudCare's types.
+    public var filter: MetricFilter
+    /// The CloudCare server last sent to (nil: none yet, so nothing is acknowledged).
+    public var targetID: Int64?
+    public var server: String?
+}
+
 /// What is pending for one upload: counts and the date range (the envelopes' `dataRange`).
 public struct PendingSummary: Sendable {
     public var count: Int
@@ -73,6 +82,56 @@ extension StagingStore {
     public func existingUploadTargetID(target: String, server: String) throws -> Int64? {
         try storeErrors {
             try database.scalarInt("SELECT id FROM upload_target WHERE target = ? AND server = ?", [.text(target), .text(server)])
+        }
+    }
+
+    /// The server of kind `target` (cloudcare, flo, steps) that last acknowledged a batch; before
+    /// any did, the one an upload last ran to (a mistyped URL tried once does not take over from a
+    /// server that took the data); nil when no upload to that kind ever started.
+    public func lastUsedTarget(_ target: String) throws -> (id: Int64, server: String)? {
+        try storeErrors {
+            let rows = try database.prepare("""
+                SELECT t.id, t.server FROM upload_target t WHERE t.target = ?
+                ORDER BY (SELECT max(at) FROM upload_batch b WHERE b.target_id = t.id AND b.success = 1) DESC NULLS LAST,
+                         (SELECT max(started_at) FROM upload_run r WHERE r.target_id = t.id) DESC NULLS LAST, t.id
+                LIMIT 1
+                """)
+            rows.bind(1, target)
+            guard try rows.step() else { return nil }
+            return (rows.int64(0), rows.text(1) ?? "")
+        }
+    }
+
+    /// What "pending" means wherever it is said without a target (`status`, `status --json`,
+    /// `export --pending`): what `cloudsync upload` to the default target, CloudCare, would send now
+    /// to the server it last sent to (or, before any upload, to a new one): each sample once, of the
+    /// types CloudCare keeps, not acknowledged by that server. `upload --dry-run` to that server
+    /// counts the same.
+    public func defaultPending(filter: MetricFilter = .all) throws -> DefaultPending {
+        var scoped = filter
+        scoped.types = filter.types.map { $0.intersection(CloudCareContract.takenTypes) } ?? CloudCareContract.takenTypes
+        let target = try lastUsedTarget("cloudcare")
+        return DefaultPending(filter: scoped, targetID: target?.id, server: target?.server)
+    }
+
+    /// Forgets an upload target: its acknowledgements, runs, batches and backfill state. Its metrics
+    /// become pending for it again. Returns what was forgotten; nil when there is no such target.
+    public func forgetTarget(target: String, server: String) throws -> (acknowledged: Int, runs: Int)? {
+        try storeErrors {
+            guard let id = try database.scalarInt("SELECT id FROM upload_target WHERE target = ? AND server = ?",
+                                                   [.text(target), .text(server)]) else { return nil }
+            var forgotten = (acknowledged: 0, runs: 0)
+            try database.transaction {
+                forgotten.acknowledged = Int(try database.scalarInt("SELECT count(*) FROM upload_ack WHERE target_id = ?", [.int(id)]) ?? 0)
+                forgotten.runs = Int(try database.scalarInt("SELECT count(*) FROM upload_run WHERE target_id = ?", [.int(id)]) ?? 0)
+                for statement in ["DELETE FROM upload_ack WHERE target_id = ?",
+                                  "DELETE FROM upload_not_taken WHERE run_id IN (SELECT id FROM upload_run WHERE target_id = ?)",
+                                  "DELETE FROM upload_batch WHERE target_id = ?", "DELETE FROM upload_run WHERE target_id = ?",
+                                  "DELETE FROM backfill_state WHERE target_id = ?", "DELETE FROM upload_target WHERE id = ?"] {
+                    try database.prepare(statement).run([.int(id)])
+                }
+            }
+            return forgotten
         }
     }
 

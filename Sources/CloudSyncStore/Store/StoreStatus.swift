@@ -43,6 +43,9 @@ public struct StoreStatus: Sendable, Codable {
         public var pending: Int
         /// Metrics of types this target does not take, left out of `pending` (CloudCare).
         public var leftOut: [String: Int] = [:]
+        /// False while the server has acknowledged nothing (no batch ever succeeded): a URL tried
+        /// once, maybe mistyped. `cloudsync upload --forget` removes it.
+        public var reached = false
     }
 
     public struct Backfill: Sendable, Codable {
@@ -63,8 +66,13 @@ public struct StoreStatus: Sendable, Codable {
     public var repeats = 0
     /// `--count-repeats`: `metrics` and `byType` count every repeat.
     public var countsRepeats = false
-    /// Metrics not yet acknowledged by a CloudCare upload (any CloudCare server).
+    /// What `cloudsync upload` to the default target would send now (see `StagingStore.defaultPending`):
+    /// the same number as `export --pending` and as `upload --dry-run` to `pendingTarget`.
     public var pending: Int
+    /// The target and server `pending` is counted for (`cloudcare https://…`; no server before the first upload).
+    public var pendingTarget = "cloudcare"
+    /// Samples not pending because CloudCare does not keep their types (they are not uploaded to it).
+    public var pendingLeftOut = 0
     public var byType: [String: Int]
     /// Workout routes (with their points) and ECGs.
     public var routes = 0

@@ -62,10 +62,6 @@ struct MetricConditions {
     static let countedOnce = "m.is_repeat = 0"
     /// Not acknowledged by `targetID`.
     static let notAcknowledged = "NOT EXISTS (SELECT 1 FROM upload_ack a WHERE a.target_id = ? AND a.metric_id = m.id)"
-    /// Not acknowledged by any CloudCare server (what `status` calls pending).
-    static let notAcknowledgedByCloudCare = """
-        m.id NOT IN (SELECT a.metric_id FROM upload_ack a JOIN upload_target t ON t.id = a.target_id WHERE t.target = 'cloudcare')
-        """
 }
 
 extension StagingStore {
