@@ -14,7 +14,9 @@ struct Aggregate: ParsableCommand {
                      [--types T,…] [--since DATE] [--until DATE]
             """,
         discussion: """
-            A sample counts in the bucket of its startDate, in --tz (default UTC). Weeks start on Monday and are \
+            A sample counts in the bucket of its startDate, in --tz (default UTC). In --since and --until, \
+            a date without a time is midnight in --tz, and --until is not included: --since 2024-03-01 \
+            --until 2024-03-08 is the first seven days of March, each whole. Weeks start on Monday and are \
             labelled by that Monday. --merge-sources counts a span recorded by several sources (iPhone and Watch \
             on the same walk) once, for the source of highest priority, as the Health app does; see docs/aggregation.md.
 
