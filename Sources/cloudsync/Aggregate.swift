@@ -53,7 +53,7 @@ struct Aggregate: ParsableCommand {
     @OptionGroup var filters: FilterOptions
 
     func validate() throws {
-        if let tz, TimeZone(identifier: tz) == nil { throw ValidationError("--tz '\(tz)' is not a time zone (use an IANA name like Europe/Paris)") }
+        _ = try ZoneName.resolve(tz)
     }
 
     func run() throws {
@@ -63,8 +63,8 @@ struct Aggregate: ParsableCommand {
         let store = try storeOptions.open(.read)
         let rows: [AggregateRow]
         do {
-            rows = try store.aggregate(AggregateOptions(bucket: bucket, filter: try filters.makeFilter(zone: tz.flatMap(TimeZone.init(identifier:))),
-                                                        timeZone: tz.flatMap(TimeZone.init(identifier:)), mergeSources: mergeSources,
+            rows = try store.aggregate(AggregateOptions(bucket: bucket, filter: try filters.makeFilter(zone: try ZoneName.resolve(tz)),
+                                                        timeZone: try ZoneName.resolve(tz), mergeSources: mergeSources,
                                                         countRepeats: countRepeats))
         } catch {
             throw ExitStatus.report(error)

@@ -129,3 +129,26 @@ enum ZonedDay {
 func printError(_ message: String) {
     FileHandle.standardError.write(Data("cloudsync: \(message)\n".utf8))
 }
+
+/// `--tz`: an IANA zone name as a person types it. The exact name, else the one name that matches
+/// ignoring case (`europe/paris`); anything else is refused with the closest names.
+enum ZoneName {
+    static func resolve(_ name: String?) throws -> TimeZone? {
+        guard let name else { return nil }
+        if let zone = TimeZone(identifier: name) { return zone }
+        let known = TimeZone.knownTimeZoneIdentifiers
+        let same = known.filter { $0.caseInsensitiveCompare(name) == .orderedSame }
+        if same.count == 1, let zone = TimeZone(identifier: same[0]) { return zone }
+        let limit = max(2, name.count / 4)
+        var scored: [(name: String, distance: Int)] = []
+        for candidate in known {
+            let distance = EditDistance.between(name, candidate)
+            if distance <= limit { scored.append((candidate, distance)) }
+        }
+        scored.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.name < $1.name }
+        let closest = scored.prefix(3).map(\.name)
+        var message = "--tz '\(name)' is not a time zone"
+        if !closest.isEmpty { message += "; did you mean \(closest.joined(separator: ", "))?" }
+        throw ValidationError(message + " (an IANA name like Europe/Paris or America/New_York; UTC for UTC)")
+    }
+}

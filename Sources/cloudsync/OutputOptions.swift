@@ -21,7 +21,7 @@ struct OutputOptions: ParsableArguments {
     var format: Format = .jsonl
 
     @Option(name: .shortAndLong,
-            help: "jsonl, geojson, csv: a file (csv: a folder, one file per type, when the path ends with / or is a folder). cloudcare: an empty or new folder for batch-000001.json, … (default: standard output).")
+            help: "jsonl, geojson, csv: a file (csv: a folder, one file per type, when the path ends with / or is a folder); - is standard output. cloudcare: an empty or new folder for batch-000001.json, … (default: standard output).")
     var output: String?
 
     @Option(help: "cloudcare: metrics per envelope.")
@@ -76,7 +76,7 @@ struct OutputOptions: ParsableArguments {
 
     /// Refuses an `--output` (or standard output) that is one of `files` (an input, the store).
     func check(_ files: SameFileGuard) throws {
-        guard let output else { return try files.standardOutput() }
+        guard let output, output != "-" else { return try files.standardOutput() }
         if format == .cloudcare {
             try files.folder(output, option: "--output", isOurs: OutputFolder.isBatchFile)
         } else if format == .csv && kind == .metrics && Self.isFolder(output) {
@@ -93,6 +93,7 @@ struct OutputOptions: ParsableArguments {
     }
 
     func outputFile() throws -> OutputFile {
-        try output.map { try OutputFile.create($0) } ?? .standardOutput()
+        guard let output, output != "-" else { return .standardOutput() }
+        return try OutputFile.create(output)
     }
 }

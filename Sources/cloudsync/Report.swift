@@ -37,11 +37,11 @@ struct Report: ParsableCommand {
     @Option(help: "Time zone of the days, nights and months, an IANA name like Europe/Paris (default UTC).")
     var tz: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the page.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the page (- for standard output).", valueName: "file"))
     var output = "report.html"
 
     func validate() throws {
-        if let tz, TimeZone(identifier: tz) == nil { throw ValidationError("--tz '\(tz)' is not a time zone (use an IANA name like Europe/Paris)") }
+        _ = try ZoneName.resolve(tz)
         let start = try bound(since, option: "--since"), end = try bound(until, option: "--until")
         if let start, let end, start >= end { throw ValidationError("--since (\(since!)) is not before --until (\(until!))") }
     }
@@ -49,28 +49,28 @@ struct Report: ParsableCommand {
     func run() throws {
         var files = SameFileGuard(command: "report")
         files.store(storeOptions.path)
-        try files.output(output, option: "--output")
+        if output == "-" { try files.standardOutput() } else { try files.output(output, option: "--output") }
         let store = try storeOptions.open(.read)
         let html: String
         do {
             html = try HealthReport.html(store: store, since: try bound(since, option: "--since"), until: try bound(until, option: "--until"),
-                                         zone: tz.flatMap(TimeZone.init(identifier:)))
+                                         zone: try ZoneName.resolve(tz))
         } catch {
             throw ExitStatus.report(error)
         }
         do {
-            let file = try OutputFile.create(output)
+            let file = output == "-" ? OutputFile.standardOutput() : try OutputFile.create(output)
             file.buffer.append(html)
             try file.finish()
         } catch {
             printError("\(error)")
             throw ExitStatus.ioError
         }
-        printError("report: \(output) (\(html.utf8.count / 1024) KB)")
+        printError("report: \(output == "-" ? "standard output" : output) (\(html.utf8.count / 1024) KB)")
     }
 
     /// A `--since`/`--until` instant; a day alone (`2024-01-01`) is that day's midnight in --tz.
     private func bound(_ text: String?, option: String) throws -> Int64? {
-        try text.map { try FilterOptions.parseDate($0, option: option, zone: tz.flatMap(TimeZone.init(identifier:))) }
+        try text.map { try FilterOptions.parseDate($0, option: option, zone: try ZoneName.resolve(tz)) }
     }
 }

@@ -42,6 +42,14 @@ public final class OutputFile {
     }
 
     private static func create(_ path: String, named name: String, durable: Bool) throws -> OutputFile {
+        // A device or a pipe (`-o /dev/null`, a FIFO) is written as it is: a temporary file renamed
+        // over it would replace the device with a file.
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ConversionError.output(name, String(cString: strerror(errno))) }
+            return OutputFile(name: name, descriptor: fd, owns: true)
+        }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw ConversionError.output(name, "it is a folder; give the name of a file to write")

@@ -22,7 +22,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .missing(let path): return "\(path): no store there yet; import an export first (cloudsync import export.zip)"
         case .empty(let path):
             return "\(path): the file is empty, not a store; it is left as it is (import an export into it to make one: cloudsync import export.zip --store \(path))"
-        case .folder(let path): return "\(path): it is a folder; give the store's file (for example \(path)/staging.sqlite)"
+        case .folder(let path):
+            let example = (path.hasSuffix("/") ? path : path + "/") + "staging.sqlite"
+            return "\(path): it is a folder; give the store's file (for example \(example))"
         case .locked(let path): return "\(path): the store is in use by another cloudsync process (import or upload); try again when it ends"
         case .readOnly(let path): return "\(path): the store is read-only (check the file's and the folder's permissions)"
         case .olderSchema(let path, let found):
