@@ -20,43 +20,58 @@ public final class SQLiteStatement {
     deinit { sqlite3_finalize(handle) }
 
     // MARK: Binding (1-based indexes, as SQLite counts)
+    //
+    // Every bind is checked: an index out of range (a statement edited without its binds) or a
+    // value too large fails here, with the statement, instead of running with a NULL.
 
-    public func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
-    public func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
-    public func bind(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, cloudsync_sqlite_transient()) }
-    public func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
+    public func bind(_ index: Int32, _ value: Int64) throws { try check(sqlite3_bind_int64(handle, index, value)) }
+    public func bind(_ index: Int32, _ value: Double) throws { try check(sqlite3_bind_double(handle, index, value)) }
+    public func bind(_ index: Int32, _ value: String) throws {
+        try check(sqlite3_bind_text(handle, index, value, -1, cloudsync_sqlite_transient()))
+    }
+    public func bindNull(_ index: Int32) throws { try check(sqlite3_bind_null(handle, index)) }
 
     /// Binds bytes as TEXT, copied by SQLite (the bytes may be reused right after).
-    public func bind(_ index: Int32, bytes: ByteText) {
+    public func bind(_ index: Int32, bytes: ByteText) throws {
         let pointer = UnsafeRawPointer(bytes.baseAddress ?? ByteText(literal: "").baseAddress!).assumingMemoryBound(to: CChar.self)
-        sqlite3_bind_text(handle, index, pointer, Int32(bytes.count), cloudsync_sqlite_transient())
+        try check(sqlite3_bind_text(handle, index, pointer, Int32(bytes.count), cloudsync_sqlite_transient()))
     }
 
     /// Binds bytes as a BLOB, copied by SQLite.
-    public func bind(_ index: Int32, blob: UnsafeRawBufferPointer) {
-        sqlite3_bind_blob(handle, index, blob.baseAddress, Int32(blob.count), cloudsync_sqlite_transient())
+    public func bind(_ index: Int32, blob: UnsafeRawBufferPointer) throws {
+        try check(sqlite3_bind_blob(handle, index, blob.baseAddress, Int32(blob.count), cloudsync_sqlite_transient()))
     }
 
     /// Binds a Double, or NULL for nil.
-    public func bind(_ index: Int32, _ value: Double?) {
-        if let value { bind(index, value) } else { bindNull(index) }
+    public func bind(_ index: Int32, _ value: Double?) throws {
+        if let value { try bind(index, value) } else { try bindNull(index) }
+    }
+
+    /// Binds an Int64, or NULL for nil.
+    public func bind(_ index: Int32, _ value: Int64?) throws {
+        if let value { try bind(index, value) } else { try bindNull(index) }
     }
 
     /// Binds a String, or NULL for nil.
-    public func bind(_ index: Int32, _ value: String?) {
-        if let value { bind(index, value) } else { bindNull(index) }
+    public func bind(_ index: Int32, _ value: String?) throws {
+        if let value { try bind(index, value) } else { try bindNull(index) }
     }
 
     public func bind(_ values: [SQLiteValue]) throws {
         for (i, value) in values.enumerated() {
             let index = Int32(i + 1)
             switch value {
-            case .int(let v): bind(index, v)
-            case .double(let v): bind(index, v)
-            case .text(let v): bind(index, v)
-            case .null: bindNull(index)
+            case .int(let v): try bind(index, v)
+            case .double(let v): try bind(index, v)
+            case .text(let v): try bind(index, v)
+            case .null: try bindNull(index)
             }
         }
+    }
+
+    @inline(__always)
+    private func check(_ status: Int32) throws {
+        if status != SQLITE_OK { throw database.error(status, sql: sql) }
     }
 
     // MARK: Running

@@ -35,18 +35,18 @@ struct HourSummaryBuilder {
 
         /// Binds a `metric_hour` row (type, unit, hour, then these) to an INSERT of its 11 columns;
         /// extremes of no sample are NULL.
-        func bind(to statement: SQLiteStatement, typeID: Int64, key: HourKey) {
-            statement.bind(1, typeID)
-            statement.bind(2, key.unit)
-            statement.bind(3, key.hour)
-            statement.bind(4, Int64(count))
-            statement.bind(5, sum)
-            statement.bind(6, count > 0 ? minimum : nil)
-            statement.bind(7, count > 0 ? maximum : nil)
-            statement.bind(8, Int64(mergedCount))
-            statement.bind(9, mergedSum)
-            statement.bind(10, mergedCount > 0 ? mergedMinimum : nil)
-            statement.bind(11, mergedCount > 0 ? mergedMaximum : nil)
+        func bind(to statement: SQLiteStatement, typeID: Int64, key: HourKey) throws {
+            try statement.bind(1, typeID)
+            try statement.bind(2, key.unit)
+            try statement.bind(3, key.hour)
+            try statement.bind(4, Int64(count))
+            try statement.bind(5, sum)
+            try statement.bind(6, count > 0 ? minimum : nil)
+            try statement.bind(7, count > 0 ? maximum : nil)
+            try statement.bind(8, Int64(mergedCount))
+            try statement.bind(9, mergedSum)
+            try statement.bind(10, mergedCount > 0 ? mergedMinimum : nil)
+            try statement.bind(11, mergedCount > 0 ? mergedMaximum : nil)
         }
     }
 
@@ -91,7 +91,7 @@ struct HourSummaryBuilder {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """)
         for (key, hour) in computed.hours {
-            hour.bind(to: insert, typeID: computed.typeID, key: key)
+            try hour.bind(to: insert, typeID: computed.typeID, key: key)
             try insert.run()
         }
         try database.prepare("UPDATE metric_hour_state SET summarised = ?, dirty_from = NULL, dirty_to = NULL WHERE type_id = ?")

@@ -23,11 +23,11 @@ final class NameTable {
         if let known = ids[key] {
             id = known
         } else {
-            select.bind(1, bytes: name)
+            try select.bind(1, bytes: name)
             if try select.step() {
                 id = select.int64(0)
             } else {
-                insert.bind(1, bytes: name)
+                try insert.bind(1, bytes: name)
                 try insert.step()
                 id = insert.database.lastInsertRowID
                 insert.reset()

@@ -85,7 +85,7 @@ final class OnlineHourSummary {
             case .rebuilt, .without: current = nil
             case nil:
                 // Counted here only if the store has no row of it yet.
-                isKnown.bind(1, typeID)
+                try isKnown.bind(1, typeID)
                 let fresh = try !isKnown.step()
                 isKnown.reset()
                 current = fresh ? TypeHours(cumulative: CumulativeTypes.contains(typeName().string)) : nil
@@ -122,7 +122,7 @@ final class OnlineHourSummary {
         for case let (typeID, .counted(type)) in types {
             guard type.dense else { continue }   // its hours wait for the judgement
             for (key, hour) in type.hours.hours {
-                hour.bind(to: upsert, typeID: typeID, key: key)
+                try hour.bind(to: upsert, typeID: typeID, key: key)
                 try upsert.run()
             }
             // Not keeping the capacity: 35 types' buffers of a commit's hours held 46 MB.

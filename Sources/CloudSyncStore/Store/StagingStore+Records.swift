@@ -29,7 +29,7 @@ extension StagingStore {
         let routes = try database.prepare("""
             SELECT id, file, workout_type, workout_start, workout_end FROM route \(id == nil ? "" : "WHERE id = ?") ORDER BY id
             """)
-        if let id { routes.bind(1, id) }
+        if let id { try routes.bind(1, id) }
         let points = try database.prepare("""
             SELECT time, latitude, longitude, elevation, speed, course, horizontal_accuracy, vertical_accuracy
             FROM route_point WHERE route_id = ? ORDER BY seq
@@ -37,7 +37,7 @@ extension StagingStore {
         while try routes.step() {
             var route = Route(file: routes.text(1), workoutType: routes.text(2), workoutStart: routes.optionalInt64(3),
                               workoutEnd: routes.optionalInt64(4), points: [])
-            points.bind(1, routes.int64(0))
+            try points.bind(1, routes.int64(0))
             while try points.step() {
                 route.points.append(RoutePoint(time: points.optionalInt64(0), latitude: points.double(1), longitude: points.double(2),
                                                elevation: points.optionalDouble(3), speed: points.optionalDouble(4),

@@ -87,7 +87,7 @@ extension StagingStore {
                    new_count, duplicate_count, invalid_count, filtered_count, repeat_count, written_twice_count
             FROM import_run ORDER BY id DESC LIMIT ?
             """)
-        importRows.bind(1, Int64(count))
+        try importRows.bind(1, Int64(count))
         while try importRows.step() {
             imports.append(.init(
                 id: importRows.int64(0), input: importRows.text(1) ?? "",
@@ -110,12 +110,12 @@ extension StagingStore {
             SELECT r.id, t.target, t.server, r.started_at, r.ended_at, r.outcome, r.sent, r.batches, r.retries, r.error
             FROM upload_run r JOIN upload_target t ON t.id = r.target_id ORDER BY r.id DESC LIMIT ?
             """)
-        uploadRows.bind(1, Int64(count))
+        try uploadRows.bind(1, Int64(count))
         let notTakenRows = try database.prepare("SELECT type, count FROM upload_not_taken WHERE run_id = ?")
         while try uploadRows.step() {
             var notTaken: [String: Int] = [:]
             notTakenRows.reset()
-            notTakenRows.bind(1, uploadRows.int64(0))
+            try notTakenRows.bind(1, uploadRows.int64(0))
             while try notTakenRows.step() { notTaken[notTakenRows.text(0) ?? ""] = Int(notTakenRows.int64(1)) }
             uploads.append(.init(
                 id: uploadRows.int64(0), target: uploadRows.text(1) ?? "", server: uploadRows.text(2) ?? "",

@@ -96,7 +96,7 @@ extension StagingStore {
                          (SELECT max(started_at) FROM upload_run r WHERE r.target_id = t.id) DESC NULLS LAST, t.id
                 LIMIT 1
                 """)
-            rows.bind(1, target)
+            try rows.bind(1, target)
             guard try rows.step() else { return nil }
             return (rows.int64(0), rows.text(1) ?? "")
         }

@@ -158,7 +158,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         guard created == nil || undatedTypes.contains(keys.type) else { return nil }
         let query = created == nil ? findAlike : findUndated
         defer { query.reset() }
-        bindAlike(query, keys, metric)
+        try bindAlike(query, keys, metric)
         guard try query.step() else { return nil }
         let row = StoredRow(id: query.int64(0), importID: query.int64(1))
         if let created {
@@ -177,8 +177,8 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         if newCount == 0 { return StoredRow(id: 0, importID: 0) }
         if storedBefore == 0 { return StoredRow(id: storedBefore + 1, importID: runID) }
         defer { findSame.reset() }
-        bindAlike(findSame, keys, metric)
-        findSame.bind(8, created ?? StoreSchema.undated)
+        try bindAlike(findSame, keys, metric)
+        try findSame.bind(8, created ?? StoreSchema.undated)
         guard try findSame.step() else { return nil }
         return StoredRow(id: findSame.int64(0), importID: findSame.int64(1))
     }
@@ -191,14 +191,14 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     /// A sample's name-table ids: with its dates and value, its identity (but for the creation date).
     private struct SampleKeys { var type, source, unit, category: Int64 }
 
-    private func bindAlike(_ statement: SQLiteStatement, _ keys: SampleKeys, _ metric: MappedMetric) {
-        statement.bind(1, keys.type)
-        statement.bind(2, metric.startDate)
-        statement.bind(3, metric.endDate)
-        statement.bind(4, keys.source)
-        statement.bind(5, metric.value)
-        statement.bind(6, keys.unit)
-        statement.bind(7, keys.category)
+    private func bindAlike(_ statement: SQLiteStatement, _ keys: SampleKeys, _ metric: MappedMetric) throws {
+        try statement.bind(1, keys.type)
+        try statement.bind(2, metric.startDate)
+        try statement.bind(3, metric.endDate)
+        try statement.bind(4, keys.source)
+        try statement.bind(5, metric.value)
+        try statement.bind(6, keys.unit)
+        try statement.bind(7, keys.category)
     }
 
     private func rank(_ sourceID: Int64, _ metric: MappedMetric) throws -> Int64 {
@@ -212,22 +212,22 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         // The mapper always puts `device` first and `sourceVersion` (when present) second.
         var rest = metric.metadata.dropFirst()
         if let version = rest.first, version.key.equals("sourceVersion") {
-            insert.bind(9, try versions.id(version.value))
+            try insert.bind(9, try versions.id(version.value))
             rest = rest.dropFirst()
         } else {
-            insert.bindNull(9)
+            try insert.bindNull(9)
         }
         if rest.isEmpty {
-            insert.bindNull(10)
+            try insert.bindNull(10)
         } else {
             metadata.removeAll()
             MetricJSON.appendMembers(rest, to: &metadata)
-            metadata.withBytes { insert.bind(10, bytes: $0) }
+            try metadata.withBytes { try insert.bind(10, bytes: $0) }
         }
-        bindAlike(insert, keys, metric)
-        insert.bind(8, try devices.id(metric.device))
-        insert.bind(11, runID)
-        insert.bind(12, created ?? StoreSchema.undated)
+        try bindAlike(insert, keys, metric)
+        try insert.bind(8, try devices.id(metric.device))
+        try insert.bind(11, runID)
+        try insert.bind(12, created ?? StoreSchema.undated)
         // A dated sample later in this run may be this one: it must find it to fill in the date.
         if created == nil { undatedTypes.insert(keys.type) }
         try insert.step()
@@ -265,12 +265,12 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         if seen != nil {
             // Into an empty store: only the rows the filter could not rule out.
             for id in mayRepeat {
-                markRepeat.bind(1, id)
+                try markRepeat.bind(1, id)
                 try collect(markRepeat)
             }
             mayRepeat.removeAll(keepingCapacity: true)
         } else {
-            markRepeats.bind(1, checkedUpTo)
+            try markRepeats.bind(1, checkedUpTo)
             try collect(markRepeats)
         }
         repeatCount += marked.count

@@ -54,13 +54,13 @@ final class StoreRecordSink: RecordSink {
         try beginIfNeeded()
         line.removeAll()
         RecordJSON.appendLine(clinical, to: &line)
-        insertClinical.bind(1, clinical.key)
-        insertClinical.bind(2, clinical.type)
-        if let received = clinical.receivedDate { insertClinical.bind(3, received) } else { insertClinical.bindNull(3) }
-        insertClinical.bind(4, clinical.file)
-        insertClinical.bind(5, Int64(clinical.resource == nil ? 0 : 1))
-        line.withBytes { insertClinical.bind(6, bytes: $0.slice(0..<($0.count - 1))) }   // without its newline
-        insertClinical.bind(7, runID)
+        try insertClinical.bind(1, clinical.key)
+        try insertClinical.bind(2, clinical.type)
+        if let received = clinical.receivedDate { try insertClinical.bind(3, received) } else { try insertClinical.bindNull(3) }
+        try insertClinical.bind(4, clinical.file)
+        try insertClinical.bind(5, Int64(clinical.resource == nil ? 0 : 1))
+        try line.withBytes { try insertClinical.bind(6, bytes: $0.slice(0..<($0.count - 1))) }   // without its newline
+        try insertClinical.bind(7, runID)
         try insertClinical.step()
         insertClinical.reset()
         if database.changes > 0 { newClinicalRecords += 1 }
@@ -69,16 +69,16 @@ final class StoreRecordSink: RecordSink {
 
     func write(_ series: BeatSeries) throws {
         try beginIfNeeded()
-        insertBeats.bind(1, "\(series.type)|\(series.startDate)|\(series.endDate)|\(series.sourceApp)")
-        insertBeats.bind(2, series.type)
-        insertBeats.bind(3, series.startDate)
-        insertBeats.bind(4, series.endDate)
-        insertBeats.bind(5, series.sourceApp)
-        insertBeats.bind(6, series.value)
-        insertBeats.bind(7, Int64(series.beats.count))
+        try insertBeats.bind(1, "\(series.type)|\(series.startDate)|\(series.endDate)|\(series.sourceApp)")
+        try insertBeats.bind(2, series.type)
+        try insertBeats.bind(3, series.startDate)
+        try insertBeats.bind(4, series.endDate)
+        try insertBeats.bind(5, series.sourceApp)
+        try insertBeats.bind(6, series.value)
+        try insertBeats.bind(7, Int64(series.beats.count))
         let pairs = series.beats.flatMap { [UInt64(bitPattern: $0.time).littleEndian, UInt64($0.bpm).littleEndian] }
-        pairs.withUnsafeBytes { insertBeats.bind(8, blob: $0) }
-        insertBeats.bind(9, runID)
+        try pairs.withUnsafeBytes { try insertBeats.bind(8, blob: $0) }
+        try insertBeats.bind(9, runID)
         try insertBeats.step()
         insertBeats.reset()
         if database.changes > 0 { newBeatSeries += 1 }
@@ -91,13 +91,13 @@ final class StoreRecordSink: RecordSink {
         RecordJSON.appendLine(correlation, to: &line)
         let text = line.withBytes { String(decoding: $0.prefix($0.count - 1), as: UTF8.self) }   // without its newline
         let members = correlation.members.map { "\($0.type)=\($0.value)\($0.unit)" }.joined(separator: ",")
-        insertCorrelation.bind(1, "\(correlation.type)|\(correlation.startDate)|\(correlation.endDate)|\(correlation.sourceApp)|\(members)")
-        insertCorrelation.bind(2, correlation.type)
-        insertCorrelation.bind(3, correlation.startDate)
-        insertCorrelation.bind(4, correlation.endDate)
-        insertCorrelation.bind(5, correlation.sourceApp)
-        insertCorrelation.bind(6, text)
-        insertCorrelation.bind(7, runID)
+        try insertCorrelation.bind(1, "\(correlation.type)|\(correlation.startDate)|\(correlation.endDate)|\(correlation.sourceApp)|\(members)")
+        try insertCorrelation.bind(2, correlation.type)
+        try insertCorrelation.bind(3, correlation.startDate)
+        try insertCorrelation.bind(4, correlation.endDate)
+        try insertCorrelation.bind(5, correlation.sourceApp)
+        try insertCorrelation.bind(6, text)
+        try insertCorrelation.bind(7, runID)
         try insertCorrelation.step()
         insertCorrelation.reset()
         if database.changes > 0 { newCorrelations += 1 }
@@ -106,28 +106,28 @@ final class StoreRecordSink: RecordSink {
 
     func write(_ route: Route) throws {
         try beginIfNeeded()
-        insertRoute.bind(1, route.key)
-        insertRoute.bind(2, route.file)
-        insertRoute.bind(3, route.workoutType)
-        if let start = route.workoutStart { insertRoute.bind(4, start) } else { insertRoute.bindNull(4) }
-        if let end = route.workoutEnd { insertRoute.bind(5, end) } else { insertRoute.bindNull(5) }
-        insertRoute.bind(6, Int64(route.points.count))
-        insertRoute.bind(7, runID)
+        try insertRoute.bind(1, route.key)
+        try insertRoute.bind(2, route.file)
+        try insertRoute.bind(3, route.workoutType)
+        if let start = route.workoutStart { try insertRoute.bind(4, start) } else { try insertRoute.bindNull(4) }
+        if let end = route.workoutEnd { try insertRoute.bind(5, end) } else { try insertRoute.bindNull(5) }
+        try insertRoute.bind(6, Int64(route.points.count))
+        try insertRoute.bind(7, runID)
         try insertRoute.step()
         insertRoute.reset()
         guard database.changes > 0 else { duplicateRoutes += 1; return }
         let routeID = database.lastInsertRowID
         for (seq, point) in route.points.enumerated() {
-            insertPoint.bind(1, routeID)
-            insertPoint.bind(2, Int64(seq))
-            if let time = point.time { insertPoint.bind(3, time) } else { insertPoint.bindNull(3) }
-            insertPoint.bind(4, point.latitude)
-            insertPoint.bind(5, point.longitude)
-            insertPoint.bind(6, point.elevation)
-            insertPoint.bind(7, point.speed)
-            insertPoint.bind(8, point.course)
-            insertPoint.bind(9, point.horizontalAccuracy)
-            insertPoint.bind(10, point.verticalAccuracy)
+            try insertPoint.bind(1, routeID)
+            try insertPoint.bind(2, Int64(seq))
+            if let time = point.time { try insertPoint.bind(3, time) } else { try insertPoint.bindNull(3) }
+            try insertPoint.bind(4, point.latitude)
+            try insertPoint.bind(5, point.longitude)
+            try insertPoint.bind(6, point.elevation)
+            try insertPoint.bind(7, point.speed)
+            try insertPoint.bind(8, point.course)
+            try insertPoint.bind(9, point.horizontalAccuracy)
+            try insertPoint.bind(10, point.verticalAccuracy)
             try insertPoint.step()
             insertPoint.reset()
         }
@@ -137,19 +137,19 @@ final class StoreRecordSink: RecordSink {
 
     func write(_ ecg: ECGRecording) throws {
         try beginIfNeeded()
-        insertECG.bind(1, ecg.key)
-        insertECG.bind(2, ecg.recordedAt)
-        insertECG.bind(3, ecg.classification)
-        insertECG.bind(4, ecg.symptoms)
-        insertECG.bind(5, ecg.sampleRateHz)
-        insertECG.bind(6, ecg.lead)
-        insertECG.bind(7, ecg.unit)
-        insertECG.bind(8, ecg.device)
-        insertECG.bind(9, ecg.softwareVersion)
-        insertECG.bind(10, ecg.file)
-        insertECG.bind(11, Int64(ecg.samples.count))
-        ECGSamples.encoded(ecg.samples) { insertECG.bind(12, blob: $0) }
-        insertECG.bind(13, runID)
+        try insertECG.bind(1, ecg.key)
+        try insertECG.bind(2, ecg.recordedAt)
+        try insertECG.bind(3, ecg.classification)
+        try insertECG.bind(4, ecg.symptoms)
+        try insertECG.bind(5, ecg.sampleRateHz)
+        try insertECG.bind(6, ecg.lead)
+        try insertECG.bind(7, ecg.unit)
+        try insertECG.bind(8, ecg.device)
+        try insertECG.bind(9, ecg.softwareVersion)
+        try insertECG.bind(10, ecg.file)
+        try insertECG.bind(11, Int64(ecg.samples.count))
+        try ECGSamples.encoded(ecg.samples) { try insertECG.bind(12, blob: $0) }
+        try insertECG.bind(13, runID)
         try insertECG.step()
         insertECG.reset()
         if database.changes > 0 { newECGs += 1 } else { duplicateECGs += 1 }
@@ -185,9 +185,9 @@ final class StoreRecordSink: RecordSink {
 
 /// ECG voltages as stored: little-endian float64, exactly the values read.
 enum ECGSamples {
-    static func encoded<R>(_ samples: [Double], _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    static func encoded<R>(_ samples: [Double], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let bits = samples.map { $0.bitPattern.littleEndian }
-        return bits.withUnsafeBytes(body)
+        return try bits.withUnsafeBytes(body)
     }
 
     static func decoded(_ bytes: UnsafeRawBufferPointer) -> [Double] {
