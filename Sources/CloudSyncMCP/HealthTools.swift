@@ -19,7 +19,7 @@ final class HealthTools: @unchecked Sendable {
         sql = try ReadOnlySQL(store: store) { build in
             logger.info("built the daily view", metadata: [
                 "daily.zone": "\(build.zone)", "daily.rows": "\(build.rows)",
-                "daily.ms": "\(Int((build.seconds * 1000).rounded()))", "daily.reason": "\(build.storeChanged ? "store changed" : "first use")",
+                "daily.ms": "\(Int((build.seconds * 1000).rounded()))", "daily.reason": "\(build.reason.rawValue)",
             ])
         }
     }

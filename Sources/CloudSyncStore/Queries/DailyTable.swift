@@ -27,6 +27,8 @@ final class DailyTable {
     /// The zones built, least recently used first, with the store's data version their rows are of.
     private var built: [(zone: String, version: Int64)] = []
     private var viewZone: String?
+    /// Every zone ever built, to tell a first use from a zone let go.
+    private var asked: Set<String> = []
 
     /// Creates the (empty) table and the view; the caller's guard must allow it.
     init(connection: SQLiteDatabase, store: StagingStore, suffix: String) throws {
@@ -51,16 +53,16 @@ final class DailyTable {
         var build: ReadOnlySQL.DailyBuild?
         if let index = built.firstIndex(where: { $0.zone == name }) {
             let kept = built.remove(at: index)
-            if kept.version != version { build = try self.build(zone: zone, name: name, storeChanged: true) }
+            if kept.version != version { build = try self.build(zone: zone, name: name, reason: .storeChanged) }
             else { built.append(kept) }
         } else {
-            build = try self.build(zone: zone, name: name, storeChanged: false)
+            build = try self.build(zone: zone, name: name, reason: asked.contains(name) ? .notKept : .firstUse)
         }
         if viewZone != name { try point(at: name) }
         return build
     }
 
-    private func build(zone: TimeZone?, name: String, storeChanged: Bool) throws -> ReadOnlySQL.DailyBuild {
+    private func build(zone: TimeZone?, name: String, reason: ReadOnlySQL.DailyBuild.Reason) throws -> ReadOnlySQL.DailyBuild {
         let started = Date()
         let (version, rows) = try store.dailyValues(zone: zone)
         var evicted: [String] = []
@@ -92,7 +94,8 @@ final class DailyTable {
             throw error
         }
         built.append((name, version))
-        return ReadOnlySQL.DailyBuild(zone: name, rows: rows.count, seconds: Date().timeIntervalSince(started), storeChanged: storeChanged)
+        asked.insert(name)
+        return ReadOnlySQL.DailyBuild(zone: name, rows: rows.count, seconds: Date().timeIntervalSince(started), reason: reason)
     }
 
     /// (Re)creates the view over `zone`'s rows. The zone is an IANA name (or UTC), quoted all the same.

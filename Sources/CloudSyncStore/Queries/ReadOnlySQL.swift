@@ -62,8 +62,16 @@ public final class ReadOnlySQL {
         public var zone: String
         public var rows: Int
         public var seconds: Double
-        /// Built again because the store changed (an import committed), not for the zone's first use.
-        public var storeChanged: Bool
+        public var reason: Reason
+
+        public enum Reason: String, Sendable {
+            /// The zone was not asked before.
+            case firstUse = "first use"
+            /// The zone's rows were kept, but the store changed since (an import committed).
+            case storeChanged = "store changed"
+            /// The zone's rows were let go for those of other zones (`DailyTable.cachedZones`).
+            case notKept = "not kept"
+        }
     }
 
     public enum SQLError: Error, CustomStringConvertible, Equatable {
