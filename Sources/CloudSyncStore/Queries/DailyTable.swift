@@ -66,14 +66,16 @@ final class DailyTable {
 
     private func build(zone: TimeZone?, name: String, reason: ReadOnlySQL.DailyBuild.Reason) throws -> ReadOnlySQL.DailyBuild {
         let started = Date()
-        let (version, rows) = try store.dailyValues(zone: zone)
-        var evicted: [String] = []
-        while built.count >= Self.cachedZones { evicted.append(built.removeFirst().zone) }
+        // The least recently used zones make room (at most one but after a failed build).
+        let evicted = Array(built.prefix(max(0, built.count - Self.cachedZones + 1)))
+        built.removeFirst(evicted.count)
+        let version: Int64
+        var count = 0
         // BEGIN, not BEGIN IMMEDIATE: that would ask for the read-only store's write lock too.
         try connection.execute("BEGIN")
         do {
             let delete = try connection.prepare("DELETE FROM temp.\(table) WHERE zone = ?")
-            for zone in evicted + [name] {
+            for zone in evicted.map(\.zone) + [name] {
                 try delete.run([.text(zone)])
             }
             // The weekday is SQLite's own (`strftime('%w')`, 0 = Sunday), for queries that compare it with theirs.
@@ -84,20 +86,24 @@ final class DailyTable {
             // The numbers as `aggregate` prints them: the float noise of unit conversion and proration
             // rounded off (NumberFormatting), so a day's sum is the CSV's, digit for digit.
             let number = NumberFormatting.roundedAfterConversion
-            for row in rows {
-                try insert.run([.text(name), .text(row.type), .text(row.unit), .text(row.bucket), .int(Int64(row.count)),
-                                .double(number(row.sum)), .double(number(row.average)), .double(number(row.minimum)),
-                                .double(number(row.maximum))])
+            version = try store.dailyValues(zone: zone) { rows in
+                for row in rows {
+                    try insert.run([.text(name), .text(row.type), .text(row.unit), .text(row.bucket), .int(Int64(row.count)),
+                                    .double(number(row.sum)), .double(number(row.average)), .double(number(row.minimum)),
+                                    .double(number(row.maximum))])
+                }
+                count += rows.count
             }
             try connection.execute("COMMIT")
         } catch {
+            // The zones let go still have their rows (the deletes are rolled back): they are kept.
             try? connection.execute("ROLLBACK")
-            built.removeAll { $0.zone == name || evicted.contains($0.zone) }
+            built.insert(contentsOf: evicted, at: 0)
             throw error
         }
         built.append((name, version))
         asked.insert(name)
-        return ReadOnlySQL.DailyBuild(zone: name, rows: rows.count, seconds: Date().timeIntervalSince(started), reason: reason)
+        return ReadOnlySQL.DailyBuild(zone: name, rows: count, seconds: Date().timeIntervalSince(started), reason: reason)
     }
 
     /// (Re)creates the view over `zone`'s rows. The zone is an IANA name (or UTC), quoted all the same.
