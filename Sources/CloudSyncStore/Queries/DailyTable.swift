@@ -18,8 +18,8 @@ import Foundation
 final class DailyTable {
     static let viewName = "daily"
     /// Zones whose rows are kept: an assistant asks in the person's zone, and in UTC when it leaves the
-    /// argument out. A zone's rows are days × types (71,700 rows, about 9 MiB, for the 8 years of the 1 GB
-    /// generated export), so 4 zones took the server past its 96 MiB goal (docs/mcp.md).
+    /// argument out. A zone's rows are days × types (71,700 rows, about 8 MiB, for the 8 years of the 1 GB
+    /// generated export), and 4 zones took the server past its 96 MiB goal (docs/mcp.md).
     static let cachedZones = 2
 
     /// The hidden table's name.
