@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MCP
 
 /// `cloudsync mcp`: the MCP server over standard input and output, its tools answered from the
@@ -9,12 +10,16 @@ public enum HealthServer {
         which types and date ranges the store holds. Dates are ISO 8601; a date is a whole day in the \
         given time zone. A type is named by its identifier, its short name in any case (stepCount, heartRate) or \
         an everyday name (steps, sleep, hr, hrv, weight). Amounts (steps, distance, energy) are summed and iPhone \
-        and Watch merged without double counting; other types are averaged.
+        and Watch merged without double counting; other types are averaged. In `sql`, questions per day or \
+        weekday go to the `daily` view with the person's `timeZone`: summing `metrics` counts a walk once per \
+        device that recorded it, and its `start` is UTC.
         """
 
     /// Serves until the client closes the connection. Throws when the store cannot be opened.
     public static func run(storePath: String, version: String) async throws {
-        let tools = try HealthTools(storePath: storePath)
+        // Logs go to stderr (stdout carries the protocol), without bootstrapping the process's logging.
+        let logger = Logger(label: "cloudsync.mcp", factory: { StreamLogHandler.standardError(label: $0) })
+        let tools = try HealthTools(storePath: storePath, logger: logger)
         let server = Server(name: "cloudsync", version: version, instructions: instructions,
                             capabilities: .init(tools: .init(listChanged: false)))
         await server.withMethodHandler(ListTools.self) { _ in .init(tools: ToolCatalog.tools) }

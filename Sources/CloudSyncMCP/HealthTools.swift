@@ -1,6 +1,7 @@
 import CloudSyncModel
 import CloudSyncStore
 import Foundation
+import Logging
 import MCP
 
 /// Answers the tools from the staging store, opened read-only, with the same code as `aggregate`
@@ -10,10 +11,17 @@ final class HealthTools: @unchecked Sendable {
     private let sql: ReadOnlySQL
     private let lock = NSLock()
 
-    init(storePath: String) throws {
+    /// `logger` is told each build of the `sql` tool's `daily` view (zone, rows, time): the one
+    /// answer whose cost depends on the store's size, so the first to look at when a call is slow.
+    init(storePath: String, logger: Logger) throws {
         store = try StagingStore(path: storePath, access: .read)
         try store.makeQueryOnly()
-        sql = try ReadOnlySQL(path: storePath)
+        sql = try ReadOnlySQL(store: store) { build in
+            logger.info("built the daily view", metadata: [
+                "daily.zone": "\(build.zone)", "daily.rows": "\(build.rows)",
+                "daily.ms": "\(Int((build.seconds * 1000).rounded()))", "daily.reason": "\(build.reason.rawValue)",
+            ])
+        }
     }
 
     /// The structured result and its short text rendering; a `ToolError` for a call it refuses.
@@ -385,13 +393,17 @@ final class HealthTools: @unchecked Sendable {
     private func runSQL(_ arguments: ToolArguments) throws -> (Value, String) {
         let query = try arguments.requiredString("query")
         let limit = try arguments.int("limit", default: 1000, in: 1...10_000)
+        // The days of the `daily` view are in this zone.
+        let zone = try arguments.timeZone("timeZone")
         let result: ReadOnlySQL.Result
         do {
-            result = try sql.run(query, limit: limit)
+            result = try sql.run(query, limit: limit, timeZone: zone)
         } catch {
             throw ToolError("\(error)")
         }
-        var text = "\(counted(result.rows.count, "row"))\(result.truncated ? " (truncated at \(limit))" : ""): \(result.columns.joined(separator: ", "))"
+        var text = "\(counted(result.rows.count, "row"))\(result.truncated ? " (truncated at \(limit))" : "")"
+        if let zone = result.timeZone { text += " (daily in \(zone))" }
+        text += ": \(result.columns.joined(separator: ", "))"
         text += TextList.lines(result.rows, noun: "row") { row in
             row.map { cell -> String in
                 switch cell {

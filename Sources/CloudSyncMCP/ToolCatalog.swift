@@ -37,8 +37,9 @@ enum ToolCatalog {
              ["type": .string(typeName), "start": .date, "end": .date,
               "limit": .integer("default 100, at most 1000"), "cursor": .string("from the previous page")],
              required: ["type"], output: ["records": .array, "truncated": .boolean]),
-        tool("sql", "Read-only SQL (SQLite) over the views `metrics` (id, type, start, end, value, unit, source, device, metadata, is_repeat) and `workouts` (id, activity, start, end, minutes, distance_km, energy_kcal, source, is_repeat). One SELECT; at most `limit` rows and 3 seconds.",
-             ["query": .string("one SELECT statement"), "limit": .integer("default 1000, at most 10000")],
+        tool("sql", "Read-only SQL (SQLite) over the views `metrics` (id, type, start, end, value, unit, source, device, metadata, is_repeat; one row per sample, dates in UTC, every source's samples: summing them counts a walk once per device) and `workouts` (id, activity, start, end, minutes, distance_km, energy_kcal, source, is_repeat), and `daily` (type, unit, day, weekday 0 = Sunday … 6, weekday_name, count, sum, average, minimum, maximum: one row per type and day in timeZone, iPhone and Watch merged and repeats counted once, as series gives them; for questions per day, weekday or month). One SELECT; at most `limit` rows and 3 seconds.",
+             ["query": .string("one SELECT statement"), "limit": .integer("default 1000, at most 10000"),
+              "timeZone": .string("IANA name, default UTC: the zone of the daily view's days")],
              required: ["query"], output: ["columns": .array, "rows": .array, "truncated": .boolean]),
     ]
 

@@ -6,12 +6,15 @@ Writes its own export (steps from an iPhone and a Watch overlapping, across the 
 nights of sleep across it; a run with a GPX route; an ECG), imports it with CLOUDSYNC, starts
 `CLOUDSYNC mcp --store …` over stdio, calls every tool with valid and hostile arguments, and compares the
 answers with numbers it computes itself from the export. Then a second store across the autumn 2024
-clock change (days of a week, rounding, long series, ECGs by date). Prints one line per check; exits 1 on
-the first failed one. Called by MCPClientTests.swift.
+clock change (days of a week, rounding, long series, ECGs by date), and a third in Los Angeles for the `sql`
+tool's `daily` view and the SQL recipes of README.md and docs/mcp.md, run as they are written there. Prints
+one line per check; exits 1 on the first failed one. Called by MCPClientTests.swift.
 """
 import asyncio
+import csv
 import datetime as dt
 import hashlib
+import io
 import json
 import math
 import os
@@ -20,6 +23,7 @@ import subprocess
 import sys
 import time
 import zipfile
+from fractions import Fraction
 from zoneinfo import ZoneInfo
 
 from mcp import ClientSession, StdioServerParameters
@@ -27,6 +31,7 @@ from mcp.client.stdio import stdio_client
 
 CLOUDSYNC, WORK = sys.argv[1], sys.argv[2]
 PARIS = ZoneInfo("Europe/Paris")
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHECKS = 0
 
 
@@ -350,6 +355,7 @@ async def main():
     check(before == after, "the store file is byte-identical after the hostile calls")
     check(first_answer < 5, f"first answer {first_answer:.3f} s after start")
     await autumn_checks()
+    await daily_checks()
     texts_read_as_a_person_would()
     print(f"{CHECKS} checks passed", flush=True)
 
@@ -503,6 +509,296 @@ async def autumn_checks():
             got = await call(session, "ecg", {"recordedAt": "2024-10-21T13:00:00Z", "maxSamples": 512})
             check(len(got.structuredContent["recordings"]) == 1 and len(got.structuredContent["recordings"][0]["samples"]) == 512,
                   "an instant still gives that one recording")
+
+
+# The `sql` tool's `daily` view, and the SQL recipes of README.md and docs/mcp.md (issue 22, item 10).
+
+LA = ZoneInfo("America/Los_Angeles")
+STEPS = "HKQuantityTypeIdentifierStepCount"
+WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+DAILY_FIRST = dt.date(2025, 2, 23)         # a Sunday; three weeks to 15 March, across the 9 March clock change
+DAILY_DAYS = 21
+NO_STEPS = {3, 11, 16}                    # days without a step: the weekdays are not all seen as often
+
+
+def la(day, hour, minute=0):
+    """A Los Angeles wall-clock time `day` days after DAILY_FIRST (hour 24 is the next day's 00)."""
+    date = DAILY_FIRST + dt.timedelta(days=day + hour // 24)
+    return dt.datetime(date.year, date.month, date.day, hour % 24, minute, tzinfo=LA)
+
+
+def record(kind, source, t0, t1, value, unit, created=None):
+    device = WATCH if source == "Watch" else PHONE
+    return (f' <Record type="{kind}" sourceName="{source}" device="{device}" unit="{unit}" creationDate="{(created or t1).strftime(FMT)}" '
+            f'startDate="{t0.strftime(FMT)}" endDate="{t1.strftime(FMT)}" value="{value}"/>')
+
+
+def build_daily_export():
+    """Three weeks in Los Angeles. Each day with steps: a morning walk the Watch and the iPhone both count (the
+    same span); the iPhone's own walk at noon; an evening walk across local midnight (already the next day in
+    UTC) that the iPhone counts from 23:40 to 00:20 and the Watch in two samples, 23:50–00:10 and 00:10–00:30.
+    Heart rate from the Watch and, every other day, the iPhone around 23:30; resting heart rate at 21:30 (05:30
+    UTC the next day: 28 February is 1 March in UTC). One Watch sample written twice (a repeat, counted once).
+    Returns the export, the steps (source, start, end, value), heart rate and resting heart rate (source, start, value)."""
+    steps, heart, resting, records = [], [], [], []
+    for i in range(DAILY_DAYS):
+        if i not in NO_STEPS:
+            walk = 2500 + (i * 1237) % 9000
+            steps += [("Watch", la(i, 8), la(i, 8, 30), walk), ("iPhone", la(i, 8), la(i, 8, 30), walk * 9 // 10),
+                      ("iPhone", la(i, 12), la(i, 12, 20), 400 + 10 * i)]
+            if i + 1 not in NO_STEPS:
+                steps += [("iPhone", la(i, 23, 40), la(i, 24, 20), 800 + 4 * i), ("Watch", la(i, 23, 50), la(i, 24, 10), 600 + i),
+                          ("Watch", la(i, 24, 10), la(i, 24, 30), 300 + i)]
+        heart.append(("Watch", la(i, 23, 30), 60 + i % 9))
+        if i % 2 == 0:
+            heart.append(("iPhone", la(i, 23, 45), 65 + i % 4))
+        resting.append(("Watch", la(i, 21, 30), 52 + (i * 3) % 7))
+    records += [record(STEPS, source, t0, t1, value, "count") for source, t0, t1, value in steps]
+    repeat = next(s for s in steps if s[0] == "Watch" and s[1] == la(5, 8))
+    records.append(record(STEPS, repeat[0], repeat[1], repeat[2], repeat[3], "count", created=la(5, 9)))
+    records += [record("HKQuantityTypeIdentifierHeartRate", source, t, t, value, "count/min") for source, t, value in heart]
+    records += [record("HKQuantityTypeIdentifierRestingHeartRate", source, t, t, value, "count/min") for source, t, value in resting]
+    xml = ('<?xml version="1.0" encoding="UTF-8"?>\n<HealthData locale="en_US">\n <ExportDate value="2025-03-20 10:00:00 -0700"/>\n'
+           + "\n".join(records) + "\n</HealthData>\n")
+    path = os.path.join(WORK, "daily.zip")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("apple_health_export/export.xml", xml)
+    return path, steps, heart, resting
+
+
+def merged_steps(steps):
+    """docs/aggregation.md's rule for this export's two sources, computed here: a Watch sample counts whole; an
+    iPhone sample keeps the part of its span that no Watch sample covers, its value prorated by it, and is not
+    counted when nothing is left. Returns (start, value) of the samples that count."""
+    watch = [(t0.timestamp(), t1.timestamp()) for source, t0, t1, _ in steps if source == "Watch"]
+    counted = []
+    for source, t0, t1, value in steps:
+        start, end = t0.timestamp(), t1.timestamp()
+        if source != "Watch":
+            covering = sorted((max(a, start), min(b, end)) for a, b in watch if a < end and b > start)
+            covered, reach = 0, start
+            for a, b in covering:
+                covered += max(0, b - max(a, reach))
+                reach = max(reach, b)
+            value = Fraction(value) * Fraction(int(end - start - covered), int(end - start))
+        if value > 0:
+            counted.append((t0, value))
+    return counted
+
+
+def per_day(samples, zone):
+    """{date: [values]}, each value on the day of its start in `zone`."""
+    days = {}
+    for t0, value in samples:
+        days.setdefault(t0.astimezone(zone).date(), []).append(value)
+    return days
+
+
+def weekday_averages(day_totals):
+    """{weekday name: the mean of the totals of that weekday's days}, exact."""
+    by_weekday = {}
+    for day, total in day_totals.items():
+        by_weekday.setdefault(WEEKDAYS[day.isoweekday() % 7], []).append(total)
+    return {name: Fraction(sum(totals)) / len(totals) for name, totals in by_weekday.items()}
+
+
+def sqlite_round(x, digits=0):
+    """SQLite's round() of a positive number known exactly: half up. To whole numbers SQLite adds 0.5 and truncates,
+    exact for a half; to decimals it prints the double, so a half there is a fixture to change, not a rounding to guess."""
+    scaled = Fraction(x) * 10 ** digits
+    if digits:
+        check(abs(scaled - math.floor(scaled) - Fraction(1, 2)) > Fraction(1, 10 ** 6), f"no tie to round in the fixture: {float(x)}")
+    return math.floor(scaled + Fraction(1, 2)) / 10 ** digits
+
+
+def cli_daily(store, zone):
+    """`cloudsync aggregate --bucket day --merge-sources --tz ZONE --format csv`: {(type, unit, day): numbers}."""
+    out = subprocess.run([CLOUDSYNC, "aggregate", "--store", store, "--bucket", "day", "--merge-sources", "--tz", zone, "--format", "csv"],
+                         capture_output=True, text=True)
+    check(out.returncode == 0, f"aggregate --tz {zone}: {out.stderr.strip()}")
+    return {(r["type"], r["unit"], r["bucket"]): tuple(float(r[k]) for k in ("count", "sum", "average", "minimum", "maximum"))
+            for r in csv.DictReader(io.StringIO(out.stdout))}
+
+
+async def daily_rows(session, zone):
+    """Every row of `daily` in `zone` (UTC: without the argument, its default): {(type, unit, day): numbers}."""
+    args = {"query": "SELECT type, unit, day, count, sum, average, minimum, maximum FROM daily", "limit": 10000}
+    result = await call(session, "sql", args | ({} if zone == "UTC" else {"timeZone": zone}))
+    check(not result.isError and result.structuredContent.get("timeZone") == zone and f"(daily in {zone})" in text_of(result),
+          f"daily in {zone}: {text_of(result).splitlines()[0]}")
+    rows = result.structuredContent["rows"]
+    return {(t, u, d): tuple(float(x) for x in numbers) for t, u, d, *numbers in rows}
+
+
+def recipes_in_docs():
+    """The ```sql blocks of docs/mcp.md's "Recipes", as written there."""
+    text = open(os.path.join(REPOSITORY, "docs", "mcp.md"), encoding="utf-8").read()
+    section = text.split("### Recipes", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sql\n(.*?)```", section, re.S)
+
+
+def readme_weekday_recipe():
+    """The arguments of the `sql` call README.md gives for "On which weekdays do I walk most?"."""
+    text = open(os.path.join(REPOSITORY, "README.md"), encoding="utf-8").read()
+    span = text.split('"On which weekdays do I walk most?"', 1)[1].split("`", 2)[1]
+    check(span.startswith("sql {"), f"README's weekday recipe is a sql call: {span[:40]}")
+    return json.loads(" ".join(span[len("sql "):].split()))       # a line break in a code span is a space
+
+
+def builds(log):
+    """The server's stderr lines that say it built `daily`'s rows."""
+    with open(log, encoding="utf-8") as f:
+        return [line for line in f if "built the daily view" in line]
+
+
+async def daily_checks():
+    export, steps, heart, resting = build_daily_export()
+    store = os.path.join(WORK, "daily.sqlite")
+    imported = subprocess.run([CLOUDSYNC, "import", export, "--store", store], capture_output=True, text=True)
+    check(imported.returncode == 0 and "1 repeat" in imported.stderr, f"import of the Los Angeles export: {imported.stderr.strip()}")
+    zone = "America/Los_Angeles"
+
+    # What the check computes itself: merged steps per local day, and what a wrong recipe would give instead.
+    merged = {day: sum(values) for day, values in per_day(merged_steps(steps), LA).items()}
+    added = {day: sum(values) for day, values in per_day([(t0, v) for _, t0, _, v in steps], LA).items()}
+    utc_days = {day: sum(values) for day, values in per_day(merged_steps(steps), dt.timezone.utc).items()}
+    want_weekdays = {name: sqlite_round(mean) for name, mean in weekday_averages(merged).items()}
+    check(want_weekdays != {n: sqlite_round(m) for n, m in weekday_averages(added).items()}
+          and want_weekdays != {n: sqlite_round(m) for n, m in weekday_averages(utc_days).items()}
+          and any(added[d] > 1.5 * merged[d] for d in merged),
+          f"the fixture tells merged local days from added sources and from UTC days: {want_weekdays}")
+
+    log = os.path.join(WORK, "daily-server.log")
+    params = StdioServerParameters(command=CLOUDSYNC, args=["mcp", "--store", store])
+    with open(log, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+
+                # A query that does not name `daily` builds nothing (a CTE named daily_steps is not `daily`).
+                for query in ("SELECT count(*) FROM metrics", "WITH daily_steps AS (SELECT 1 AS x) SELECT x FROM daily_steps"):
+                    result = await call(session, "sql", {"query": query, "timeZone": zone})
+                    check(not result.isError and "timeZone" not in result.structuredContent and builds(log) == [],
+                          f"{query!r} builds no daily rows ({len(builds(log))} builds)")
+
+                # `daily` is `aggregate --bucket day --merge-sources --tz ZONE`, in three zones (Kolkata: not whole hours).
+                # The rows of the last two zones asked are kept: Kolkata lets UTC go, not Los Angeles, used since.
+                for name, built, reason in ((zone, 1, "first use"), ("UTC", 2, "first use"), (zone, 2, None), ("Asia/Kolkata", 3, "first use"),
+                                            (zone, 3, None), ("UTC", 4, "not kept")):
+                    got, want = await daily_rows(session, name), cli_daily(store, name)
+                    check(got == want and len(want) > 40, f"daily in {name} is aggregate's CSV: {len(got)} rows, {len(want)} in the CSV")
+                    check(len(builds(log)) == built and (reason is None or f"daily.zone={name}" in builds(log)[-1] and reason in builds(log)[-1]),
+                          f"daily in {name}: {'built, ' + reason if reason else 'its rows were kept'} ({len(builds(log))} builds)")
+                got = await daily_rows(session, zone)
+                check(len(builds(log)) == 4, f"{zone} again: its rows were kept ({len(builds(log))} builds)")
+                steps_days = {d: v for (t, _, d), v in got.items() if t == STEPS}
+                want = {d.isoformat(): (len(vs), sum(vs), min(vs), max(vs)) for d, vs in per_day(merged_steps(steps), LA).items()}
+                check({d: (v[0], v[1], v[3], v[4]) for d, v in steps_days.items()} == want,
+                      f"daily's steps are the merged sums computed here, per Los Angeles day ({len(want)} days)")
+
+                rows = (await call(session, "sql", {"query": "SELECT day, weekday, weekday_name FROM daily", "timeZone": zone})).structuredContent["rows"]
+                check(rows and all(w == dt.date.fromisoformat(d).isoweekday() % 7 and n == WEEKDAYS[w] for d, w, n in rows),
+                      f"weekday 0 = Sunday … 6 and its name, for {len(rows)} rows")
+
+                # README's recipe, as written there (in the fixture's zone).
+                args = readme_weekday_recipe()
+                check("daily" in args["query"] and "timeZone" in args, f"README's recipe reads daily in a time zone: {args}")
+                result = await call(session, "sql", args | {"timeZone": zone})
+                got = {name: value for name, value in result.structuredContent["rows"]}
+                values = [value for _, value in result.structuredContent["rows"]]
+                check(got == want_weekdays and values == sorted(values, reverse=True),
+                      f"README's weekday recipe: {got} == {want_weekdays}")
+                former = (await call(session, "sql", {"query": f"SELECT strftime('%w', start) AS weekday, sum(value) FROM metrics WHERE type = '{STEPS}' "
+                                                               "AND is_repeat = 0 GROUP BY weekday"})).structuredContent["rows"]
+                sums = {}
+                for day, total in merged.items():
+                    sums[str(day.isoweekday() % 7)] = sums.get(str(day.isoweekday() % 7), 0) + total
+                check({w: v for w, v in former} != sums, f"the former recipe did not give the merged local weekdays: {former} != {sums}")
+
+                # Every recipe of docs/mcp.md, as written there.
+                recipes = recipes_in_docs()
+                want_resting = {}
+                for month, values in [(m, [v for (_, t, v) in resting if t.astimezone(LA).strftime("%Y-%m") == m]) for m in ("2025-02", "2025-03")]:
+                    want_resting[month] = sqlite_round(Fraction(sum(values), len(values)), 1)
+                utc_resting = {}
+                for _, t, v in resting:
+                    utc_resting.setdefault(t.astimezone(dt.timezone.utc).strftime("%Y-%m"), []).append(v)
+                check(want_resting != {m: sqlite_round(Fraction(sum(v), len(v)), 1) for m, v in utc_resting.items()},
+                      f"the fixture tells local months from UTC ones: {want_resting}")
+                big = {}
+                for day, total in merged.items():
+                    if total >= 10000:
+                        big[day.strftime("%Y-%m")] = big.get(day.strftime("%Y-%m"), 0) + 1
+                big_added = sum(1 for total in added.values() if total >= 10000)
+                check(big and sum(big.values()) != big_added, f"the fixture has days of 10,000 steps, more when adding sources: {big}, {big_added}")
+                sources = {}
+                for source, _, _ in heart:
+                    sources[source] = sources.get(source, 0) + 1
+                check(len(recipes) >= 4, f"docs/mcp.md has {len(recipes)} recipes")
+                for recipe in recipes:
+                    result = await call(session, "sql", {"query": recipe, "timeZone": zone})
+                    check(not result.isError, f"recipe runs: {' '.join(recipe.split())[:80]}… {text_of(result)[:100]}")
+                    rows = result.structuredContent["rows"]
+                    if "weekday" in recipe:
+                        got, want = {n: v for n, v in rows}, want_weekdays
+                    elif "RestingHeartRate" in recipe:
+                        got, want = {m: v for m, v in rows}, want_resting
+                    elif "10000" in recipe:
+                        got, want = {m: v for m, v in rows}, big
+                    elif "FROM metrics" in recipe and "HeartRate" in recipe:
+                        got, want = {s: v for s, v in rows}, sources
+                    else:
+                        got, want = rows, "a check of its own in mcp_client_check.py"
+                    check(got == want, f"recipe {' '.join(recipe.split())[:60]}…: {got} == {want}")
+
+                # An import while the server runs: the zone's rows are built again, with the new day.
+                more = os.path.join(WORK, "more-daily.xml")
+                with open(more, "w") as f:
+                    f.write('<?xml version="1.0"?>\n<HealthData locale="en_US">\n'
+                            + record(STEPS, "Watch", la(25, 10), la(25, 10, 20), 4321, "count") + "\n</HealthData>\n")
+                again = subprocess.run([CLOUDSYNC, "import", more, "--store", store], capture_output=True, text=True)
+                check(again.returncode == 0, f"an import while the server runs: {again.stderr.strip()}")
+                got, want = await daily_rows(session, zone), cli_daily(store, zone)
+                check(got == want and (STEPS, "count", la(25, 10).date().isoformat()) in got and len(builds(log)) == 5
+                      and "store changed" in builds(log)[-1], f"after the import, daily is built again: {builds(log)[-1].strip()}")
+
+                # With `daily` built (our own writes, guard lifted), the assistant still cannot write, attach or read tables.
+                before = hashlib.sha256(open(store, "rb").read()).hexdigest()
+                for query in ("DELETE FROM daily", "UPDATE daily SET sum = 0", "INSERT INTO daily (type) VALUES ('x')", "DROP VIEW daily",
+                              "CREATE TEMP TABLE copy AS SELECT * FROM daily", "CREATE TEMP VIEW daily2 AS SELECT * FROM daily",
+                              f"ATTACH DATABASE '{os.path.join(WORK, 'daily-other.db')}' AS daily", "PRAGMA query_only = 0",
+                              "SELECT * FROM daily, metric", "SELECT name FROM sqlite_temp_master", "SELECT * FROM pragma_table_list",
+                              "SELECT * FROM temp.sqlite_master WHERE name LIKE 'daily%'", "DELETE FROM metrics", "SELECT 1; DELETE FROM daily"):
+                    result = await call(session, "sql", {"query": query, "timeZone": zone})
+                    check(result.isError, f"refused with daily built: {query} → {text_of(result)[:90]}")
+                result = await call(session, "sql", {"query": "SELECT * FROM daily", "timeZone": "Mars/Olympus"})
+                check(result.isError and "time zone" in text_of(result), f"a time zone that does not exist: {text_of(result)}")
+                check(await daily_rows(session, zone) == want and len(builds(log)) == 5, "daily is unchanged by the refused calls")
+                check(hashlib.sha256(open(store, "rb").read()).hexdigest() == before, "the store file is byte-identical")
+    readme_duckdb_recipe(export, heart)
+
+
+def readme_duckdb_recipe(export, heart):
+    """README's "Average heart rate per day in your time zone with DuckDB", as written there, on this export:
+    the days are Los Angeles days whatever DuckDB's own time zone is."""
+    try:
+        import duckdb
+    except ImportError:
+        print("skip README's DuckDB recipe: no duckdb in .venv (scripts/install-test-tools.sh)", flush=True)
+        return
+    text = open(os.path.join(REPOSITORY, "README.md"), encoding="utf-8").read()
+    recipe = text.split("# Average heart rate per day in your time zone with DuckDB", 1)[1].split('duckdb -c "', 1)[1].split('"\n', 1)[0]
+    path = os.path.join(WORK, "hr.jsonl")
+    converted = subprocess.run([CLOUDSYNC, "convert", export, "--types", "heartRate", "-o", path], capture_output=True, text=True)
+    check(converted.returncode == 0, f"convert of the heart rate: {converted.stderr.strip()}")
+    want = {day.isoformat(): float(Fraction(sum(v), len(v))) for day, v in per_day([(t, v) for _, t, v in heart], LA).items()}
+    for session_zone in ("UTC", "Asia/Tokyo"):
+        connection = duckdb.connect()
+        connection.execute(f"SET TimeZone = '{session_zone}'")
+        rows = connection.execute(recipe.replace("'hr.jsonl'", f"'{path}'").replace("Europe/Paris", "America/Los_Angeles")).fetchall()
+        got = {str(day)[:10]: value for day, value in rows}
+        check(got.keys() == want.keys() and all(abs(got[d] - want[d]) < 1e-9 for d in want),
+              f"README's DuckDB recipe gives Los Angeles days (DuckDB in {session_zone}): {len(got)} days")
 
 
 def texts_read_as_a_person_would():

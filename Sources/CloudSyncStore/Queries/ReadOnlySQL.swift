@@ -16,6 +16,10 @@ import Foundation
 ///   one instruction, so functions are an allowed list (no `printf`, `instr`, `zeroblob`,
 ///   `fts3_tokenizer`…: a review found `instr` of two long `printf` strings running for minutes
 ///   and `fts3_tokenizer` giving out a pointer), and strings are at most 100,000 bytes.
+///
+/// The `daily` view (`DailyTable`) is rows that `aggregate` computes, kept in a temporary table of this
+/// connection: building them is the only write, by our own statements, with the guard lifted between
+/// two of the assistant's statements (`trusted`), and only when a query names `daily`.
 public final class ReadOnlySQL {
     /// The views, as `CREATE TEMP VIEW` bodies: readable columns, dates as ISO 8601 UTC text.
     public static let views: [(name: String, description: String, sql: String)] = [
@@ -42,10 +46,32 @@ public final class ReadOnlySQL {
             """),
     ]
 
+    /// Every view a query may read, for messages: the store's and `daily`.
+    public static let viewNames = views.map(\.name) + [DailyTable.viewName]
+
     public struct Result: Sendable, Codable, Equatable {
         public var columns: [String]
         public var rows: [[SQLCell]]
         public var truncated: Bool
+        /// The zone of `daily`'s days when the query named it (absent otherwise).
+        public var timeZone: String?
+    }
+
+    /// Building `daily`'s rows for a zone: for the server's log (what it cost and why).
+    public struct DailyBuild: Sendable {
+        public var zone: String
+        public var rows: Int
+        public var seconds: Double
+        public var reason: Reason
+
+        public enum Reason: String, Sendable {
+            /// The zone was not asked before.
+            case firstUse = "first use"
+            /// The zone's rows were kept, but the store changed since (an import committed).
+            case storeChanged = "store changed"
+            /// The zone's rows were let go for those of other zones (`DailyTable.cachedZones`).
+            case notKept = "not kept"
+        }
     }
 
     public enum SQLError: Error, CustomStringConvertible, Equatable {
@@ -55,34 +81,53 @@ public final class ReadOnlySQL {
 
         public var description: String {
             switch self {
-            case .refused(let why): return "not allowed: \(why) (only SELECT over the views \(ReadOnlySQL.views.map(\.name).joined(separator: ", ")))"
+            case .refused(let why): return "not allowed: \(why) (only SELECT over the views \(ReadOnlySQL.viewNames.joined(separator: ", ")))"
             case .failed(let message): return message
             case .timeLimit(let seconds): return "stopped after \(seconds) s: the time limit of a query"
             }
         }
     }
 
-    private let handle: OpaquePointer
+    private let database: SQLiteDatabase
+    private var handle: OpaquePointer { database.handle }
     private let guardState: GuardState
+    private let daily: DailyTable
+    private let onDailyBuilt: (DailyBuild) -> Void
+    /// False if `query_only` could not be set again after building `daily`: then nothing more runs.
+    private var isQueryOnly = false
 
-    /// Opens the store at `path` read-only and prepares the views.
-    public init(path: String) throws {
-        var db: OpaquePointer?
-        let status = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
-        guard status == SQLITE_OK, let db else {
-            sqlite3_close(db)
-            throw SQLError.failed("cannot open \(path): \(String(cString: sqlite3_errstr(status)))")
+    /// Opens `store`'s file read-only, a connection of its own, and prepares the views; `daily`'s rows
+    /// come from `store.aggregate`, and each build of them is told to `onDailyBuilt`.
+    public init(store: StagingStore, onDailyBuilt: @escaping (DailyBuild) -> Void = { _ in }) throws {
+        let path = store.path
+        let database: SQLiteDatabase
+        do {
+            database = try SQLiteDatabase(path: path, mode: .readOnly)
+        } catch let error as SQLiteError {
+            throw SQLError.failed("cannot open \(path): \(error.message)")
         }
-        handle = db
-        sqlite3_busy_timeout(db, 2000)
-        let schema = "store_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        guardState = GuardState(viewSchema: schema)
-        try exec("ATTACH DATABASE \(Self.quoted(path)) AS \(schema)")
+        self.database = database
+        sqlite3_busy_timeout(database.handle, 2000)
+        let random = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let schema = "store_" + random
+        self.onDailyBuilt = onDailyBuilt
+        // `daily`'s rows live in memory: a temporary file would be health data on disk outside the store
+        // (about 8 MiB a zone for 8 years: docs/mcp.md). Set before the temp schema is first used: setting
+        // it empties that schema.
+        try Self.exec("PRAGMA temp_store = MEMORY", on: database)
+        try Self.exec("ATTACH DATABASE \(Self.quoted(path)) AS \(schema)", on: database)
         // The views live in the connection's own temp schema: the store file is never written.
         for view in Self.views {
-            try exec("CREATE TEMP VIEW \(view.name) AS \(view.sql.replacingOccurrences(of: "{store}", with: schema))")
+            try Self.exec("CREATE TEMP VIEW \(view.name) AS \(view.sql.replacingOccurrences(of: "{store}", with: schema))", on: database)
         }
-        try exec("PRAGMA query_only = 1")
+        do {
+            daily = try DailyTable(connection: database, store: store, suffix: random)
+        } catch let error as SQLiteError {
+            throw SQLError.failed(error.message)
+        }
+        guardState = GuardState(viewSchema: schema, hiddenTables: [daily.table])
+        try Self.exec("PRAGMA query_only = 1", on: database)
+        isQueryOnly = true
         sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, 100_000)
         sqlite3_limit(handle, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 200)
         let state = Unmanaged.passUnretained(guardState).toOpaque()
@@ -98,11 +143,21 @@ public final class ReadOnlySQL {
         }, state)
     }
 
-    deinit { sqlite3_close_v2(handle) }
-
-    /// Runs one SELECT, at most `limit` rows, for at most `timeLimit` seconds.
-    public func run(_ query: String, limit: Int, timeLimit: Double = 3) throws(SQLError) -> Result {
+    /// Runs one SELECT, at most `limit` rows, for at most `timeLimit` seconds; `daily`'s days are in
+    /// `timeZone` (nil: UTC). Building `daily` (when the query names it) is not counted in `timeLimit`.
+    public func run(_ query: String, limit: Int, timeZone: TimeZone? = nil, timeLimit: Double = 3) throws(SQLError) -> Result {
         guardState.refusal = nil
+        let namesDaily = DailyTable.isNamed(in: query)
+        if namesDaily {
+            let build: DailyBuild?
+            do {
+                build = try trusted { try daily.use(zone: timeZone) }
+            } catch {
+                throw .failed("the daily view could not be built: \(error)")
+            }
+            if let build { onDailyBuilt(build) }
+        }
+        guard isQueryOnly else { throw .failed("the connection could not be made read-only again; restart the server") }
         guardState.deadline = Date().addingTimeInterval(timeLimit)
         defer { guardState.deadline = .distantFuture }
         var statement: OpaquePointer?
@@ -138,7 +193,21 @@ public final class ReadOnlySQL {
             for cell in row { if case .text(let text) = cell { bytes += text.utf8.count } else { bytes += 8 } }
             rows.append(row)
         }
-        return Result(columns: columns, rows: rows, truncated: truncated)
+        return Result(columns: columns, rows: rows, truncated: truncated, timeZone: namesDaily ? timeZone?.identifier ?? "UTC" : nil)
+    }
+
+    /// Runs our own statements (building `daily`) with the guard lifted: the authorizer allows them and
+    /// `query_only` is off, only inside `body`, between two of the assistant's statements (this class is
+    /// used from one thread at a time). Should `query_only` fail to come back on, `run` refuses everything.
+    private func trusted<T>(_ body: () throws -> T) throws -> T {
+        guardState.isTrusted = true
+        defer {
+            isQueryOnly = (try? Self.exec("PRAGMA query_only = 1", on: database)) != nil
+            guardState.isTrusted = false
+        }
+        isQueryOnly = false
+        try Self.exec("PRAGMA query_only = 0", on: database)
+        return try body()
     }
 
     /// Text in one answer, beyond which the rows are cut (with `truncated`).
@@ -167,9 +236,9 @@ public final class ReadOnlySQL {
 
     private static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
-    private func exec(_ sql: String) throws {
+    private static func exec(_ sql: String, on database: SQLiteDatabase) throws {
         var message: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
+        guard sqlite3_exec(database.handle, sql, nil, nil, &message) == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? "error"
             sqlite3_free(message)
             throw SQLError.failed(text)
@@ -178,23 +247,31 @@ public final class ReadOnlySQL {
 
     /// What the C callbacks consult: the views, the deadline, why the last statement was refused.
     private final class GuardState {
-        let viewNames = Set(ReadOnlySQL.views.map(\.name))
+        let viewNames = Set(ReadOnlySQL.viewNames)
         /// The attachment the views read the store through.
         let viewSchema: String
+        /// Temporary tables a view reads (`daily`'s rows), under names made at random.
+        let hiddenTables: Set<String>
         var deadline = Date.distantFuture
         var refusal: String?
+        /// Our own statements are running (`trusted`): everything is allowed.
+        var isTrusted = false
 
-        init(viewSchema: String) { self.viewSchema = viewSchema }
+        init(viewSchema: String, hiddenTables: Set<String>) {
+            self.viewSchema = viewSchema
+            self.hiddenTables = hiddenTables
+        }
 
         var isPastDeadline: Bool { Date() > deadline }
 
         func authorize(_ action: Int32, _ first: String?, _ second: String?, _ database: String?) -> Int32 {
+            if isTrusted { return SQLITE_OK }
             switch action {
             case SQLITE_SELECT, SQLITE_RECURSIVE:
                 return SQLITE_OK
             case SQLITE_READ:
                 // A view's columns, or what the views read through their own attachment.
-                if database == "temp", let table = first, viewNames.contains(table) { return SQLITE_OK }
+                if database == "temp", let table = first, viewNames.contains(table) || hiddenTables.contains(table) { return SQLITE_OK }
                 if database == viewSchema { return SQLITE_OK }
                 // A common table expression's columns belong to no schema.
                 if database == nil { return SQLITE_OK }
