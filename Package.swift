@@ -9,6 +9,7 @@ import PackageDescription
 //   CloudSyncExport      the readers of each entry kind (export XML via libxml2 SAX, GPX, ECG CSV), the
 //                        mapping to HealthMetric, conversion and inspection
 //   CloudSyncStore       the SQLite staging store (import, status, export, aggregate)
+//   CloudSyncKinds       the record kinds besides metrics (routes, ECGs, …): how each is read and kept, and their registry
 //   CloudSyncUpload      the uploader (AsyncHTTPClient) for CloudCare, Flō backfill, HealthStepsSync
 //   CloudSyncReceiver    `serve`: the receiver of the three wire contracts (Hummingbird)
 //   CloudSyncPairing     the pairing object and its QR code (libqrencode)
@@ -26,6 +27,7 @@ let package = Package(
         .library(name: "CloudSyncModel", targets: ["CloudSyncModel"]),
         .library(name: "CloudSyncExport", targets: ["CloudSyncExport"]),
         .library(name: "CloudSyncStore", targets: ["CloudSyncStore"]),
+        .library(name: "CloudSyncKinds", targets: ["CloudSyncKinds"]),
         .executable(name: "cloudsync", targets: ["cloudsync"]),
     ],
     dependencies: [
@@ -76,6 +78,11 @@ let package = Package(
             dependencies: ["CloudSyncModel", "CloudSyncExport", "CSQLite3"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "CloudSyncKinds",
+            dependencies: ["CloudSyncModel", "CloudSyncExport", "CloudSyncStore"],
+            swiftSettings: strictSettings
+        ),
         .systemLibrary(
             name: "CQRencode",
             pkgConfig: "libqrencode",
@@ -116,7 +123,7 @@ let package = Package(
         .target(
             name: "CloudSyncMCP",
             dependencies: [
-                "CloudSyncModel", "CloudSyncStore",
+                "CloudSyncModel", "CloudSyncStore", "CloudSyncKinds",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -133,6 +140,7 @@ let package = Package(
                 "CloudSyncModel",
                 "CloudSyncExport",
                 "CloudSyncStore",
+                "CloudSyncKinds",
                 "CloudSyncUpload",
                 "CloudSyncReceiver",
                 "CloudSyncPairing",
@@ -148,7 +156,7 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer"),
         .target(
             name: "CloudSyncFuzzing",
-            dependencies: ["CloudSyncModel", "CloudSyncExport", "CLibFuzzer"],
+            dependencies: ["CloudSyncModel", "CloudSyncExport", "CloudSyncKinds", "CLibFuzzer"],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "FuzzExport", dependencies: ["CloudSyncFuzzing"], swiftSettings: strictSettings),
@@ -174,23 +182,23 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncExportTests",
-            dependencies: ["CloudSyncExport", "CloudSyncArchive", "CloudSyncModel", "CloudSyncFuzzing", "CloudSyncTesting",
+            dependencies: ["CloudSyncExport", "CloudSyncArchive", "CloudSyncModel", "CloudSyncKinds", "CloudSyncFuzzing", "CloudSyncTesting",
                            .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "CloudSyncStoreTests",
-            dependencies: ["CloudSyncStore", "CloudSyncExport", "CloudSyncModel", "CSQLite3", "CloudSyncTesting"],
+            dependencies: ["CloudSyncStore", "CloudSyncExport", "CloudSyncModel", "CloudSyncKinds", "CSQLite3", "CloudSyncTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "CloudSyncMCPTests",
-            dependencies: ["CloudSyncMCP", "CloudSyncStore", "CloudSyncModel"],
+            dependencies: ["CloudSyncMCP", "CloudSyncStore", "CloudSyncKinds", "CloudSyncModel"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "CloudSyncCLITests",
-            dependencies: ["CloudSyncExport", "CloudSyncModel", "CloudSyncStore", "CloudSyncUpload", "CloudSyncReceiver",
+            dependencies: ["CloudSyncExport", "CloudSyncModel", "CloudSyncStore", "CloudSyncKinds", "CloudSyncUpload", "CloudSyncReceiver",
                            "cloudsync", "CloudSyncTesting", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,5 @@
 import CloudSyncExport
+import CloudSyncKinds
 import CloudSyncModel
 import Foundation
 #if canImport(Glibc)
@@ -27,10 +28,10 @@ public enum FuzzTargets {
         let records = CountingRecordSink()
         do {
             let report = try ArchiveConverter(input: "/proc/self/fd/\(fd)", metrics: sink, records: records,
-                                              kinds: [.route, .ecg, .clinicalRecord]).run()
+                                              kinds: RecordKinds.all).run()
             precondition(sink.finished && report.conversion.metrics == sink.metrics,
                          "the report counts \(report.conversion.metrics), the sink saw \(sink.metrics)")
-            precondition(report.routes == records.routes && report.ecgs == records.ecgs, "the report's routes and ECGs are not the sink's")
+            precondition(report.records.filter { $0.value.records > 0 } == records.counts, "the report's records are not the sink's")
         } catch let error as ConversionError {
             precondition(!error.description.isEmpty && !sink.finished && sink.abandoned, "a failed conversion must abandon the sink")
         } catch {

@@ -1,3 +1,4 @@
+import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncStore
 import Foundation
@@ -48,7 +49,10 @@ final class HealthTools: @unchecked Sendable {
         let overview = try store.overview()
         var text = "\(counted(overview.metrics, "metric")) of \(counted(overview.types.count, "type")) from \(counted(overview.sources.count, "source"))"
         if overview.repeats > 0 { text += " (and \(counted(overview.repeats, "repeat")), counted once)" }
-        text += "; \(counted(overview.workouts, "workout")), \(counted(overview.routes, "route")), \(counted(overview.ecgs, "ECG"))."
+        let records = RecordKinds.all.compactMap { kind in
+            overview.records[kind.name].flatMap { $0 > 0 ? counted($0, kind.noun.singular, kind.noun.plural) : nil }
+        }
+        text += "; " + ([counted(overview.workouts, "workout")] + records).joined(separator: ", ") + "."
         for type in overview.types.sorted(by: { $0.count > $1.count }).prefix(20) {
             text += "\n\(type.type) (\(type.unit)): \(type.count) from \(type.first.prefix(10)) to \(type.last.prefix(10))"
         }
@@ -314,10 +318,10 @@ final class HealthTools: @unchecked Sendable {
             return (.object(["found": false, "note": "no stored route for a workout at that time"]), "No stored route for a workout at that time.")
         }
         var feature = ByteBuffer(capacity: 64 << 10)
-        RecordJSON.appendFeature(route, to: &feature)
+        RouteKind.appendFeature(route, to: &feature)
         let geometry = try feature.withBytes { try JSONDecoder().decode(Value.self, from: Data($0)) }
         return (.object(["found": true, "feature": geometry]),
-                "Route of the \(route.workoutType ?? "workout") at \(route.workoutStart.map(UTCDateFormatter.string) ?? "?"): \(counted(route.points.count, "point"))")
+                "Route of the \(route.workoutType ?? "workout") at \(route.workoutStart.map { UTCDateFormatter.string($0) } ?? "?"): \(counted(route.points.count, "point"))")
     }
 
     private func ecg(_ arguments: ToolArguments) throws -> (Value, String) {

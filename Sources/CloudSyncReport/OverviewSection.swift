@@ -8,14 +8,15 @@ import Foundation
 enum OverviewSection {
     static func render(_ page: inout HTMLText, _ data: ReportData, time: LocalTime) {
         let overview = data.overview
+        let routes = overview.records[RouteKind.name] ?? 0, ecgs = overview.records[ECGKind.name] ?? 0
         ReportPage.section(&page, id: "overview", title: "Overview") { page in
-            guard overview.metrics > 0 || overview.workouts > 0 || overview.routes > 0 || overview.ecgs > 0 else {
+            guard overview.metrics > 0 || overview.workouts > 0 || routes > 0 || ecgs > 0 else {
                 page.element("p", text: "The store holds no samples yet: import an export first (cloudsync import export.zip).")
                 return
             }
             guard let range = data.range else {
                 page.element("p", text: "\(counted(overview.metrics, "sample")) of \(counted(overview.types.count, "type"))\(span(overview, time)); "
-                    + "\(counted(overview.workouts, "workout")), \(counted(overview.routes, "route")), \(counted(overview.ecgs, "ECG")).")
+                    + "\(counted(overview.workouts, "workout")), \(counted(routes, "route")), \(counted(ecgs, "ECG")).")
                 lastImport(&page, overview, time: time)
                 page.table(summary: "Sources", columns: ["source", "samples"], rows: overview.sources.map { [$0.name, "\($0.count)"] }, id: "sources")
                 page.table(summary: "Types", columns: ["type", "unit", "samples", "first", "last"],

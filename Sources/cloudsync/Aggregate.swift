@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudSyncExport
 import CloudSyncModel
+import CloudSyncKinds
 import CloudSyncStore
 import Foundation
 

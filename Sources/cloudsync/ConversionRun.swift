@@ -1,4 +1,5 @@
 import CloudSyncExport
+import CloudSyncKinds
 import CloudSyncModel
 import Foundation
 
@@ -42,24 +43,19 @@ func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, qu
     }
 }
 
-/// Runs a whole-archive conversion (routes, ECGs; `inspect` too) with progress, the summary and
-/// exit codes. Damaged entries are reported and skipped; the run still succeeds.
+/// Runs a whole-archive conversion (records of other kinds; `inspect` too) with progress, the summary
+/// and exit codes. Damaged entries are reported and skipped; the run still succeeds.
 @discardableResult
-func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, records: any RecordSink, kinds: Set<EntryKind>,
-                beats: Bool = false, correlations: Bool = false, quiet: Bool, observer: (any ConversionObserver)? = nil,
+func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, records: any RecordSink, kinds: [any ArchiveKind.Type],
+                quiet: Bool, observer: (any ConversionObserver)? = nil,
                 partial: ((ArchiveConverter.Report, ConversionError) -> Void)? = nil) throws -> ArchiveConverter.Report {
     let converter = ArchiveConverter(input: input, filter: filter, metrics: metrics, records: records, kinds: kinds)
-    converter.readsBeats = beats
-    converter.readsCorrelations = correlations
     let progress = prepare(converter, observer: observer)
     do {
         let report = try converter.run()
         progress.clear()
         for damage in report.damaged { printError("\(report.conversion.input) (\(damage.entry)): skipped: \(damage.problem)") }
-        if !quiet || !report.damaged.isEmpty || report.beatsSkipped > 0 || report.correlationsWithoutMembers > 0
-            || report.clinicalRecordsWithoutResource > 0 {
-            printError(archiveSummary(report, kinds: kinds, beats: beats, correlations: correlations))
-        }
+        if !quiet || !report.damaged.isEmpty || !report.notes.isEmpty { printError(archiveSummary(report)) }
         return report
     } catch let error as ConversionError {
         progress.clear()
@@ -69,35 +65,18 @@ func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, re
     }
 }
 
-/// "12 routes (45,678 points) from export.zip in 1.2 s; 1 damaged entry skipped".
-func archiveSummary(_ report: ArchiveConverter.Report, kinds: Set<EntryKind>, beats: Bool = false, correlations: Bool = false) -> String {
-    var parts: [String] = []
-    if correlations {
-        var part = counted(report.correlations, "correlation")
-        if report.correlationsWithoutMembers > 0 {
-            part += " (\(counted(report.correlationsWithoutMembers, "correlation")) without members skipped)"
-        }
-        parts.append(part)
-    }
-    if beats {
-        var part = "\(counted(report.beatSeries, "beat series", "beat series")) (\(counted(report.beats, "beat"))"
-        if report.beatsSkipped > 0 { part += "; \(counted(report.beatsSkipped, "beat")) skipped: a time or bpm that does not parse" }
-        parts.append(part + ")")
-    }
-    if kinds.contains(.route) { parts.append("\(counted(report.routes, "route")) (\(counted(report.routePoints, "point")))") }
-    if kinds.contains(.ecg) { parts.append("\(counted(report.ecgs, "ECG", "ECGs")) (\(counted(report.ecgSamples, "sample")))") }
-    if kinds.contains(.clinicalRecord) {
-        var part = counted(report.clinicalRecords, "clinical record")
-        if report.clinicalRecordsWithoutResource > 0 {
-            part += " (\(report.clinicalRecordsWithoutResource) without their FHIR resource: the file is missing or damaged; listed with the problem)"
-        }
-        parts.append(part)
-    }
-    var line = parts.joined(separator: " and ") + " from \(report.conversion.input)"
+/// "2 routes (45,678 points) from export.zip in 1.2 s; 1 damaged entry skipped".
+func archiveSummary(_ report: ArchiveConverter.Report) -> String {
+    let parts = report.kinds.compactMap { report.described[$0] } + report.notes
+    var line = parts.joined(separator: "; ") + " from \(report.conversion.input)"
     line += String(format: " in %.1f s", report.conversion.seconds)
     if !report.damaged.isEmpty { line += "; \(counted(report.damaged.count, "damaged entry", "damaged entries")) skipped" }
     return line
 }
+
+/// The kinds of record besides metrics, for a command's help: `--kind` takes their names.
+let recordKindsHelp = "Kinds of record besides metrics (--kind): " + RecordKinds.all.map { "\($0.name) (\($0.noun.plural))" }
+    .joined(separator: ", ") + "; each as JSON Lines or CSV, routes also as GeoJSON."
 
 /// What the runners set on either converter: the observer, progress on the terminal, and the stop
 /// signals.

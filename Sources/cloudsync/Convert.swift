@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudSyncExport
+import CloudSyncKinds
 import CloudSyncModel
 import Foundation
 
@@ -8,7 +9,7 @@ struct Convert: ParsableCommand {
         abstract: "Convert an export to HealthMetric JSONL, CSV or CloudCare batches; or its other records.",
         usage: """
             cloudsync convert INPUT
-                     [--kind metrics|routes|ecg|beats|correlations|clinical]
+                     [--kind metrics|KIND]
                      [--format jsonl|csv|cloudcare|geojson] [--output PATH] [--force]
                      [--batch-size N] [--user-id UUID] [--device-id UUID]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
@@ -16,6 +17,8 @@ struct Convert: ParsableCommand {
         discussion: """
             INPUT is an export.zip, an export.xml, or - for standard input (zip or XML). Records that cannot \
             be valid metrics are skipped and counted on stderr; the run still succeeds.
+
+            \(recordKindsHelp)
 
             Examples:
               cloudsync convert export.zip > metrics.jsonl
@@ -59,11 +62,10 @@ struct Convert: ParsableCommand {
         files.input(input)
         try outputs.check(files)
         let filter = try filters.makeFilter()
-        if outputs.kind != .metrics {
+        if let kind = outputs.recordKind {
             let records: any RecordSink
-            do { records = try outputs.makeRecordSink() } catch { throw ExitStatus.report(error) }
-            try runArchive(input: input, filter: filter, metrics: DiscardingSink(), records: records, kinds: outputs.entryKinds,
-                           beats: outputs.kind == .beats, correlations: outputs.kind == .correlations, quiet: quiet)
+            do { records = try outputs.makeRecordSink(kind) } catch { throw ExitStatus.report(error) }
+            try runArchive(input: input, filter: filter, metrics: DiscardingSink(), records: records, kinds: [kind], quiet: quiet)
             return
         }
         let sink: any MetricSink

@@ -63,7 +63,7 @@ enum ExitStatus {
         case .missing, .empty, .folder: return noInput
         case .notAStore: return dataError
         case .readOnly, .cannotOpen: return cannotCreate
-        case .newerSchema: return software
+        case .newerSchema, .unstorable: return software
         case .olderSchema: return cannotCreate
         case .sqlite(let sqlite): return sqlite.isDiskFull ? ioError : sqlite.isBusy ? storeBusy : sqlite.isReadOnly ? cannotCreate : software
         }

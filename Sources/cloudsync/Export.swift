@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudSyncExport
+import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncStore
 import Foundation
@@ -9,12 +10,14 @@ struct Export: ParsableCommand {
         abstract: "Write the store's metrics (JSONL, CSV, CloudCare batches) or its other records.",
         usage: """
             cloudsync export [--store PATH]
-                     [--kind metrics|routes|ecg|beats|correlations|clinical]
+                     [--kind metrics|KIND]
                      [--format jsonl|csv|cloudcare|geojson] [--output PATH] [--force]
                      [--batch-size N] [--pending]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
             """,
         discussion: """
+            \(recordKindsHelp)
+
             Examples:
               cloudsync export > metrics.jsonl
               cloudsync export --format cloudcare --pending --output batches/
@@ -36,6 +39,11 @@ struct Export: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No summary on stderr.")
     var quiet = false
 
+    /// The stored records of `kind`, in the chosen format.
+    private func export<Kind: ArchiveRecordKind>(_ kind: Kind.Type, from store: StagingStore, filter: MetricFilter) throws -> Int {
+        try store.export(Kind.self, filter: filter, to: try outputs.makeRecordSink(Kind.self))
+    }
+
     func run() throws {
         let filter = try filters.makeFilter()
         var files = SameFileGuard(command: "export")
@@ -43,16 +51,9 @@ struct Export: ParsableCommand {
         try outputs.check(files)
         let store = try storeOptions.open(.read)
         do {
-            if outputs.kind != .metrics {
-                let what: String
-                switch outputs.kind {
-                case .routes: what = counted(try store.exportRoutes(filter: filter, to: try outputs.makeRecordSink()), "route")
-                case .ecg: what = counted(try store.exportECGs(filter: filter, to: try outputs.makeRecordSink()), "ECG", "ECGs")
-                case .beats: what = counted(try store.exportBeatSeries(filter: filter, to: try outputs.makeRecordSink()), "beat series", "beat series")
-                case .clinical: what = counted(try store.exportClinicalRecords(filter: filter, to: try outputs.outputFile()), "clinical record")
-                default: what = counted(try store.exportCorrelations(filter: filter, to: try outputs.outputFile()), "correlation")
-                }
-                if !quiet { printError("exported \(what) from \(store.path)") }
+            if let kind = outputs.recordKind {
+                let count = try export(kind, from: store, filter: filter)
+                if !quiet { printError("exported \(counted(count, kind.noun.singular, kind.noun.plural)) from \(store.path)") }
                 return
             }
             let sink = try outputs.makeSink { try store.identity() }

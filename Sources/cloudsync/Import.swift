@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudSyncExport
+import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncStore
 import Foundation
@@ -65,15 +66,11 @@ struct Import: ParsableCommand {
                 }
                 line += ", \(result.duplicateCount) already there"
                 if result.writtenTwiceCount > 0 { line += ", \(result.writtenTwiceCount) written twice in the export (stored once)" }
-                if result.newRoutes + result.duplicateRoutes > 0 {
-                    line += "; \(counted(result.newRoutes, "route")) new (\(result.duplicateRoutes) already there)"
+                for kind in RecordKinds.all {
+                    guard let records = result.records[kind.name], records.new + records.already > 0 else { continue }
+                    line += "; \(counted(records.new, kind.noun.singular, kind.noun.plural)) new (\(records.already) already there)"
                 }
-                if result.newBeatSeries > 0 { line += "; \(counted(result.newBeatSeries, "beat series", "beat series")) new" }
-                if result.newCorrelations > 0 { line += "; \(counted(result.newCorrelations, "correlation")) new" }
-                if result.newClinicalRecords > 0 { line += "; \(counted(result.newClinicalRecords, "clinical record")) new" }
-                if result.newECGs + result.duplicateECGs > 0 {
-                    line += "; \(counted(result.newECGs, "ECG", "ECGs")) new (\(result.duplicateECGs) already there)"
-                }
+                for note in result.archive.notes { line += "; \(note)" }
                 if conversion.invalidCount > 0 {
                     line += "; skipped \(counted(conversion.invalidCount, "invalid record")): "
                         + conversion.invalid.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudSyncExport
+import CloudSyncKinds
 import CloudSyncModel
 import Foundation
 
@@ -36,8 +37,7 @@ struct Inspect: ParsableCommand {
         try files.standardOutput()
         let inspector = ExportInspector()
         let archive = try runArchive(input: input, filter: .all, metrics: inspector, records: CountingRecordSink(),
-                                     kinds: [.route, .ecg, .clinicalRecord], beats: true, correlations: true, quiet: true,
-                                     observer: inspector) { partial, error in
+                                     kinds: RecordKinds.all, quiet: true, observer: inspector) { partial, error in
             // Damage inside an export: describe what came before it. (Other errors leave nothing to describe.)
             switch error {
             case .malformedXML, .damagedZip: break

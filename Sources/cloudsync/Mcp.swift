@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudSyncMCP
+import CloudSyncKinds
 import CloudSyncStore
 import Foundation
 

@@ -1,27 +1,25 @@
 import ArgumentParser
 import CloudSyncExport
+import CloudSyncKinds
 import CloudSyncModel
 import Foundation
 
 /// `--kind`, `--format`, `--output`, `--batch-size` and `--force`, shared by `convert` and `export`:
 /// the one place where the kind of record and the output format are chosen and the sink made.
 struct OutputOptions: ParsableArguments {
-    enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case metrics, routes, ecg, beats, correlations, clinical
-    }
-
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case jsonl, csv, cloudcare, geojson
     }
 
-    @Option(help: "metrics (HealthMetric, the default), routes (GPS points of workouts), ecg (one recording per line), beats (the beat-to-beat series of HRV records), correlations (blood pressure pairs, food entries) or clinical (hospital records with their FHIR resources).")
-    var kind: Kind = .metrics
+    @Option(help: ArgumentHelp("metrics (HealthMetric, the default), or another kind of record: \(RecordKinds.names.joined(separator: ", ")) (see --help's discussion).",
+                               valueName: "kind"))
+    var kind = "metrics"
 
-    @Option(help: "jsonl (one record per line), csv (metrics: RFC 4180 with a header), cloudcare (metrics: HealthDataExport envelopes) or geojson (routes: one FeatureCollection).")
+    @Option(help: "jsonl (one record per line), csv (RFC 4180 with a header: every kind), cloudcare (metrics: HealthDataExport envelopes) or geojson (routes: one FeatureCollection).")
     var format: Format = .jsonl
 
     @Option(name: .shortAndLong,
-            help: "jsonl, geojson, csv: a file (csv: a folder, one file per type, when the path ends with / or is a folder); - is standard output. cloudcare: an empty or new folder for batch-000001.json, … (default: standard output).")
+            help: "jsonl, geojson, csv: a file (csv of metrics: a folder, one file per type, when the path ends with / or is a folder); - is standard output. cloudcare: an empty or new folder for batch-000001.json, … (default: standard output).")
     var output: String?
 
     @Option(help: "cloudcare: metrics per envelope.")
@@ -30,25 +28,23 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "cloudcare, csv into a folder: replace the files that an earlier run left in the --output folder.")
     var force = false
 
+    /// The kind of record asked for; nil for metrics.
+    var recordKind: (any ArchiveRecordKind.Type)? { RecordKinds.named(kind) }
+
     func validate() throws {
+        guard kind == "metrics" || recordKind != nil else {
+            let names = ["metrics"] + RecordKinds.names
+            let guess = names.min { EditDistance.between(kind, $0) < EditDistance.between(kind, $1) }
+                .flatMap { EditDistance.between(kind, $0) <= max(2, kind.count / 3) ? $0 : nil }
+            throw ValidationError("--kind '\(kind)' is not a kind" + (guess.map { "; did you mean \($0)?" } ?? "")
+                                  + " (\(names.joined(separator: ", ")))")
+        }
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
         if format == .cloudcare && batchSize > CloudCareContract.maximumBatchSize {
             throw ValidationError("--batch-size \(batchSize): the CloudCare contract takes at most \(CloudCareContract.maximumBatchSize) metrics per envelope")
         }
-        if format == .cloudcare && kind != .metrics { throw ValidationError("--format cloudcare is for --kind metrics") }
-        if format == .csv && kind != .metrics { throw ValidationError("--format csv is for --kind metrics") }
-        if format == .geojson && kind != .routes { throw ValidationError("--format geojson is for --kind routes") }
-    }
-
-    /// The entry kinds a whole-archive run reads for this `--kind` (none for metrics).
-    var entryKinds: Set<EntryKind> {
-        switch kind {
-        case .metrics: return []
-        case .routes: return [.route]
-        case .ecg: return [.ecg]
-        case .clinical: return [.clinicalRecord]
-        case .beats, .correlations: return []
-        }
+        if format == .cloudcare && kind != "metrics" { throw ValidationError("--format cloudcare is for --kind metrics") }
+        if format == .geojson && kind != RouteKind.name { throw ValidationError("--format geojson is for --kind routes") }
     }
 
     /// The metrics sink for the chosen format; `identity` is asked only for CloudCare batches.
@@ -65,12 +61,13 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
-    /// The sink of routes or ECGs for the chosen format.
-    func makeRecordSink() throws -> any RecordSink {
+    /// The sink of the records of `kind` for the chosen format.
+    func makeRecordSink(_ kind: any ArchiveRecordKind.Type) throws -> any RecordSink {
         let file = try outputFile()
-        switch (kind, format) {
-        case (.routes, .geojson): return GeoJSONSink(output: file)
-        default: return RecordLinesSink(output: file)
+        switch format {
+        case .geojson: return GeoJSONSink(output: file)
+        case .csv: return RecordCSVSink(output: file, columns: kind.csvColumns)
+        case .jsonl, .cloudcare: return RecordLinesSink(output: file)
         }
     }
 
@@ -79,7 +76,7 @@ struct OutputOptions: ParsableArguments {
         guard let output, output != "-" else { return try files.standardOutput() }
         if format == .cloudcare {
             try files.folder(output, option: "--output", isOurs: OutputFolder.isBatchFile)
-        } else if format == .csv && kind == .metrics && Self.isFolder(output) {
+        } else if format == .csv && kind == "metrics" && Self.isFolder(output) {
             try files.folder(output, option: "--output", isOurs: { $0.hasSuffix(".csv") })
         } else {
             try files.output(output, option: "--output")

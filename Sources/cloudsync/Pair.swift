@@ -2,6 +2,7 @@ import ArgumentParser
 import CloudSyncExport
 import CloudSyncModel
 import CloudSyncPairing
+import CloudSyncKinds
 import CloudSyncStore
 import CloudSyncUpload
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudSyncReport
+import CloudSyncKinds
 import CloudSyncStore
 import CloudSyncModel
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudSyncExport
+import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncStore
 import CloudSyncUpload
@@ -71,15 +72,10 @@ struct Status: ParsableCommand {
                 + (status.pendingLeftOut > 0 ? " (and \(status.pendingLeftOut) of types CloudCare does not keep, not sent to it)" : ""),
             "date range: \(status.firstStart ?? "-") … \(status.lastEnd ?? "-")",
         ]
-        if status.routes > 0 || status.ecgs > 0 {
-            lines.append("routes:     \(status.routes) (\(status.routePoints) points)")
-            lines.append("ECGs:       \(status.ecgs)")
+        for kind in RecordKinds.all {
+            guard let count = status.records[kind.name], count.records > 0 else { continue }
+            lines.append("\((kind.noun.plural + ":").padding(toLength: 11, withPad: " ", startingAt: 0)) \(kind.describe(count))")
         }
-        if status.beatSeries > 0 || status.correlations > 0 {
-            lines.append("HRV beats:  \(counted(status.beatSeries, "series", "series"))")
-            lines.append("correlations: \(status.correlations)")
-        }
-        if status.clinicalRecords > 0 { lines.append("clinical records: \(status.clinicalRecords)") }
         if let date = status.exportFacts["exportDate"] {
             lines.append("last export: \(date), version \(status.exportFacts["exportVersion"] ?? "?"), locale \(status.exportFacts["locale"] ?? "?")")
         }

@@ -1,5 +1,6 @@
 import CloudSyncExport
 import CloudSyncModel
+import CloudSyncKinds
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation
@@ -119,8 +120,9 @@ import ZIPFoundation
         }
         let status = try CLI.run(["status", "--store", store, "--json"])
         let json = try #require(try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])
-        #expect(json["routes"] as? Int == 2 && json["routePoints"] as? Int == 3 && json["ecgs"] as? Int == 1)
-        #expect(json["beatSeries"] as? Int == 1 && json["correlations"] as? Int == 1)
+        let records = json["records"] as? [String: [String: Int]]
+        #expect(records?["routes"] == ["records": 2, "parts": 3] && records?["ecg"]?["records"] == 1)
+        #expect(records?["beats"]?["records"] == 1 && records?["correlations"]?["records"] == 1)
     }
 
     @Test func inspectCountsEveryKindAndNamesWhatItDidNotRecognise() throws {
@@ -133,9 +135,10 @@ import ZIPFoundation
         let result = try CLI.run(["inspect", input, "--json"])
         #expect(result.status == 0)
         let report = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
-        #expect(report["routes"] as? Int == 2 && report["routePoints"] as? Int == 3)
-        #expect(report["ecgs"] as? Int == 1 && report["ecgSamples"] as? Int == 3)
-        #expect(report["beatSeries"] as? Int == 1 && report["beats"] as? Int == 3 && report["correlations"] as? Int == 1)
+        let records = report["records"] as? [String: [String: Int]]
+        #expect(records?["routes"] == ["records": 2, "parts": 3])
+        #expect(records?["ecg"] == ["records": 1, "parts": 3])
+        #expect(records?["beats"] == ["records": 1, "parts": 3] && records?["correlations"]?["records"] == 1)
         #expect(report["unrecognisedEntries"] as? [String] == ["apple_health_export/notes.txt"])
     }
 
@@ -172,7 +175,7 @@ import ZIPFoundation
         let status = try upgraded.status()
         #expect(status.schemaVersion == StoreSchema.currentVersion)
         #expect(status.metrics == 26)                       // the two old rows and the sample's 24
-        #expect(status.routes == 2 && status.ecgs == 1)
+        #expect(status.records["routes"]?.records == 2 && status.records["ecg"]?.records == 1)
         #expect(status.targets.first?.acknowledged == 1)
         if version == 1 {
             #expect(status.uploads.count == 1 && status.uploads.first?.sent == 1)   // the old batch, as one run

@@ -1,4 +1,5 @@
 import CloudSyncModel
+import CloudSyncKinds
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation
@@ -150,7 +151,7 @@ import Testing
         let imported = try CLI.run(["import", "-", "--store", store], stdinFile: archive)
         #expect(imported.status == 0, "\(imported.stderr)")
         let status = try StagingStore(path: store, access: .read).status()
-        #expect(status.routes == 2 && status.ecgs == 1 && status.metrics == 24)
+        #expect(status.records["routes"]?.records == 2 && status.records["ecg"]?.records == 1 && status.metrics == 24)
         // Through a real pipe the same.
         let piped = try CLI.run(["convert", "-", "--kind", "ecg"], stdinBytes: try Data(contentsOf: URL(fileURLWithPath: archive)))
         #expect(piped.stdout == (try CLI.run(["convert", archive, "--kind", "ecg"])).stdout)

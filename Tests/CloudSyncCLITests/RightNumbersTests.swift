@@ -1,4 +1,5 @@
 import CloudSyncModel
+import CloudSyncKinds
 import CloudSyncStore
 import CloudSyncTesting
 import Foundation

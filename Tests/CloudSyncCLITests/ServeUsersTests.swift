@@ -1,3 +1,4 @@
+import CloudSyncKinds
 import CloudSyncStore
 import CloudSyncTesting
 import Foundation

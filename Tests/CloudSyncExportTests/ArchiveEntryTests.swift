@@ -1,21 +1,29 @@
 @testable import CloudSyncExport
+import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncTesting
 import Foundation
 import Testing
 import ZIPFoundation
 
-/// Keeps what a whole-archive run gives.
+/// Keeps what a whole-archive run gives, by kind.
 final class CollectingRecords: RecordSink {
     var routes: [Route] = []
     var ecgs: [ECGRecording] = []
     var series: [BeatSeries] = []
     var correlations: [CorrelationRecord] = []
+    var clinical: [ClinicalResource] = []
     var finished = false
-    func write(_ route: Route) throws { routes.append(route) }
-    func write(_ ecg: ECGRecording) throws { ecgs.append(ecg) }
-    func write(_ series: BeatSeries) throws { self.series.append(series) }
-    func write(_ correlation: CorrelationRecord) throws { correlations.append(correlation) }
+    func write<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws {
+        switch record {
+        case let route as Route: routes.append(route)
+        case let ecg as ECGRecording: ecgs.append(ecg)
+        case let beats as BeatSeries: series.append(beats)
+        case let correlation as CorrelationRecord: correlations.append(correlation)
+        case let record as ClinicalResource: clinical.append(record)
+        default: Issue.record("a record of \(Kind.name) this collector does not keep")
+        }
+    }
     func finish() throws { finished = true }
 }
 
@@ -89,7 +97,7 @@ final class CollectingRecords: RecordSink {
         try ZipFixtures.make(entries.map { ($0.0, Data($0.1.utf8)) }, in: try makeTemporaryDirectory(), name: name)
     }
 
-    func read(_ input: String, kinds: Set<EntryKind> = [.route, .ecg]) throws -> (CollectingRecords, ArchiveConverter.Report) {
+    func read(_ input: String, kinds: [any ArchiveKind.Type] = [RouteKind.self, ECGKind.self]) throws -> (CollectingRecords, ArchiveConverter.Report) {
         let records = CollectingRecords()
         let report = try ArchiveConverter(input: input, metrics: DiscardingSink(), records: records, kinds: kinds).run()
         return (records, report)
@@ -118,7 +126,7 @@ final class CollectingRecords: RecordSink {
         let path = try archive(entries)
         for (records, report) in [try read(path), try readThroughPipe(path)] {
             #expect(records.finished)
-            #expect(report.routes == 1 && report.routePoints == 3)
+            #expect(report.count("routes") == RecordCount(records: 1, parts: 3))
             let route = try #require(records.routes.first)
             #expect(route.file == "workout-routes/route_2024-11-02_9.00am.gpx")
             #expect(route.workoutType == "HKWorkoutActivityTypeRunning")
@@ -146,7 +154,7 @@ final class CollectingRecords: RecordSink {
                                 ("apple_health_export/electrocardiograms/ecg_2023-03-04.csv", Self.ecg),
                                 ("apple_health_export/electrocardiograms/ecg_2023-03-04_fr.csv", Self.ecgFrench)])
         for (records, report) in [try read(path), try readThroughPipe(path)] {
-            #expect(report.ecgs == 2 && report.ecgSamples == 6)
+            #expect(report.count("ecg") == RecordCount(records: 2, parts: 6))
             for ecg in records.ecgs {
                 #expect(ecg.recordedAt == 1_677_981_307)
                 #expect(ecg.samples == [-107.825, -121.163, 14.5])
@@ -198,7 +206,7 @@ final class CollectingRecords: RecordSink {
             """)
         let path = try writeFile(xml)
         let (records, report) = try read(path)
-        #expect(report.routes == 1 && report.routePoints == 2)
+        #expect(report.count("routes") == RecordCount(records: 1, parts: 2))
         let route = try #require(records.routes.first)
         #expect(route.file == nil && route.workoutType == "HKWorkoutActivityTypeRunning")
         #expect(route.points.first?.course == nil && route.points.last?.course == 12)
@@ -222,7 +230,7 @@ struct ArchiveCorpusTests {
             func pair(_ match: NSTextCheckingResult) -> (Double, Double) {
                 (Double(text[Range(match.range(at: 2), in: text)!])!, Double(text[Range(match.range(at: 1), in: text)!])!)
             }
-            result[EntryKind.archivePath(entry.path)] = (matches.count, pair(matches.first!), pair(matches.last!))
+            result[ArchiveFiles(folder: "workout-routes/", suffix: ".gpx").archivePath(entry.path)] = (matches.count, pair(matches.first!), pair(matches.last!))
         }
         return result
     }
@@ -232,7 +240,7 @@ struct ArchiveCorpusTests {
         let expected = try independentPoints(zip)
         #expect(expected.count == 2)
         let records = CollectingRecords()
-        _ = try ArchiveConverter(input: zip.path, metrics: DiscardingSink(), records: records, kinds: [.route]).run()
+        _ = try ArchiveConverter(input: zip.path, metrics: DiscardingSink(), records: records, kinds: [RouteKind.self]).run()
         #expect(records.routes.count == expected.count)
         for route in records.routes {
             let truth = try #require(expected[route.file ?? ""])
@@ -247,7 +255,7 @@ struct ArchiveCorpusTests {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let count = text.components(separatedBy: "<Location ").count - 1
         let records = CollectingRecords()
-        _ = try ArchiveConverter(input: path, metrics: DiscardingSink(), records: records, kinds: [.route]).run()
+        _ = try ArchiveConverter(input: path, metrics: DiscardingSink(), records: records, kinds: [RouteKind.self]).run()
         #expect(records.routes.flatMap(\.points).count == count)
         let firstLatitude = try #require(text.range(of: #"latitude="([-0-9.]+)""#, options: .regularExpression))
         #expect("latitude=\"\(records.routes.first?.points.first?.latitude ?? 0)\"" == String(text[firstLatitude]))
@@ -260,7 +268,7 @@ struct ArchiveCorpusTests {
                                         ("apple_health_export/workout-routes/route_2019-06-11_3.00pm.gpx", gpx),
                                         ("apple_health_export/electrocardiograms/ecg_2023-03-04.csv", csv)], in: try makeTemporaryDirectory())
         let records = CollectingRecords()
-        let report = try ArchiveConverter(input: zip, metrics: DiscardingSink(), records: records, kinds: [.route, .ecg]).run()
+        let report = try ArchiveConverter(input: zip, metrics: DiscardingSink(), records: records, kinds: [RouteKind.self, ECGKind.self]).run()
         #expect(report.damaged.isEmpty)
         let gpxText = String(decoding: gpx, as: UTF8.self)
         #expect(records.routes.first?.points.count == gpxText.components(separatedBy: "<trkpt ").count - 1)

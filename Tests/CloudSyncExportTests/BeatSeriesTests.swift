@@ -1,4 +1,5 @@
 @testable import CloudSyncExport
+import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncTesting
 import Foundation
@@ -10,9 +11,7 @@ import ZIPFoundation
     func series(_ records: String) throws -> (CollectingRecords, ArchiveConverter.Report) {
         let path = try writeFile("<?xml version=\"1.0\"?>\n<HealthData locale=\"fr_FR\">\n\(records)</HealthData>\n")
         let sink = CollectingRecords()
-        let converter = ArchiveConverter(input: path, metrics: DiscardingSink(), records: sink, kinds: [])
-        converter.readsBeats = true
-        return (sink, try converter.run())
+        return (sink, try ArchiveConverter(input: path, metrics: DiscardingSink(), records: sink, kinds: [BeatSeriesKind.self]).run())
     }
 
     static func record(start: String, end: String, _ beats: [(Int, String)]) -> String {
@@ -35,7 +34,7 @@ import ZIPFoundation
                           [(60, "23:59:59,50"), (61, "00:00:00,40"), (59, "zz:00:01")])
             // Exported in summer (+0200) while the beats were taken in winter (+0100).
             + Self.record(start: "2021-01-01 01:20:29 +0200", end: "2021-01-01 01:21:35 +0200", [(62, "00:20:37,80")]))
-        #expect(report.beatSeries == 3 && report.beats == 5 && report.beatsSkipped == 1)
+        #expect(report.count("beats") == RecordCount(records: 3, parts: 5) && report.notes == ["1 beat skipped: a time or bpm that does not parse"])
         let times = sink.series.map { $0.beats.map(\.time) }
         #expect(times[0] == [1_730_594_655_570, 1_730_594_656_570])     // 2024-11-03T00:44:15.570Z
         #expect(times[1] == [1_730_588_399_500, 1_730_588_400_400])     // 2024-11-02T22:59:59.5Z, then past midnight
@@ -48,7 +47,7 @@ import ZIPFoundation
         let record = Self.record(start: "20241102194410-0500", end: "20241102194510-0500", [(62, "7:44:15.57 PM")])
             .replacingOccurrences(of: "sourceName=", with: "source=")
         let (sink, report) = try series(record)
-        #expect(report.beatSeries == 1 && report.beatsSkipped == 0)
+        #expect(report.count("beats").records == 1 && report.notes.isEmpty)
         #expect(sink.series.first?.beats.map(\.time) == [1_730_594_655_570])
         #expect(sink.series.first?.sourceApp == "Montre")
     }
@@ -68,10 +67,8 @@ struct BeatSeriesCorpusTests {
         let matches = regex.matches(in: text, range: NSRange(text.startIndex..., in: text))
         #expect(matches.count > 13_000)
         let sink = CollectingRecords()
-        let converter = ArchiveConverter(input: zip.path, metrics: DiscardingSink(), records: sink, kinds: [])
-        converter.readsBeats = true
-        let report = try converter.run()
-        #expect(report.beats == matches.count && report.beatsSkipped == 0)
+        let report = try ArchiveConverter(input: zip.path, metrics: DiscardingSink(), records: sink, kinds: [BeatSeriesKind.self]).run()
+        #expect(report.count("beats").parts == matches.count && report.notes.isEmpty)
         func bpm(_ match: NSTextCheckingResult) -> Int { Int(text[Range(match.range(at: 1), in: text)!])! }
         #expect(sink.series.first?.beats.first?.bpm == bpm(matches.first!))
         #expect(sink.series.last?.beats.last?.bpm == bpm(matches.last!))

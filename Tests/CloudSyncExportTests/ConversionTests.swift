@@ -61,7 +61,7 @@ import Testing
     @Test func activitySummariesAreDays() throws {
         let (metrics, _, _) = try convert(Self.samplePath)
         let days = metrics.filter { $0.type == "activitySummary" }
-        #expect(days.map(\.startDate).map(UTCDateFormatter.string) == ["2024-11-01T00:00:00Z", "2024-11-02T00:00:00Z"])
+        #expect(days.map(\.startDate).map { UTCDateFormatter.string($0) } == ["2024-11-01T00:00:00Z", "2024-11-02T00:00:00Z"])
         #expect(days.map { $0.endDate - $0.startDate } == [86_400, 86_400])
         #expect(days.map(\.value) == [520.25, 500])                // the second is 2092 kJ
         #expect(days[1].metadata["activeEnergyBurnedGoal"] == "500")

@@ -1,4 +1,5 @@
 @testable import CloudSyncExport
+import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncTesting
 import Foundation
@@ -25,10 +26,8 @@ import Testing
             </HealthData>
             """
         let sink = CollectingRecords()
-        let converter = ArchiveConverter(input: try writeFile(xml), metrics: DiscardingSink(), records: sink, kinds: [])
-        converter.readsCorrelations = true
-        let report = try converter.run()
-        #expect(report.correlations == 2 && report.correlationsWithoutMembers == 1)
+        let report = try ArchiveConverter(input: try writeFile(xml), metrics: DiscardingSink(), records: sink, kinds: [CorrelationKind.self]).run()
+        #expect(report.count("correlations").records == 2 && report.notes == ["1 correlation without a member with a value skipped"])
         let pressure = try #require(sink.correlations.first)
         #expect(pressure.type == "bloodPressure" && pressure.sourceApp == "Omron" && pressure.startDate == 1_730_554_200)
         #expect(pressure.metadata.map(\.key) == ["sourceVersion", "HKWasUserEntered"])

@@ -1,3 +1,4 @@
+import CloudSyncKinds
 @testable import CloudSyncStore
 import Testing
 

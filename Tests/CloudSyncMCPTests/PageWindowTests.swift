@@ -1,5 +1,6 @@
 @testable import CloudSyncMCP
 import CloudSyncModel
+import CloudSyncKinds
 import CloudSyncStore
 import Foundation
 import Testing

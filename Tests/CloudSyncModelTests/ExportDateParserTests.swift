@@ -74,13 +74,13 @@ import Testing
     }
 
     @Test func theFirstAndLastWritableInstantsParse() {
-        #expect(seconds("0000-01-01 00:00:00 +0000").map(UTCDateFormatter.string) == "0000-01-01T00:00:00Z")
-        #expect(seconds("9999-12-31 23:59:59 +0000").map(UTCDateFormatter.string) == "9999-12-31T23:59:59Z")
-        #expect(seconds("9999-12-31 23:59:59 +1400").map(UTCDateFormatter.string) == "9999-12-31T09:59:59Z")
+        #expect(seconds("0000-01-01 00:00:00 +0000").map { UTCDateFormatter.string($0) } == "0000-01-01T00:00:00Z")
+        #expect(seconds("9999-12-31 23:59:59 +0000").map { UTCDateFormatter.string($0) } == "9999-12-31T23:59:59Z")
+        #expect(seconds("9999-12-31 23:59:59 +1400").map { UTCDateFormatter.string($0) } == "9999-12-31T09:59:59Z")
     }
 
     @Test func parsesActivitySummaryDays() {
-        #expect("2016-11-15".withBytes(ExportDateParser.dayStartSeconds).map(UTCDateFormatter.string) == "2016-11-15T00:00:00Z")
+        #expect("2016-11-15".withBytes(ExportDateParser.dayStartSeconds).map { UTCDateFormatter.string($0) } == "2016-11-15T00:00:00Z")
         #expect("2016-11-31".withBytes(ExportDateParser.dayStartSeconds) == nil)
     }
 }

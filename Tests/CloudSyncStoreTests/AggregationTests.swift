@@ -1,5 +1,6 @@
 import CloudSyncExport
 import CloudSyncModel
+import CloudSyncKinds
 @testable import CloudSyncStore
 import Foundation
 import Testing
@@ -132,11 +133,11 @@ import Testing
     }
 
     private static func bothWays(_ store: StagingStore, _ options: AggregateOptions) throws -> (summary: [AggregateRow], rows: [AggregateRow]) {
-        store.readsHourSummary = true
-        let summary = try store.aggregate(options)
-        store.readsHourSummary = false
-        defer { store.readsHourSummary = true }
-        return (summary, try store.aggregate(options))
+        // The same store opened a second time, configured to read the rows only.
+        var rowsOnly = StagingStore.Configuration.standard
+        rowsOnly.readsHourSummary = false
+        let rows = try StagingStore(path: store.path, access: .read, configuration: rowsOnly)
+        return (try store.aggregate(options), try rows.aggregate(options))
     }
 
     private static func expectSame(_ a: [AggregateRow], _ b: [AggregateRow], _ what: String) {
@@ -149,9 +150,10 @@ import Testing
     }
 
     @Test func theSummaryGivesWhatTheRowsGive() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        store.hourSummaryDenseCount = 100
-        store.importCommitEvery = 300   // hours written at several commits
+        var configuration = StagingStore.Configuration.standard
+        configuration.hourSummaryDenseCount = 100
+        configuration.importCommitEvery = 300   // hours written at several commits
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write, configuration: configuration)
         // An iPhone sample from 09:50, and (next import) a Watch sample inside it from 10:05: the
         // rebuild must reach back to 09:00, the hour of the sample that the new one covers.
         // And a heart rate sample written twice with two creation dates: a repeat, counted once.
@@ -186,8 +188,9 @@ import Testing
     }
 
     @Test func aZoneOfHalfHoursAndADirtyTypeReadTheRows() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        store.hourSummaryDenseCount = 100
+        var configuration = StagingStore.Configuration.standard
+        configuration.hourSummaryDenseCount = 100
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write, configuration: configuration)
         try store.importExport(try StorePaths.write(Self.overlappingExport(days: 0..<5, seed: 3)))
         let kolkata = AggregateOptions(bucket: .day, filter: MetricFilter(types: ["stepCount"]), timeZone: TimeZone(identifier: "Asia/Kolkata"),
                                        mergeSources: true)

@@ -1,5 +1,6 @@
 import CloudSyncExport
 import CloudSyncModel
+import CloudSyncKinds
 @testable import CloudSyncStore
 import CSQLite3
 import Foundation

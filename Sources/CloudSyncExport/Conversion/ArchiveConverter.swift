@@ -2,66 +2,56 @@ import CloudSyncArchive
 import CloudSyncModel
 import Foundation
 
-/// Reads the whole export archive: export.xml's metrics through `ExportConverter` (today's fast
-/// path, unchanged), and the other entries' records — routes (GPX, and the inline `Location`s of
-/// older exports), ECGs and clinical records' FHIR resources — each through its reader, routes
-/// linked to their workouts, resources joined to export.xml's `ClinicalRecord`s.
+/// The export archive as a source of records: export.xml's metrics through `ExportConverter` (the
+/// fast path, unchanged), and the records of the kinds asked for, each read by its kind
+/// (`ArchiveKind`): from export.xml's elements, from the archive's files, or both, linked.
 ///
-/// Order: a seekable zip is read in one pass over what it needs: export.xml first (the workouts),
-/// then the wanted entries in the directory's order. A zip from a pipe is read in archive order;
-/// entries that come before (or after) export.xml are decoded as they pass and kept in a spill,
-/// then linked and written once export.xml has been read. A damaged entry is reported and skipped.
-public final class ArchiveConverter {
+/// Order: a seekable zip is read in one pass over what it needs: export.xml first, then the files
+/// of the kinds read, in the directory's order. A zip from a pipe is read in archive order; files
+/// that come before (or after) export.xml are decoded as they pass and kept in a spill, then linked
+/// and written once export.xml has been read. A damaged file is reported and skipped.
+public final class ArchiveConverter: RecordSource {
     /// What a whole-archive run did.
     public struct Report: Sendable {
         public var conversion: ConversionReport
-        public var routes = 0
-        public var routePoints = 0
-        public var ecgs = 0
-        public var ecgSamples = 0
-        /// HRV records' beat-to-beat series, their beats, and beats skipped (a time that does not parse).
-        public var beatSeries = 0
-        public var beats = 0
-        public var beatsSkipped = 0
-        /// Correlations written, and those without a member with a value (reported, skipped).
-        public var correlations = 0
-        public var correlationsWithoutMembers = 0
-        /// Clinical records written, and those among them without their resource (file missing or damaged).
-        public var clinicalRecords = 0
-        public var clinicalRecordsWithoutResource = 0
-        /// Entries that could not be read, with why; they were skipped.
+        /// Records written, per kind (`RecordKind.name`).
+        public var records: [String: RecordCount] = [:]
+        /// What the kinds add to the summary ("3 beats skipped: …"), and the kinds read, in order.
+        public var notes: [String] = []
+        public var kinds: [String] = []
+        /// Each kind's count in words ("2 routes (45 points)"), by kind.
+        public var described: [String: String] = [:]
+        /// Files that could not be read, with why; they were skipped.
         public var damaged: [EntryDamage] = []
-        /// The archive's entries by kind (export.xml counted once).
-        public var entriesByKind: [EntryKind: Int] = [:]
-        /// Entries of no known kind.
+        /// The archive's files by what they are: a kind's name, `export`, `cda` (export_cda.xml),
+        /// or `other`.
+        public var files: [String: Int] = [:]
+        /// Files of no known kind.
         public var unrecognised: [String] = []
+
+        public func count(_ kind: String) -> RecordCount { records[kind] ?? RecordCount() }
     }
 
     private let input: String
-    private let filter: MetricFilter
-    private let records: any RecordSink
-    private let kinds: Set<EntryKind>
     private let converter: ExportConverter
-    private let index = WorkoutIndex()
-    private let clinical = ClinicalIndex()
+    private let runs: [KindRun]
     private var report: Report
-    /// Also read the beat-to-beat series of export.xml's HRV records (`convert --kind beats`).
-    public var readsBeats = false
-    /// Also read export.xml's correlations (`convert --kind correlations`).
-    public var readsCorrelations = false
 
     /// - Parameters:
     ///   - metrics: where export.xml's metrics go (a counting sink when only records are wanted).
-    ///   - records: where routes and ECGs go.
-    ///   - kinds: the entry kinds to read besides export.xml (`.route`, `.ecg`).
-    public init(input: String, filter: MetricFilter = .all, metrics: any MetricSink, records: any RecordSink, kinds: Set<EntryKind>) {
+    ///   - records: where the records of `kinds` go.
+    ///   - kinds: the kinds to read besides metrics.
+    public init(input: String, filter: MetricFilter = .all, metrics: any MetricSink, records: any RecordSink,
+                kinds: [any ArchiveKind.Type]) {
         self.input = input
-        self.filter = filter
-        self.records = records
-        self.kinds = kinds
         converter = ExportConverter(input: input, filter: filter, sink: metrics)
+        runs = kinds.map { KindRun($0, filter: filter, sink: records) }
         report = Report(conversion: ConversionReport(input: input == "-" ? "standard input" : input))
+        report.kinds = runs.map(\.name)
+        self.records = records
     }
+
+    private let records: any RecordSink
 
     public var observer: (any ConversionObserver)? {
         get { converter.observer }
@@ -80,120 +70,87 @@ public final class ArchiveConverter {
     public var currentReport: Report {
         var current = report
         current.conversion = converter.currentReport
+        for run in runs {
+            current.records[run.name] = run.written
+            current.described[run.name] = run.describe(run.written)
+        }
         return current
     }
 
+    // MARK: RecordSource
+
+    public var name: String { report.conversion.input }
+
     @discardableResult
     public func run() throws -> Report {
+        let reading = runs.filter { $0.files != nil }
         // A zip that cannot be read is reported by the conversion below, with its usual message.
         // Standard input redirected from a file (`< export.zip`) is that file: read it as the path.
-        let seekable = kinds.isEmpty ? nil : (try? SeekableZip(path: ExportSources.seekablePath(input))) ?? nil
-        let clinicalRecords = kinds.contains(.clinicalRecord)
-        if kinds.contains(.route) || readsBeats || readsCorrelations || clinicalRecords {
-            let routes = kinds.contains(.route), beats = readsBeats, correlations = readsCorrelations
-            converter.elementTrees = { [unowned self] tree in
-                switch tree.name(tree.root) {
-                case .workout where routes:
-                    guard case .workout(let workout) = ExportElement(tree) else { return }
-                    for route in index.add(workout) { try write(.route(route)) }
-                case .record where beats:
-                    // Cheap first: only a record with a beat list becomes a typed element.
-                    guard tree.nodes.count > 1, tree.nodes.contains(where: { $0.name == .heartRateVariabilityMetadataList }),
-                          let (series, skipped) = BeatTimes.series(tree) else { return }
-                    report.beatsSkipped += skipped
-                    guard filter.acceptsDate(series.startDate) else { return }
-                    report.beatSeries += 1
-                    report.beats += series.beats.count
-                    try records.write(series)
-                case .correlation where correlations:
-                    guard case .correlation(let element) = ExportElement(tree) else { return }
-                    guard let correlation = CorrelationMembers.record(element) else {
-                        report.correlationsWithoutMembers += 1
-                        return
-                    }
-                    guard filter.acceptsDate(correlation.startDate) else { return }
-                    report.correlations += 1
-                    try records.write(correlation)
-                case .clinicalRecord where clinicalRecords:
-                    guard case .clinicalRecord(let element) = ExportElement(tree) else { return }
-                    clinical.add(element)
-                default:
-                    return
-                }
+        let seekable = reading.isEmpty ? nil : (try? SeekableZip(path: ExportSources.seekablePath(input))) ?? nil
+        let byElement = Dictionary(grouping: runs.flatMap { run in run.elements.map { ($0, run) } }, by: \.0).mapValues { $0.map(\.1) }
+        if !byElement.isEmpty {
+            converter.elementTrees = { tree in
+                guard let interested = byElement[tree.name(tree.root)] else { return }
+                for run in interested { try run.read(tree) }
             }
         }
-        if seekable == nil && !kinds.isEmpty { converter.streamed = try StreamedEntries(wanted: kinds) }
+        if seekable == nil && !reading.isEmpty { converter.streamed = try StreamedEntries(runs: runs) }
         report.conversion = try converter.run()
         if let streamed = converter.streamed {
-            report.damaged += streamed.damages
-            try streamed.spill.replay { try write($0) }
+            for damage in streamed.damages { damaged(damage) }
+            try streamed.spill.replay { index, spilled in try runs[index].replay(&spilled) }
         } else if let seekable {
-            try readEntries(of: seekable.directory)
+            try readFiles(of: seekable.directory)
         }
-        if clinicalRecords { try writeUnlinkedClinicalRecords() }
-        count(entries: report.conversion)
+        for run in runs { try run.finish() }
+        count(files: report.conversion)
+        for run in runs {
+            report.records[run.name] = run.written
+            report.described[run.name] = run.describe(run.written)
+            report.notes += run.notes
+        }
         try records.finish()
         return report
     }
 
-    /// The second part of a seekable zip: each wanted entry, read through its own byte range.
-    private func readEntries(of zip: ZipDirectory) throws {
+    /// The second part of a seekable zip: each file of a kind being read, through its own byte range.
+    private func readFiles(of zip: ZipDirectory) throws {
         let inflater = Inflater()
         for entry in zip.entries where !entry.isDirectory {
             if shouldStop() { throw ConversionError.interrupted }
-            guard let decoder = EntryDecoder(path: entry.path, wanted: kinds) else { continue }
+            guard let run = runs.first(where: { $0.files?.matches(entry.path) == true }) else { continue }
+            let decoder = run.decoder(for: entry.path)
             do {
                 try zip.readChecked(entry, with: inflater) { decoder.consume($0) }
             } catch let error as ConversionError {
                 decoder.fail(Self.reason(error))
             }
             switch decoder.finish() {
-            case .success(let record): try write(record)
-            case .failure(let damage): report.damaged.append(damage)
+            case .success(let decoded): try decoded.write()
+            case .failure(let damage): damaged(damage)
             }
         }
     }
 
-    /// Links a route to its workout, applies the date filter, counts and writes.
-    private func write(_ record: EntryRecord) throws {
-        switch record {
-        case .route(var route):
-            if route.workoutType == nil { index.link(&route) }
-            if let start = route.points.first?.time ?? route.workoutStart, !filter.acceptsDate(start) { return }
-            report.routes += 1
-            report.routePoints += route.points.count
-            try records.write(route)
-        case .ecg(let ecg):
-            guard filter.acceptsDate(ecg.recordedAt) else { return }
-            report.ecgs += 1
-            report.ecgSamples += ecg.samples.count
-            try records.write(ecg)
-        case .clinical(let resource):
-            for record in clinical.link(resource) { try write(record) }
-        }
+    /// A file that could not be read: reported, and told to its kind (a clinical record says its
+    /// file was damaged).
+    private func damaged(_ damage: EntryDamage) {
+        report.damaged.append(damage)
+        runs.first { $0.files?.matches(damage.entry) == true }?.damaged(damage)
     }
 
-    /// The clinical records whose file was missing or damaged: listed with the problem.
-    private func writeUnlinkedClinicalRecords() throws {
-        for damage in report.damaged where EntryKind.of(damage.entry) == .clinicalRecord {
-            clinical.damaged(path: damage.entry, problem: damage.problem)
-        }
-        for record in clinical.unlinked() { try write(record) }
-    }
-
-    private func write(_ record: ClinicalResource) throws {
-        if let received = record.receivedDate, !filter.acceptsDate(received) { return }
-        report.clinicalRecords += 1
-        if record.resource == nil { report.clinicalRecordsWithoutResource += 1 }
-        try records.write(record)
-    }
-
-    private func count(entries conversion: ConversionReport) {
-        if conversion.entry != nil { report.entriesByKind[.export] = 1 }
+    private func count(files conversion: ConversionReport) {
+        if conversion.entry != nil { report.files["export", default: 0] += 1 }
         for path in conversion.otherFiles {
-            let kind = EntryKind.of(path)
-            report.entriesByKind[kind, default: 0] += 1
-            if kind == .unknown { report.unrecognised.append(path) }
+            let lower = path.lowercased()
+            let kind = runs.first { $0.files?.matches(path) == true }?.name
+                ?? (lower.hasSuffix("export_cda.xml") ? "cda" : nil)
+            if let kind {
+                report.files[kind, default: 0] += 1
+            } else if !lower.hasSuffix("/") {
+                report.files["other", default: 0] += 1
+                report.unrecognised.append(path)
+            }
         }
     }
 
@@ -201,4 +158,16 @@ public final class ArchiveConverter {
         if case .damagedZip(_, _, let why) = error { return why }
         return error.description
     }
+}
+
+/// A source of records: it reads its input and hands every metric and record to the sinks it was
+/// given. The export archive is one (`ArchiveConverter`); Health Auto Export's JSON is another. A
+/// new source is a new reader behind this protocol, not a second pipeline: the sinks (JSON Lines,
+/// CSV, the store) take what any source gives.
+public protocol RecordSource: AnyObject {
+    associatedtype Report
+    /// The input as messages name it.
+    var name: String { get }
+    @discardableResult
+    func run() throws -> Report
 }

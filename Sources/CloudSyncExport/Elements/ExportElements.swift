@@ -139,7 +139,7 @@ public struct VisionPrescription: Sendable, Equatable {
 
 extension String {
     /// Seconds since 1970 UTC of an export date (`2024-10-25 07:05:11 -0500`).
-    var epochSeconds: Int64? {
+    package var epochSeconds: Int64? {
         var copy = self
         return copy.withUTF8 { ExportDateParser.epochSeconds($0) }
     }

@@ -6,15 +6,19 @@ import CloudSyncModel
 /// Every record comes out once: with its resource when the file was read, else with the problem
 /// (the file is missing from the archive, or was damaged); a file that no record names comes out
 /// with its resource alone.
-final class ClinicalIndex {
+package final class ClinicalIndex {
+    private let files: ArchiveFiles
+
+    package init(files: ArchiveFiles) { self.files = files }
+
     private var records: [ClinicalResource] = []
     private var byFile: [String: [Int]] = [:]
     private var written: Set<Int> = []
     private var problems: [String: String] = [:]
 
-    func add(_ element: CloudSyncExport.ClinicalRecord) {
+    package func add(_ element: CloudSyncExport.ClinicalRecord) {
         let attributes = element.attributes
-        let file = attributes["resourceFilePath"].map(EntryKind.archivePath)
+        let file = attributes["resourceFilePath"].map(files.archivePath)
         if let file { byFile[file, default: []].append(records.count) }
         records.append(ClinicalResource(
             type: attributes["type"], identifier: attributes["identifier"], sourceName: attributes["sourceName"],
@@ -22,10 +26,10 @@ final class ClinicalIndex {
             receivedDate: attributes["receivedDate"]?.epochSeconds, file: file))
     }
 
-    var count: Int { records.count }
+    package var count: Int { records.count }
 
     /// The records naming `resource`'s file, each with the resource; the resource alone when none does.
-    func link(_ resource: ClinicalResource) -> [ClinicalResource] {
+    package func link(_ resource: ClinicalResource) -> [ClinicalResource] {
         guard let file = resource.file, let indices = byFile[file] else {
             var alone = resource
             alone.problem = "no ClinicalRecord in export.xml names this file"
@@ -40,12 +44,12 @@ final class ClinicalIndex {
     }
 
     /// The file at `path` could not be read: the records naming it say why.
-    func damaged(path: String, problem: String) {
-        problems[EntryKind.archivePath(path)] = problem
+    package func damaged(path: String, problem: String) {
+        problems[files.archivePath(path)] = problem
     }
 
     /// The records whose resource never came, in export.xml's order, each with its problem.
-    func unlinked() -> [ClinicalResource] {
+    package func unlinked() -> [ClinicalResource] {
         records.indices.filter { !written.contains($0) }.map { index in
             var record = records[index]
             if let file = record.file {

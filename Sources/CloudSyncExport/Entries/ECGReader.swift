@@ -8,8 +8,7 @@ import Foundation
 /// The labels follow the phone's language, so the header is read by position (Apple writes it in
 /// that order) when the labels are not the English ones; the decimal separator may be a comma
 /// (`-107,825`, quoted or not). Lines are bounded in length and the file in size.
-final class ECGReader: EntryReader {
-    static let kind = EntryKind.ecg
+package final class ECGReader: EntryReader {
     static let maximumBytes = 64 << 20
     static let maximumLineLength = 4096
 
@@ -20,9 +19,9 @@ final class ECGReader: EntryReader {
     private var bytes = 0
     private var inSamples = false
 
-    init() {}
+    package init() {}
 
-    func consume(_ chunk: ByteText) throws {
+    package func consume(_ chunk: ByteText) throws {
         bytes += chunk.count
         guard bytes <= Self.maximumBytes else { throw EntryProblem("larger than \(Self.maximumBytes >> 20) MiB") }
         var start = 0
@@ -34,7 +33,7 @@ final class ECGReader: EntryReader {
         try append(chunk.slice(start..<chunk.count))
     }
 
-    func finish(path: String) throws -> ECGRecording {
+    package func finish(path: String) throws -> ECGRecording {
         if !line.isEmpty { try endLine() }
         let fields = Self.fields(header)
         guard let recorded = fields.recorded, let recordedAt = Self.date(recorded) else {
@@ -44,7 +43,7 @@ final class ECGReader: EntryReader {
         return ECGRecording(recordedAt: recordedAt, classification: fields.classification, symptoms: fields.symptoms,
                             sampleRateHz: fields.sampleRate.flatMap(Self.leadingNumber), lead: fields.lead, unit: fields.unit,
                             device: fields.device, softwareVersion: fields.softwareVersion,
-                            file: EntryKind.archivePath(path), samples: samples)
+                            file: path, samples: samples)
     }
 
     private func append(_ bytes: ByteText) throws {

@@ -8,9 +8,7 @@ import Foundation
 ///
 /// Apple's points: `<trkpt lon lat><ele/><time/><extensions><speed/><course/><hAcc/><vAcc/>
 /// </extensions></trkpt>`.
-final class GPXReader: EntryReader {
-    static let kind = EntryKind.route
-    static func claims(_ path: String) -> Bool { EntryKind.of(path) == .route }
+package final class GPXReader: EntryReader {
 
     /// A GPX larger than this is refused (Apple's are a few MB: one point per second of workout).
     static let maximumBytes: Int64 = 512 << 20
@@ -28,7 +26,7 @@ final class GPXReader: EntryReader {
 
     private enum Field { case ele, time, speed, course, hAcc, vAcc }
 
-    init() {
+    package init() {
         xmlInitParser()
         var handler = xmlSAXHandler()
         handler.initialized = UInt32(XML_SAX2_MAGIC)
@@ -51,16 +49,16 @@ final class GPXReader: EntryReader {
 
     deinit { cloudsync_xml_free_parser(context) }
 
-    func consume(_ chunk: ByteText) throws {
+    package func consume(_ chunk: ByteText) throws {
         bytes += Int64(chunk.count)
         guard bytes <= Self.maximumBytes else { throw EntryProblem("larger than \(Self.maximumBytes >> 20) MiB") }
         try stripper.process(chunk) { try parse($0, terminate: false) }
     }
 
-    func finish(path: String) throws -> Route {
+    package func finish(path: String) throws -> Route {
         try stripper.finish { try parse($0, terminate: false) }
         try parse(ByteText(start: nil, count: 0), terminate: true)
-        return Route(file: EntryKind.archivePath(path), points: points)
+        return Route(file: path, points: points)
     }
 
     private func parse(_ chunk: ByteText, terminate: Bool) throws {

@@ -1,24 +1,28 @@
 import CloudSyncModel
 
-/// The archive's other entries as a zip streams past (from a pipe): each wanted entry is decoded
-/// on the reader thread and its record kept in a spill, to be linked to its workout and written
-/// once export.xml has been read. `@unchecked Sendable`: written by the reader thread only, read by
-/// the caller after the reader thread has ended (the chunk queue's close orders the two).
+/// The archive's other files as a zip streams past (from a pipe): each file of a kind being read is
+/// decoded on the reader thread and its record kept in a spill, to be linked and written once
+/// export.xml has been read. `@unchecked Sendable`: written by the reader thread only, read by the
+/// caller after the reader thread has ended (the chunk queue's close orders the two).
 final class StreamedEntries: @unchecked Sendable {
-    let wanted: Set<EntryKind>
+    private let runs: [KindRun]
     let spill: RecordSpill
     private(set) var damages: [EntryDamage] = []
 
-    init(wanted: Set<EntryKind>) throws {
-        self.wanted = wanted
+    init(runs: [KindRun]) throws {
+        self.runs = runs
         spill = try RecordSpill()
     }
 
-    func decoder(for path: String) -> EntryDecoder? { EntryDecoder(path: path, wanted: wanted) }
+    /// The decoder of the file at `path`, when a kind being read takes it.
+    func decoder(for path: String) -> (index: Int, decoder: EntryDecoder)? {
+        guard let index = runs.firstIndex(where: { $0.files?.matches(path) == true }) else { return nil }
+        return (index, runs[index].decoder(for: path))
+    }
 
-    func finished(_ decoder: EntryDecoder) throws {
-        switch decoder.finish() {
-        case .success(let record): try spill.append(record)
+    func finished(_ decoded: (index: Int, decoder: EntryDecoder)) throws {
+        switch decoded.decoder.finish() {
+        case .success(let entry): try spill.append(kind: decoded.index, entry)
         case .failure(let damage): damages.append(damage)
         }
     }

@@ -3,7 +3,11 @@ import CloudSyncModel
 /// The workouts of export.xml, for linking routes to them: by the `FileReference` path of their
 /// `WorkoutRoute` (iOS 13+), or, when no workout references a route's file, by time: the workout
 /// whose span holds the route's first point. Small: one entry per workout (a 3 GB export has ~3,000).
-final class WorkoutIndex {
+package final class WorkoutIndex {
+    private let files: ArchiveFiles
+
+    package init(files: ArchiveFiles) { self.files = files }
+
     struct Workout {
         var type: String
         var start: Int64
@@ -15,7 +19,7 @@ final class WorkoutIndex {
     private var sorted = true
 
     /// Adds a workout; returns the inline routes (pre-iOS 13 `Location`s) it holds, linked.
-    func add(_ workout: CloudSyncExport.Workout) -> [Route] {
+    package func add(_ workout: CloudSyncExport.Workout) -> [Route] {
         guard let start = workout.startDate, let end = workout.endDate else { return [] }
         let entry = Workout(type: workout.activityType, start: start, end: end)
         all.append(entry)
@@ -23,7 +27,7 @@ final class WorkoutIndex {
         var inline: [Route] = []
         for route in workout.routes {
             if let path = route.filePath {
-                byFile[Self.normalised(path)] = entry
+                byFile[normalised(path)] = entry
             }
             if !route.locations.isEmpty {
                 let points = route.locations.compactMap(Self.point)
@@ -36,9 +40,9 @@ final class WorkoutIndex {
     }
 
     /// Fills the route's workout, by file, else by time.
-    func link(_ route: inout Route) {
+    package func link(_ route: inout Route) {
         var found: Workout?
-        if let file = route.file { found = byFile[Self.normalised(file)] }
+        if let file = route.file { found = byFile[normalised(file)] }
         if found == nil, let first = route.points.first(where: { $0.time != nil })?.time {
             if !sorted { all.sort { $0.start < $1.start }; sorted = true }
             // The last workout starting at or before the point, if its span holds it.
@@ -56,7 +60,7 @@ final class WorkoutIndex {
     }
 
     /// `/workout-routes/route_1.gpx` and `apple_health_export/workout-routes/route_1.gpx` alike.
-    static func normalised(_ path: String) -> String { EntryKind.archivePath(path) }
+    func normalised(_ path: String) -> String { files.archivePath(path) }
 
     static func point(_ location: Location) -> RoutePoint? {
         guard let latitude = location.latitude, let longitude = location.longitude else { return nil }

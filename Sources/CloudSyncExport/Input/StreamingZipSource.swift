@@ -48,12 +48,12 @@ final class StreamingZipSource: ExportByteSource {
                 throw ConversionError.damagedZip(info.inputName, entry: path,
                     "compression method \(method) cannot be read from a stream; give the zip as a file")
             }
-            if let decoder = streamed?.decoder(for: path) {
-                try readData(path: path, method: method, size: compressedSize) { decoder.consume($0) }
+            if let decoded = streamed?.decoder(for: path) {
+                try readData(path: path, method: method, size: compressedSize) { decoded.decoder.consume($0) }
                 var expectedCRC = crc
                 if hasDescriptor { expectedCRC = try readDescriptor(zip64: zip64 != nil, path: path) }
-                if inflater.crc != expectedCRC { decoder.fail("CRC-32 mismatch") }
-                try streamed!.finished(decoder)
+                if inflater.crc != expectedCRC { decoded.decoder.fail("CRC-32 mismatch") }
+                try streamed!.finished(decoded)
                 info.otherEntries.append(path)
                 continue
             }

@@ -13,7 +13,6 @@ public final class ExportInspector: MetricSink, ConversionObserver {
     public private(set) var firstStart: Int64?
     public private(set) var lastEnd: Int64?
     public private(set) var me: [String: String]?
-    public private(set) var clinicalRecords = 0
 
     private var lastType = LastText()
     private var lastSource = LastText()
@@ -48,25 +47,26 @@ public final class ExportInspector: MetricSink, ConversionObserver {
     public func element(_ tree: ElementTree) {
         switch tree.name(tree.root) {
         case .me: me = tree.attributeDictionary(tree.root)
-        case .clinicalRecord: clinicalRecords += 1
         default: break
         }
     }
 
     /// The report, given the conversion's own.
     public func report(_ conversion: ConversionReport) -> InspectReport {
-        InspectReport(
+        let dtd = InspectReport.DTD(present: conversion.hadDoctype, broken: !conversion.dtdDefects.isEmpty, defects: conversion.dtdDefects)
+        var report = InspectReport(
             input: conversion.input, entry: conversion.entry,
             exportVersion: conversion.exportVersion, locale: conversion.locale, exportDate: conversion.exportDate,
-            samplesAfterExport: conversion.samplesAfterExport, xmlBytes: conversion.xmlBytes,
+            xmlBytes: conversion.xmlBytes,
             elements: conversion.elementCounts, metrics: conversion.metrics, metricsByType: metricsByType,
-            firstStart: firstStart.map(UTCDateFormatter.string), lastEnd: lastEnd.map(UTCDateFormatter.string),
+            firstStart: firstStart.map { UTCDateFormatter.string($0) }, lastEnd: lastEnd.map { UTCDateFormatter.string($0) },
             sources: sources, devices: devices, unrecognisedUnits: unrecognisedUnits,
-            invalidRecords: conversion.invalid, invalidByType: invalidByType,
-            dtd: .init(present: conversion.hadDoctype, broken: !conversion.dtdDefects.isEmpty, defects: conversion.dtdDefects),
-            controlCharactersReplaced: conversion.controlCharactersReplaced,
-            attributeNamesRepaired: conversion.attributeNamesRepaired,
-            me: me, otherFiles: InspectReport.OtherFiles(conversion.otherFiles))
+            invalidRecords: conversion.invalid, invalidByType: invalidByType, dtd: dtd,
+            controlCharactersReplaced: conversion.controlCharactersReplaced)
+        report.samplesAfterExport = conversion.samplesAfterExport
+        report.attributeNamesRepaired = conversion.attributeNamesRepaired
+        report.me = me
+        return report
     }
 }
 

@@ -8,26 +8,6 @@ public struct InspectReport: Sendable, Codable {
         public var defects: [String]
     }
 
-    /// The zip's other files, by kind.
-    public struct OtherFiles: Sendable, Codable {
-        public var workoutRoutes: [String] = []
-        public var electrocardiograms: [String] = []
-        public var clinicalRecords: [String] = []
-        public var cda: [String] = []
-        public var other: [String] = []
-
-        init(_ paths: [String]) {
-            for path in paths {
-                let lower = path.lowercased()
-                if lower.contains("workout-routes/") { workoutRoutes.append(path) }
-                else if lower.contains("electrocardiograms/") { electrocardiograms.append(path) }
-                else if lower.contains("clinical-records/") { clinicalRecords.append(path) }
-                else if lower.hasSuffix("export_cda.xml") { cda.append(path) }
-                else { other.append(path) }
-            }
-        }
-    }
-
     public var input: String
     public var entry: String?
     public var exportVersion: Int?
@@ -50,36 +30,26 @@ public struct InspectReport: Sendable, Codable {
     public var controlCharactersReplaced: Int
     public var attributeNamesRepaired = 0
     public var me: [String: String]?
-    public var otherFiles: OtherFiles
+    /// The archive's files by what they are: a kind's name (`routes`, `ecg`, …), `export`, `cda`, `other`.
+    public var files: [String: Int] = [:]
     /// Why the export could not be read to its end (then everything above covers what came before).
     public var damage: String?
-    /// The archive's other entries, read: routes and their points, ECGs and their samples.
-    public var routes = 0
-    public var routePoints = 0
-    public var ecgs = 0
-    public var ecgSamples = 0
-    /// What export.xml holds besides metrics: HRV beat series (and their beats), correlations.
-    public var beatSeries = 0
-    public var beats = 0
-    public var correlations = 0
-    /// Clinical records, and those without their FHIR resource (file missing or damaged).
-    public var clinicalRecords = 0
-    public var clinicalRecordsWithoutResource = 0
+    /// The records of each kind read from the archive (routes and their points, ECGs and their
+    /// samples, beat series, correlations, clinical records, …), by `RecordKind.name`.
+    public var records: [String: RecordCount] = [:]
+    /// The same in words, in the kinds' order ("2 routes (45 points)"), and what the kinds noted.
+    public var recordsRead: [String] = []
+    public var notes: [String] = []
     /// Entries of no kind cloudsync knows, and entries that could not be read (skipped).
     public var unrecognisedEntries: [String] = []
     public var damagedEntries: [EntryDamage] = []
 
     /// Adds what the whole-archive pass found.
     public mutating func add(_ archive: ArchiveConverter.Report) {
-        routes = archive.routes
-        routePoints = archive.routePoints
-        ecgs = archive.ecgs
-        ecgSamples = archive.ecgSamples
-        beatSeries = archive.beatSeries
-        beats = archive.beats
-        correlations = archive.correlations
-        clinicalRecords = archive.clinicalRecords
-        clinicalRecordsWithoutResource = archive.clinicalRecordsWithoutResource
+        records = archive.records
+        recordsRead = archive.kinds.compactMap { archive.described[$0] }
+        notes = archive.notes
+        files = archive.files
         unrecognisedEntries = archive.unrecognised
         damagedEntries = archive.damaged
     }
@@ -114,20 +84,11 @@ public struct InspectReport: Sendable, Codable {
         section("unrecognised units (kept as written)", unrecognisedUnits)
         section("invalid records (skipped)", invalidRecords)
         section("invalid records by type", invalidByType)
-        let files = ["workout routes": otherFiles.workoutRoutes.count, "electrocardiograms": otherFiles.electrocardiograms.count,
-                     "clinical records": otherFiles.clinicalRecords.count, "export_cda.xml": otherFiles.cda.count,
-                     "other": otherFiles.other.count].filter { $0.value > 0 }
-        section("other files in the zip", files)
-        if routes + ecgs + beatSeries + correlations + clinicalRecords > 0 {
+        section("files in the archive", files)
+        if !recordsRead.isEmpty {
             lines.append("read from the archive:")
-            if beatSeries > 0 { lines.append("  \(String(beatSeries).leftPadded(10))  HRV beat series (\(counted(beats, "beat")))") }
-            if correlations > 0 { lines.append("  \(String(correlations).leftPadded(10))  \(correlations == 1 ? "correlation" : "correlations")") }
-            if routes > 0 { lines.append("  \(String(routes).leftPadded(10))  \(routes == 1 ? "workout route" : "workout routes") (\(counted(routePoints, "point")))") }
-            if ecgs > 0 { lines.append("  \(String(ecgs).leftPadded(10))  \(ecgs == 1 ? "ECG" : "ECGs") (\(counted(ecgSamples, "sample")))") }
-            if clinicalRecords > 0 {
-                let missing = clinicalRecordsWithoutResource > 0 ? ", \(clinicalRecordsWithoutResource) without their resource" : ""
-                lines.append("  \(String(clinicalRecords).leftPadded(10))  \(clinicalRecords == 1 ? "clinical record" : "clinical records")\(missing)")
-            }
+            for line in recordsRead { lines.append("  \(line)") }
+            for note in notes { lines.append("  \(note)") }
         }
         if !unrecognisedEntries.isEmpty {
             lines.append("entries not recognised (\(unrecognisedEntries.count)):")

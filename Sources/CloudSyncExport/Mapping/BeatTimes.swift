@@ -10,10 +10,10 @@ import Foundation
 /// first beat is placed just after the record's start, allowing the difference between the two
 /// offsets to be any whole number of quarter hours; each next beat follows the one before by the
 /// difference of their times of day, and a list that crosses midnight goes on into the next day.
-enum BeatTimes {
+package enum BeatTimes {
     /// The series of an HRV `Record` element, and how many beats were skipped because their time
     /// or bpm does not parse; nil for a record without a beat list. Read from the element's bytes.
-    static func series(_ tree: ElementTree) -> (series: BeatSeries, skipped: Int)? {
+    package static func series(_ tree: ElementTree) -> (series: BeatSeries, skipped: Int)? {
         guard let startText = tree.value(.startDate), let start = ExportDateParser.epochSeconds(startText),
               let offset = ExportDateParser.writtenOffsetSeconds(startText) else { return nil }
         let startOfDay = Double(((start + offset) % 86_400 + 86_400) % 86_400)

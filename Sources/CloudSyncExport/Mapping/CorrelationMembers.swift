@@ -3,8 +3,8 @@ import Foundation
 
 /// A `Correlation` element as a `CorrelationRecord`: its members' values in the canonical units of
 /// the unit table, as their metrics have them; nil when it has no member with a value (reported).
-enum CorrelationMembers {
-    static func record(_ correlation: Correlation) -> CorrelationRecord? {
+package enum CorrelationMembers {
+    package static func record(_ correlation: Correlation) -> CorrelationRecord? {
         guard let start = correlation.attributes["startDate"]?.epochSeconds else { return nil }
         var members: [CorrelationRecord.Member] = []
         for record in correlation.records {

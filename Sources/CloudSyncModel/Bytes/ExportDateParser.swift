@@ -165,6 +165,26 @@ public enum UTCDateFormatter {
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
+    /// `2023-05-13T05:20:37.800Z`: milliseconds since 1970, with the fraction (beat times; the
+    /// Flō and steps contracts' dates).
+    public static func appendMilliseconds(_ milliseconds: Int64, to out: inout ByteBuffer) {
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let fraction = milliseconds - seconds * 1000
+        out.appendInPlace(byteCount + 4) { pointer in
+            write(seconds, to: pointer)
+            pointer[19] = UInt8(ascii: ".")
+            put(fraction, 3, pointer + 20)
+            pointer[23] = UInt8(ascii: "Z")
+        }
+    }
+
+    /// The same as a `String`, for the cold paths.
+    public static func string(milliseconds: Int64) -> String {
+        var buffer = ByteBuffer(capacity: byteCount + 4)
+        appendMilliseconds(milliseconds, to: &buffer)
+        return buffer.withBytes { $0.string }
+    }
+
     /// The same as a `String`, for the cold paths.
     public static func string(_ seconds: Int64) -> String {
         String(unsafeUninitializedCapacity: byteCount) { buffer in

@@ -30,25 +30,34 @@ public struct BeatSeries: Sendable, Equatable {
     }
 }
 
-extension RecordJSON {
+/// The beat-series kind: the beat-to-beat list of each HRV record. JSON Lines: one series per line;
+/// CSV: one row per beat, the series' fields on each.
+public enum BeatSeriesKind: RecordKind {
+    public typealias Record = BeatSeries
+    public static let name = "beats"
+    public static let noun = Noun("beat series", "beat series")
+    public static let part: Noun? = Noun("beat")
+    public static func parts(of series: BeatSeries) -> Int { series.beats.count }
+    public static func date(of series: BeatSeries) -> Int64? { series.startDate }
+
     /// `{"type","startDate","endDate","sourceApp","value","beats":[{"time","bpm"}]}`, the beat times
     /// in UTC with milliseconds.
-    public static func appendLine(_ series: BeatSeries, to out: inout ByteBuffer) {
+    public static func appendJSONLines(_ series: BeatSeries, to out: inout ByteBuffer) {
         out.append("{\"type\":")
-        appendString(series.type, to: &out)
+        RecordJSON.appendString(series.type, to: &out)
         out.append(",\"startDate\":")
-        appendDate(series.startDate, to: &out)
+        RecordJSON.appendDate(series.startDate, to: &out)
         out.append(",\"endDate\":")
-        appendDate(series.endDate, to: &out)
+        RecordJSON.appendDate(series.endDate, to: &out)
         out.append(",\"sourceApp\":")
-        appendString(series.sourceApp, to: &out)
+        RecordJSON.appendString(series.sourceApp, to: &out)
         out.append(",\"value\":")
-        appendNumber(series.value, to: &out)
+        RecordJSON.appendNumber(series.value, to: &out)
         out.append(",\"beats\":[")
         for (i, beat) in series.beats.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             out.append("{\"time\":\"")
-            appendMilliseconds(beat.time, to: &out)
+            UTCDateFormatter.appendMilliseconds(beat.time, to: &out)
             out.append("\",\"bpm\":")
             out.appendInteger(Int64(beat.bpm))
             out.append(UInt8(ascii: "}"))
@@ -56,21 +65,20 @@ extension RecordJSON {
         out.append("]}\n")
     }
 
-    /// `2023-05-13T05:20:37.800Z`.
-    static func appendMilliseconds(_ milliseconds: Int64, to out: inout ByteBuffer) {
-        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        let fraction = milliseconds - seconds * 1000
-        out.appendInPlace(UTCDateFormatter.byteCount - 1) { pointer in
-            // The 20-byte form without its `Z`, then the fraction.
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: UTCDateFormatter.byteCount) { full in
-                UTCDateFormatter.write(seconds, to: full.baseAddress!)
-                pointer.update(from: full.baseAddress!, count: UTCDateFormatter.byteCount - 1)
-            }
+    /// `value` is the record's HRV (ms); `time` and `bpm` the beat's.
+    public static let csvColumns = ["type", "startDate", "endDate", "sourceApp", "value", "time", "bpm"]
+
+    public static func appendCSVRows(_ series: BeatSeries, to out: inout ByteBuffer) {
+        for beat in series.beats {
+            out.appendCSVCell(series.type, first: true)
+            out.appendCSVCell(date: series.startDate)
+            out.appendCSVCell(date: series.endDate)
+            out.appendCSVCell(series.sourceApp)
+            out.appendCSVCell(series.value)
+            out.append(UInt8(ascii: ","))
+            UTCDateFormatter.appendMilliseconds(beat.time, to: &out)
+            out.appendCSVCell(Int64(beat.bpm))
+            out.endCSVRow()
         }
-        out.append(UInt8(ascii: "."))
-        out.append(UInt8(48 + fraction / 100))
-        out.append(UInt8(48 + fraction / 10 % 10))
-        out.append(UInt8(48 + fraction % 10))
-        out.append(UInt8(ascii: "Z"))
     }
 }

@@ -37,24 +37,30 @@ public struct ClinicalResource: Sendable, Equatable {
     public var key: String { file ?? "\(type ?? "")|\(identifier ?? "")" }
 }
 
-extension RecordJSON {
-    /// One clinical record per line: `{"type","identifier","sourceName","sourceURL","fhirVersion",
-    /// "receivedDate","file","resource":{…},"problem"}`, the resource as the file wrote it (on one line).
-    public static func appendLine(_ clinical: ClinicalResource, to out: inout ByteBuffer) {
+/// The clinical-record kind: hospital records with their FHIR resources. JSON Lines: one record per
+/// line, the resource as the file wrote it; CSV: one row per record, the resource as JSON in a cell.
+public enum ClinicalKind: RecordKind {
+    public typealias Record = ClinicalResource
+    public static let name = "clinical"
+    public static let noun = Noun("clinical record")
+    public static func date(of clinical: ClinicalResource) -> Int64? { clinical.receivedDate }
+
+    /// `{"type","identifier","sourceName","sourceURL","fhirVersion","receivedDate","file","resource":{…},"problem"}`.
+    public static func appendJSONLines(_ clinical: ClinicalResource, to out: inout ByteBuffer) {
         out.append("{\"type\":")
-        appendString(clinical.type, to: &out)
+        RecordJSON.appendString(clinical.type, to: &out)
         out.append(",\"identifier\":")
-        appendString(clinical.identifier, to: &out)
+        RecordJSON.appendString(clinical.identifier, to: &out)
         out.append(",\"sourceName\":")
-        appendString(clinical.sourceName, to: &out)
+        RecordJSON.appendString(clinical.sourceName, to: &out)
         out.append(",\"sourceURL\":")
-        appendString(clinical.sourceURL, to: &out)
+        RecordJSON.appendString(clinical.sourceURL, to: &out)
         out.append(",\"fhirVersion\":")
-        appendString(clinical.fhirVersion, to: &out)
+        RecordJSON.appendString(clinical.fhirVersion, to: &out)
         out.append(",\"receivedDate\":")
-        appendDate(clinical.receivedDate, to: &out)
+        RecordJSON.appendDate(clinical.receivedDate, to: &out)
         out.append(",\"file\":")
-        appendString(clinical.file, to: &out)
+        RecordJSON.appendString(clinical.file, to: &out)
         out.append(",\"resource\":")
         if let resource = clinical.resource {
             resource.withUnsafeBufferPointer { out.append($0) }
@@ -62,7 +68,23 @@ extension RecordJSON {
             out.append("null")
         }
         out.append(",\"problem\":")
-        appendString(clinical.problem, to: &out)
+        RecordJSON.appendString(clinical.problem, to: &out)
         out.append("}\n")
+    }
+
+    /// `resourceType` is the resource's own; `resource` the resource as JSON (empty when missing).
+    public static let csvColumns = ["type", "identifier", "sourceName", "sourceURL", "fhirVersion", "receivedDate", "file",
+                                    "resourceType", "resource", "problem"]
+
+    public static func appendCSVRows(_ clinical: ClinicalResource, to out: inout ByteBuffer) {
+        out.appendCSVCell(clinical.type, first: true)
+        for text in [clinical.identifier, clinical.sourceName, clinical.sourceURL, clinical.fhirVersion] { out.appendCSVCell(text) }
+        out.appendCSVCell(date: clinical.receivedDate)
+        out.appendCSVCell(clinical.file)
+        out.appendCSVCell(clinical.resource.flatMap { JSONCompactor.topLevelString("resourceType", in: $0) })
+        out.append(UInt8(ascii: ","))
+        if let resource = clinical.resource { resource.withUnsafeBufferPointer { out.appendCSVField($0) } }
+        out.appendCSVCell(clinical.problem)
+        out.endCSVRow()
     }
 }

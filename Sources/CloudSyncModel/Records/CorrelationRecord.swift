@@ -41,35 +41,59 @@ public struct CorrelationRecord: Sendable, Equatable {
     }
 }
 
-extension RecordJSON {
+/// The correlation kind: which systolic goes with which diastolic, which parts make a food entry.
+/// JSON Lines: one correlation per line with its members; CSV: one row per member.
+public enum CorrelationKind: RecordKind {
+    public typealias Record = CorrelationRecord
+    public static let name = "correlations"
+    public static let noun = Noun("correlation")
+    public static let part: Noun? = Noun("member")
+    public static func parts(of correlation: CorrelationRecord) -> Int { correlation.members.count }
+    public static func date(of correlation: CorrelationRecord) -> Int64? { correlation.startDate }
+
     /// `{"type","startDate","endDate","sourceApp","metadata":{…},"members":[{"type","value","unit"}]}`.
-    public static func appendLine(_ correlation: CorrelationRecord, to out: inout ByteBuffer) {
+    public static func appendJSONLines(_ correlation: CorrelationRecord, to out: inout ByteBuffer) {
         out.append("{\"type\":")
-        appendString(correlation.type, to: &out)
+        RecordJSON.appendString(correlation.type, to: &out)
         out.append(",\"startDate\":")
-        appendDate(correlation.startDate, to: &out)
+        RecordJSON.appendDate(correlation.startDate, to: &out)
         out.append(",\"endDate\":")
-        appendDate(correlation.endDate, to: &out)
+        RecordJSON.appendDate(correlation.endDate, to: &out)
         out.append(",\"sourceApp\":")
-        appendString(correlation.sourceApp, to: &out)
-        out.append(",\"metadata\":{")
-        for (i, entry) in correlation.metadata.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            appendString(entry.key, to: &out)
-            out.append(UInt8(ascii: ":"))
-            appendString(entry.value, to: &out)
-        }
-        out.append("},\"members\":[")
+        RecordJSON.appendString(correlation.sourceApp, to: &out)
+        out.append(",\"metadata\":")
+        RecordJSON.appendObject(correlation.metadata, to: &out)
+        out.append(",\"members\":[")
         for (i, member) in correlation.members.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             out.append("{\"type\":")
-            appendString(member.type, to: &out)
+            RecordJSON.appendString(member.type, to: &out)
             out.append(",\"value\":")
-            appendNumber(member.value, to: &out)
+            RecordJSON.appendNumber(member.value, to: &out)
             out.append(",\"unit\":")
-            appendString(member.unit, to: &out)
+            RecordJSON.appendString(member.unit, to: &out)
             out.append(UInt8(ascii: "}"))
         }
         out.append("]}\n")
+    }
+
+    /// `metadata` is the correlation's metadata as a JSON object; the member's type, value and unit follow.
+    public static let csvColumns = ["type", "startDate", "endDate", "sourceApp", "metadata", "memberType", "memberValue", "memberUnit"]
+
+    public static func appendCSVRows(_ correlation: CorrelationRecord, to out: inout ByteBuffer) {
+        var metadata = ByteBuffer(capacity: 256)
+        RecordJSON.appendObject(correlation.metadata, to: &metadata)
+        for member in correlation.members {
+            out.appendCSVCell(correlation.type, first: true)
+            out.appendCSVCell(date: correlation.startDate)
+            out.appendCSVCell(date: correlation.endDate)
+            out.appendCSVCell(correlation.sourceApp)
+            out.append(UInt8(ascii: ","))
+            metadata.withBytes { out.appendCSVField($0) }
+            out.appendCSVCell(member.type)
+            out.appendCSVCell(member.value)
+            out.appendCSVCell(member.unit)
+            out.endCSVRow()
+        }
     }
 }

@@ -54,56 +54,97 @@ public struct Route: Sendable, Equatable {
     }
 }
 
-/// An Apple Watch electrocardiogram (`electrocardiograms/ecg_….csv`).
-public struct ECGRecording: Sendable, Equatable {
-    /// Seconds since 1970, UTC.
-    public var recordedAt: Int64
-    public var classification: String?
-    public var symptoms: String?
-    public var sampleRateHz: Double?
-    public var lead: String?
-    public var unit: String?
-    public var device: String?
-    public var softwareVersion: String?
-    /// The entry's path from `electrocardiograms/` on.
-    public var file: String?
-    /// The voltages, in `unit`.
-    public var samples: [Double]
+/// The route kind: GPS points of workouts. JSON Lines and CSV give one line per point, with the
+/// route's workout and file on each.
+public enum RouteKind: RecordKind {
+    public typealias Record = Route
+    public static let name = "routes"
+    public static let noun = Noun("route")
+    public static let part: Noun? = Noun("point")
+    public static func parts(of route: Route) -> Int { route.points.count }
+    public static func date(of route: Route) -> Int64? { route.points.first?.time ?? route.workoutStart }
 
-    public init(recordedAt: Int64, classification: String? = nil, symptoms: String? = nil, sampleRateHz: Double? = nil,
-                lead: String? = nil, unit: String? = nil, device: String? = nil, softwareVersion: String? = nil,
-                file: String? = nil, samples: [Double]) {
-        self.recordedAt = recordedAt
-        self.classification = classification
-        self.symptoms = symptoms
-        self.sampleRateHz = sampleRateHz
-        self.lead = lead
-        self.unit = unit
-        self.device = device
-        self.softwareVersion = softwareVersion
-        self.file = file
-        self.samples = samples
+    /// `{"workoutType","workoutStart","file","time","latitude","longitude","elevation","speed","course",
+    /// "horizontalAccuracy","verticalAccuracy"}` per point.
+    public static func appendJSONLines(_ route: Route, to out: inout ByteBuffer) {
+        for point in route.points {
+            out.append("{\"workoutType\":")
+            RecordJSON.appendString(route.workoutType, to: &out)
+            out.append(",\"workoutStart\":")
+            RecordJSON.appendDate(route.workoutStart, to: &out)
+            out.append(",\"file\":")
+            RecordJSON.appendString(route.file, to: &out)
+            out.append(",\"time\":")
+            RecordJSON.appendDate(point.time, to: &out)
+            out.append(",\"latitude\":")
+            NumberFormatting.append(point.latitude, to: &out)
+            out.append(",\"longitude\":")
+            NumberFormatting.append(point.longitude, to: &out)
+            out.append(",\"elevation\":")
+            RecordJSON.appendNumber(point.elevation, to: &out)
+            out.append(",\"speed\":")
+            RecordJSON.appendNumber(point.speed, to: &out)
+            out.append(",\"course\":")
+            RecordJSON.appendNumber(point.course, to: &out)
+            out.append(",\"horizontalAccuracy\":")
+            RecordJSON.appendNumber(point.horizontalAccuracy, to: &out)
+            out.append(",\"verticalAccuracy\":")
+            RecordJSON.appendNumber(point.verticalAccuracy, to: &out)
+            out.append("}\n")
+        }
     }
 
-    public var key: String { file ?? "ecg:\(recordedAt)" }
-}
+    public static let csvColumns = ["workoutType", "workoutStart", "file", "time", "latitude", "longitude", "elevation", "speed",
+                                    "course", "horizontalAccuracy", "verticalAccuracy"]
 
-/// Where routes, ECGs and beat series go: JSON Lines, GeoJSON, the store, a counter.
-public protocol RecordSink: AnyObject {
-    func write(_ route: Route) throws
-    func write(_ ecg: ECGRecording) throws
-    func write(_ series: BeatSeries) throws
-    func write(_ correlation: CorrelationRecord) throws
-    func write(_ clinical: ClinicalResource) throws
-    /// After the last record, when the input was read completely.
-    func finish() throws
-}
+    public static func appendCSVRows(_ route: Route, to out: inout ByteBuffer) {
+        for point in route.points {
+            out.appendCSVCell(route.workoutType, first: true)
+            out.appendCSVCell(date: route.workoutStart)
+            out.appendCSVCell(route.file)
+            out.appendCSVCell(date: point.time)
+            out.appendCSVCell(point.latitude)
+            out.appendCSVCell(point.longitude)
+            for value in [point.elevation, point.speed, point.course, point.horizontalAccuracy, point.verticalAccuracy] {
+                out.appendCSVCell(value)
+            }
+            out.endCSVRow()
+        }
+    }
 
-extension RecordSink {
-    public func write(_ route: Route) throws {}
-    public func write(_ ecg: ECGRecording) throws {}
-    public func write(_ series: BeatSeries) throws {}
-    public func write(_ correlation: CorrelationRecord) throws {}
-    public func write(_ clinical: ClinicalResource) throws {}
-    public func finish() throws {}
+    /// One GeoJSON `Feature` (RFC 7946): a `LineString` of `[longitude, latitude, elevation]` (a
+    /// `Point` for a route of one point: a LineString needs two positions), with the workout and the
+    /// file as properties.
+    public static func appendFeature(_ route: Route, to out: inout ByteBuffer) {
+        out.append("{\"type\":\"Feature\",\"geometry\":{\"type\":")
+        out.append(route.points.count == 1 ? "\"Point\",\"coordinates\":" : "\"LineString\",\"coordinates\":[")
+        for (i, point) in route.points.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "["))
+            NumberFormatting.append(point.longitude, to: &out)
+            out.append(UInt8(ascii: ","))
+            NumberFormatting.append(point.latitude, to: &out)
+            if let elevation = point.elevation {
+                out.append(UInt8(ascii: ","))
+                NumberFormatting.append(elevation, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        if route.points.count != 1 { out.append(UInt8(ascii: "]")) }
+        out.append("},\"properties\":{\"workoutType\":")
+        RecordJSON.appendString(route.workoutType, to: &out)
+        out.append(",\"workoutStart\":")
+        RecordJSON.appendDate(route.workoutStart, to: &out)
+        out.append(",\"workoutEnd\":")
+        RecordJSON.appendDate(route.workoutEnd, to: &out)
+        out.append(",\"start\":")
+        RecordJSON.appendDate(route.points.first?.time, to: &out)
+        out.append(",\"end\":")
+        RecordJSON.appendDate(route.points.last?.time, to: &out)
+        out.append(",\"file\":")
+        RecordJSON.appendString(route.file, to: &out)
+        out.append(",\"points\":")
+        out.appendInteger(Int64(route.points.count))
+        out.append("}}")
+    }
 }

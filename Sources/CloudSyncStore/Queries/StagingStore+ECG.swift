@@ -51,7 +51,7 @@ extension StagingStore {
                                    sampleRateHz: rows.optionalDouble(3), sampleCount: Int(rows.int64(4)), lead: rows.text(5),
                                    unit: rows.text(6), device: rows.text(7))
         if let maxSamples {
-            let samples = ECGSamples.decoded(rows.blob(8))
+            let samples = StoredWords.decoded(rows.blob(8)).map { Double(bitPattern: $0) }
             let thinned = Self.thinned(samples, to: maxSamples)
             recording.samples = thinned
             recording.samplesRateHz = recording.sampleRateHz.map { $0 * Double(thinned.count) / Double(Swift.max(samples.count, 1)) }

@@ -22,11 +22,8 @@ public struct StoreOverview: Sendable, Codable {
     public var types: [TypeSummary]
     public var sources: [SourceSummary]
     public var workouts: Int
-    public var routes: Int
-    public var ecgs: Int
-    public var beatSeries: Int
-    public var correlations: Int
-    public var clinicalRecords: Int
+    /// The records of each kind besides metrics, by `RecordKind.name` (`routes`, `ecg`, …).
+    public var records: [String: Int]
     public var lastImport: StoreStatus.ImportRun?
     public var lastUpload: StoreStatus.UploadRun?
 }
@@ -54,12 +51,10 @@ extension StagingStore {
                 """)
             var sources: [StoreOverview.SourceSummary] = []
             while try sourceRows.step() { sources.append(.init(name: sourceRows.text(0) ?? "", count: Int(sourceRows.int64(1)))) }
-            func count(_ table: String) throws -> Int { Int(try database.scalarInt("SELECT count(*) FROM \(table)") ?? 0) }
             return StoreOverview(
                 metrics: types.map(\.count).reduce(0, +), repeats: repeats, types: types, sources: sources,
                 workouts: types.filter { $0.type == "workout" }.map(\.count).reduce(0, +),
-                routes: try count("route"), ecgs: try count("ecg"), beatSeries: try count("beat_series"),
-                correlations: try count("correlation"), clinicalRecords: try count("clinical_record"),
+                records: try recordCounts().mapValues(\.records),
                 lastImport: try recentImports(1).first, lastUpload: try recentUploads(1).first)
         }
     }

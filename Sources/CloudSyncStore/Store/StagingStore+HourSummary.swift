@@ -17,7 +17,7 @@ import Foundation
 extension StagingStore {
     /// Rebuilds the dirty hours of every type from the rows.
     func refreshHourSummary() throws {
-        let builder = HourSummaryBuilder(database: database, denseCount: hourSummaryDenseCount)
+        let builder = HourSummaryBuilder(database: database, denseCount: configuration.hourSummaryDenseCount)
         for type in try builder.dirtyTypes() {
             try database.transaction { try HourSummaryBuilder.store(try builder.hours(of: type), in: database) }
         }
@@ -35,7 +35,7 @@ extension StagingStore {
     /// The filter's types that have a current summary, when the question is one the summary answers:
     /// repeats counted once and a range on whole hours (dates in a zone of whole-hour offsets are).
     func hourSummaryCandidates(_ options: AggregateOptions) throws -> [Int64] {
-        guard readsHourSummary, !options.countRepeats, (options.filter.since ?? 0) % 3600 == 0, (options.filter.until ?? 0) % 3600 == 0 else { return [] }
+        guard configuration.readsHourSummary, !options.countRepeats, (options.filter.since ?? 0) % 3600 == 0, (options.filter.until ?? 0) % 3600 == 0 else { return [] }
         var candidates: [Int64] = []
         let rows = try database.prepare("SELECT type_id FROM metric_hour_state WHERE summarised = 1 AND dirty_from IS NULL")
         while try rows.step() { candidates.append(rows.int64(0)) }

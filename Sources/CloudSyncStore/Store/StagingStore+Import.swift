@@ -13,15 +13,8 @@ public struct ImportResult: Sendable {
     /// Records the export wrote twice (same sample, same creation date): stored once.
     public var writtenTwiceCount = 0
     public var conversion: ConversionReport
-    /// Routes and ECGs added, and those the store already had.
-    public var newRoutes = 0
-    public var duplicateRoutes = 0
-    public var newECGs = 0
-    public var duplicateECGs = 0
-    /// Beat series and correlations added.
-    public var newBeatSeries = 0
-    public var newCorrelations = 0
-    public var newClinicalRecords = 0
+    /// Records of each kind (by `RecordKind.name`): added, and already in the store.
+    public var records: [String: (new: Int, already: Int)] = [:]
     /// The whole archive: entries by kind, damaged entries (skipped), unrecognised ones.
     public var archive: ArchiveConverter.Report
 }
@@ -40,14 +33,14 @@ extension StagingStore {
                 .run([.text(inputName), size.map { .int($0) } ?? .null, .int(Self.now)])
             return database.lastInsertRowID
         }
-        let sink = try storeErrors { try StoreImportSink(database: database, runID: runID, commitEvery: importCommitEvery,
-                                                              denseCount: hourSummaryDenseCount) }
-        let records = try storeErrors { try StoreRecordSink(database: database, runID: runID) }
+        let sink = try storeErrors { try StoreImportSink(database: database, runID: runID, commitEvery: configuration.importCommitEvery,
+                                                              denseCount: configuration.hourSummaryDenseCount) }
+        let records = StoreRecordSink(database: database, runID: runID)
         try storeErrors { try sink.begin() }
-        // The whole archive: export.xml's metrics, then the routes and ECGs, in crash-safe transactions.
-        let converter = ArchiveConverter(input: input, filter: filter, metrics: sink, records: records, kinds: [.route, .ecg, .clinicalRecord])
-        converter.readsBeats = true
-        converter.readsCorrelations = true
+        // The whole archive: export.xml's metrics, then the records of every kind the store keeps,
+        // in crash-safe transactions.
+        let kinds = configuration.kinds.compactMap { $0 as? any ArchiveKind.Type }
+        let converter = ArchiveConverter(input: input, filter: filter, metrics: sink, records: records, kinds: kinds)
         converter.observer = sink
         configure(converter)
         let archive: ArchiveConverter.Report
@@ -69,11 +62,9 @@ extension StagingStore {
         // The types the import could not count as it went (StagingStore+HourSummary). After the
         // run's rows are committed: a kill here leaves the summary dirty, not wrong.
         try storeErrors { try refreshHourSummary() }
-        return ImportResult(runID: runID, newCount: sink.newCount, duplicateCount: sink.duplicateCount, repeatCount: sink.repeatCount, writtenTwiceCount: sink.writtenTwiceCount, conversion: archive.conversion,
-                            newRoutes: records.newRoutes, duplicateRoutes: records.duplicateRoutes,
-                            newECGs: records.newECGs, duplicateECGs: records.duplicateECGs,
-                            newBeatSeries: records.newBeatSeries, newCorrelations: records.newCorrelations,
-                            newClinicalRecords: records.newClinicalRecords, archive: archive)
+        return ImportResult(runID: runID, newCount: sink.newCount, duplicateCount: sink.duplicateCount, repeatCount: sink.repeatCount,
+                            writtenTwiceCount: sink.writtenTwiceCount, conversion: archive.conversion,
+                            records: records.imported.mapValues { ($0.new, $0.already) }, archive: archive)
     }
 
     private func finishRun(_ runID: Int64, outcome: String, reason: String?, sink: StoreImportSink, records: StoreRecordSink,
@@ -81,17 +72,16 @@ extension StagingStore {
         try database.transaction {
             try database.prepare("""
                 UPDATE import_run SET ended_at = ?, outcome = ?, reason = ?, new_count = ?, duplicate_count = ?, repeat_count = ?, written_twice_count = ?,
-                    invalid_count = ?, filtered_count = ?, export_date = ?, export_version = ?, locale = ?,
-                    new_routes = ?, new_ecgs = ?
+                    invalid_count = ?, filtered_count = ?, export_date = ?, export_version = ?, locale = ?
                 WHERE id = ?
                 """).run([.int(Self.now), .text(outcome), reason.map { .text($0) } ?? .null,
                           .int(Int64(sink.newCount)), .int(Int64(sink.duplicateCount)), .int(Int64(sink.repeatCount)), .int(Int64(sink.writtenTwiceCount)),
                           .int(Int64(report.invalidCount)), .int(Int64(report.filteredOut)),
                           report.exportDate.map { .text($0) } ?? .null,
                           report.exportVersion.map { .int(Int64($0)) } ?? .null,
-                          report.locale.map { .text($0) } ?? .null,
-                          .int(Int64(records.newRoutes)), .int(Int64(records.newECGs)), .int(runID)])
+                          report.locale.map { .text($0) } ?? .null, .int(runID)])
             guard outcome == "ok" else { return }
+            try records.saveCounts()
             // The facts of the latest export: an older export imported after a newer one (to fill a
             // gap) does not make the store look older than it is.
             if let stored = try database.scalarText("SELECT value FROM export_fact WHERE key = 'exportDate'"),

@@ -69,12 +69,7 @@ extension StagingStore {
                 .filter { !CloudCareContract.takes($0.key) }.values.reduce(0, +)
             status.repeats = repeats
             status.countsRepeats = countRepeats
-            status.routes = Int(try database.scalarInt("SELECT count(*) FROM route") ?? 0)
-            status.routePoints = Int(try database.scalarInt("SELECT coalesce(sum(point_count), 0) FROM route") ?? 0)
-            status.ecgs = Int(try database.scalarInt("SELECT count(*) FROM ecg") ?? 0)
-            status.beatSeries = Int(try database.scalarInt("SELECT count(*) FROM beat_series") ?? 0)
-            status.correlations = Int(try database.scalarInt("SELECT count(*) FROM correlation") ?? 0)
-            status.clinicalRecords = Int(try database.scalarInt("SELECT count(*) FROM clinical_record") ?? 0)
+            status.records = try recordCounts()
             return status
         }
     }

@@ -13,30 +13,41 @@ public final class StagingStore {
     /// `read` and `update` need an existing store; only `write` (import) creates one.
     public enum Access: Sendable { case read, update, write }
 
+    /// What a store is opened with: the record kinds it keeps, and how an import and `aggregate`
+    /// work (each with the value a user needs; tests set others to see several commits or summaries).
+    public struct Configuration {
+        /// The record kinds besides metrics (`CloudSyncKinds.RecordKinds.all`).
+        public var kinds: [any StoredKind.Type]
+        /// Metrics per import transaction.
+        public var importCommitEvery = 50_000
+        /// Samples a type needs to have an hour summary (see HourSummaryBuilder.isDense).
+        public var hourSummaryDenseCount = HourSummaryBuilder.denseCount
+        /// Whether `aggregate` may read the hour summary (the rows give the same numbers, slower).
+        public var readsHourSummary = true
+
+        public init(kinds: [any StoredKind.Type]) { self.kinds = kinds }
+    }
+
     public let path: String
     let database: SQLiteDatabase
-    /// Whether `aggregate` may read the hour summary (tests compare it with the rows).
-    var readsHourSummary = true
-    /// Samples a type needs to have an hour summary (tests lower it; see HourSummaryBuilder.isDense).
-    var hourSummaryDenseCount = HourSummaryBuilder.denseCount
-    /// Metrics per import transaction (tests lower it to see several).
-    var importCommitEvery = 50_000
+    public let configuration: Configuration
     private let lock: StoreLock?
 
     /// Opens a store for reading, upgrading its schema first when it is older (the first use after
     /// a new cloudsync): a short writer session that takes the lock, migrates and closes.
-    public static func openForReading(path: String) throws -> StagingStore {
+    public static func openForReading(path: String, configuration: Configuration) throws -> StagingStore {
         do {
-            return try StagingStore(path: path, access: .read)
+            return try StagingStore(path: path, access: .read, configuration: configuration)
         } catch StoreError.olderSchema {
-            _ = try StagingStore(path: path, access: .update)
-            return try StagingStore(path: path, access: .read)
+            _ = try StagingStore(path: path, access: .update, configuration: configuration)
+            return try StagingStore(path: path, access: .read, configuration: configuration)
         }
     }
 
     /// Opens (for writing: creates) the store at `path`, migrating its schema when it is older.
-    public init(path: String, access: Access) throws {
+    public init(path: String, access: Access, configuration: Configuration) throws {
         self.path = path
+        self.configuration = configuration
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if isDirectory.boolValue { throw StoreError.folder(path) }
@@ -81,7 +92,8 @@ public final class StagingStore {
             throw StoreError.newerSchema(path, found: version, known: StoreSchema.currentVersion)
         }
         guard access != .read else {
-            if version < StoreSchema.currentVersion {
+            let outdatedKinds = version < StoreSchema.currentVersion ? [] : try KindTables.outdated(configuration.kinds, in: database)
+            if version < StoreSchema.currentVersion || !outdatedKinds.isEmpty {
                 throw StoreError.olderSchema(path, found: version)
             }
             return
@@ -100,6 +112,7 @@ public final class StagingStore {
                 try database.execute("PRAGMA user_version = \(step + 1)")
             }
         }
+        try KindTables.upgrade(configuration.kinds, in: database)
         try database.transaction {
             // A run still marked running was stopped by a crash or a kill: the lock says no other
             // process is importing now.

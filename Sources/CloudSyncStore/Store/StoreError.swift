@@ -14,6 +14,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// Opened read-only, the store's schema is older than this cloudsync's (a writer upgrades it).
     case olderSchema(String, found: Int)
     case notAStore(String, String)
+    /// A kind of record the store has no table for (a kind left out of the store's configuration).
+    case unstorable(String)
     case sqlite(SQLiteError)
 
     public var description: String {
@@ -32,6 +34,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .newerSchema(let path, let found, let known):
             return "\(path): the store was written by a newer cloudsync (schema \(found); this one knows up to \(known))"
         case .notAStore(let path, let why): return "\(path): not a cloudsync store: \(why)"
+        case .unstorable(let kind): return "the store keeps no \(kind): this cloudsync's store is not configured for that kind"
         case .sqlite(let error):
             if error.isDiskFull { return "\(error.path): the disk is full; the store is intact, with everything committed before" }
             return error.description

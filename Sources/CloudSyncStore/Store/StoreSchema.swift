@@ -303,6 +303,17 @@ enum StoreSchema {
             dirty_to = (SELECT max(end_date) FROM metric WHERE type_id = metric_hour_state.type_id)
             WHERE type_id IN (SELECT DISTINCT type_id FROM metric WHERE category_id != 0);
         """,
+        // 7 → 8: the record kinds keep their tables' versions themselves (StoredKind), and an import's
+        // new records are counted per kind.
+        """
+        CREATE TABLE kind_schema (kind TEXT PRIMARY KEY, version INTEGER NOT NULL);
+        CREATE TABLE import_run_kind (
+            run_id INTEGER NOT NULL REFERENCES import_run(id),
+            kind TEXT NOT NULL,
+            new_count INTEGER NOT NULL,
+            PRIMARY KEY (run_id, kind)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

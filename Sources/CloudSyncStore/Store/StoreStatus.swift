@@ -1,3 +1,5 @@
+import CloudSyncModel
+
 /// What `cloudsync status` shows. `--json` prints it as is.
 public struct StoreStatus: Sendable, Codable {
     public struct ImportRun: Sendable, Codable {
@@ -74,15 +76,9 @@ public struct StoreStatus: Sendable, Codable {
     /// Samples not pending because CloudCare does not keep their types (they are not uploaded to it).
     public var pendingLeftOut = 0
     public var byType: [String: Int]
-    /// Workout routes (with their points) and ECGs.
-    public var routes = 0
-    public var routePoints = 0
-    public var ecgs = 0
-    /// HRV beat-to-beat series and correlations.
-    public var beatSeries = 0
-    public var correlations = 0
-    /// Clinical records (hospital records with their FHIR resources).
-    public var clinicalRecords = 0
+    /// The records of each kind besides metrics (routes and their points, ECGs and their samples,
+    /// beat series, correlations, clinical records, …), by `RecordKind.name`.
+    public var records: [String: RecordCount] = [:]
     public var firstStart: String?
     public var lastEnd: String?
     public var targets: [Target]

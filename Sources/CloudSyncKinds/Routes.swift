@@ -1,0 +1,120 @@
+import CloudSyncExport
+import CloudSyncModel
+import CloudSyncStore
+
+/// Routes: the GPX files of `workout-routes/`, linked to the workout that names them (else by
+/// time), and the inline `Location`s of older exports' workouts. Kept one row per route and one per
+/// point; the key is the file, or for an inline route its workout.
+extension RouteKind: ArchiveRecordKind {
+    public static func makeReader() -> any KindReader<RouteKind> { RouteReader() }
+
+    public static let tableVersions = ["""
+        CREATE TABLE IF NOT EXISTS route (
+            id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, file TEXT, workout_type TEXT, workout_start INTEGER,
+            workout_end INTEGER, point_count INTEGER NOT NULL, import_id INTEGER NOT NULL REFERENCES import_run(id));
+        CREATE INDEX IF NOT EXISTS route_workout ON route(workout_start);
+        CREATE TABLE IF NOT EXISTS route_point (
+            route_id INTEGER NOT NULL REFERENCES route(id), seq INTEGER NOT NULL, time INTEGER, latitude REAL NOT NULL,
+            longitude REAL NOT NULL, elevation REAL, speed REAL, course REAL, horizontal_accuracy REAL, vertical_accuracy REAL,
+            PRIMARY KEY (route_id, seq)) WITHOUT ROWID;
+        """]
+
+    public static func insert(_ route: Route, into rows: KindRows) throws -> Bool {
+        let insert = try rows.statement("""
+            INSERT OR IGNORE INTO route(key, file, workout_type, workout_start, workout_end, point_count, import_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        try insert.bind(1, route.key)
+        try insert.bind(2, route.file)
+        try insert.bind(3, route.workoutType)
+        try insert.bind(4, route.workoutStart)
+        try insert.bind(5, route.workoutEnd)
+        try insert.bind(6, Int64(route.points.count))
+        try insert.bind(7, rows.runID)
+        try insert.step()
+        guard rows.database.changes > 0 else { return false }
+        let routeID = rows.database.lastInsertRowID
+        let point = try rows.statement("""
+            INSERT INTO route_point(route_id, seq, time, latitude, longitude, elevation, speed, course,
+                                    horizontal_accuracy, vertical_accuracy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (seq, value) in route.points.enumerated() {
+            point.reset()
+            try point.bind(1, routeID)
+            try point.bind(2, Int64(seq))
+            try point.bind(3, value.time)
+            try point.bind(4, value.latitude)
+            try point.bind(5, value.longitude)
+            try point.bind(6, value.elevation)
+            try point.bind(7, value.speed)
+            try point.bind(8, value.course)
+            try point.bind(9, value.horizontalAccuracy)
+            try point.bind(10, value.verticalAccuracy)
+            try point.step()
+        }
+        return true
+    }
+
+    public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (Route) throws -> Void) throws {
+        try StoredRoutes.forEach(in: rows.database) { route in
+            if let date = date(of: route), !filter.acceptsDate(date) { return }
+            try body(route)
+        }
+    }
+
+    public static func count(in rows: KindRows) throws -> RecordCount {
+        let count = try rows.statement("SELECT count(*), coalesce(sum(point_count), 0) FROM route")
+        _ = try count.step()
+        return RecordCount(records: Int(count.int64(0)), parts: Int(count.int64(1)))
+    }
+}
+
+/// One run's reading of routes: the workouts of export.xml (their `FileReference`s and inline
+/// locations), then each GPX file linked to one.
+final class RouteReader: KindReader {
+    typealias Kind = RouteKind
+    private static let gpx = ArchiveFiles(folder: "workout-routes/", suffix: ".gpx")
+    private let workouts = WorkoutIndex(files: RouteReader.gpx)
+
+    var elements: Set<ElementName> { [.workout] }
+
+    func read(element tree: ElementTree, _ emit: (Route) throws -> Void) throws {
+        guard case .workout(let workout) = ExportElement(tree) else { return }
+        for route in workouts.add(workout) { try emit(route) }
+    }
+
+    var files: ArchiveFiles? { Self.gpx }
+    func fileReader() -> any EntryReader<Route> { GPXReader() }
+
+    func link(_ route: Route, _ emit: (Route) throws -> Void) throws {
+        var linked = route
+        if linked.workoutType == nil { workouts.link(&linked) }
+        try emit(linked)
+    }
+
+    func spill(_ route: Route, into writer: inout SpillWriter) {
+        writer.put(route.file)
+        writer.put(route.points.count)
+        for point in route.points {
+            writer.put(point.time)
+            writer.put(point.latitude)
+            writer.put(point.longitude)
+            for value in [point.elevation, point.speed, point.course, point.horizontalAccuracy, point.verticalAccuracy] { writer.put(value) }
+        }
+    }
+
+    func unspill(from reader: inout SpillReader) -> Route {
+        let file = reader.string()
+        let count = reader.int()
+        var points: [RoutePoint] = []
+        points.reserveCapacity(count)
+        for _ in 0..<count {
+            let time = reader.optionalInt64()
+            let latitude = reader.double() ?? 0, longitude = reader.double() ?? 0
+            let rest = (0..<5).map { _ in reader.double() }
+            points.append(RoutePoint(time: time, latitude: latitude, longitude: longitude, elevation: rest[0], speed: rest[1],
+                                     course: rest[2], horizontalAccuracy: rest[3], verticalAccuracy: rest[4]))
+        }
+        return Route(file: file, points: points)
+    }
+}

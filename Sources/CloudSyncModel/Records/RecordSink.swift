@@ -1,0 +1,48 @@
+/// Where records of every kind go: JSON Lines, CSV, GeoJSON, the store, a counter. A sink writes
+/// any kind through `RecordKind`; one that cannot (GeoJSON takes routes only) says so by throwing.
+public protocol RecordSink: AnyObject {
+    func write<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws
+    /// After the last record, when the input was read completely.
+    func finish() throws
+}
+
+/// Records as JSON Lines (`convert --kind …`, `export --kind …`).
+public final class RecordLinesSink: RecordSink {
+    private let output: OutputFile
+    public init(output: OutputFile) { self.output = output }
+
+    public func write<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws {
+        Kind.appendJSONLines(record, to: &output.buffer)
+        try output.flushIfFull()
+    }
+
+    public func finish() throws { try output.finish() }
+}
+
+/// Records of one kind as CSV: the kind's header, then its rows (`--format csv`). The header is
+/// written at once, so that an output without records still names its columns.
+public final class RecordCSVSink: RecordSink {
+    private let output: OutputFile
+
+    public init(output: OutputFile, columns: [String]) {
+        self.output = output
+        output.buffer.appendCSVRow(columns)
+    }
+
+    public func write<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws {
+        Kind.appendCSVRows(record, to: &output.buffer)
+        try output.flushIfFull()
+    }
+
+    public func finish() throws { try output.finish() }
+}
+
+/// Counts records per kind and keeps none (`inspect`).
+public final class CountingRecordSink: RecordSink {
+    public private(set) var counts: [String: RecordCount] = [:]
+    public init() {}
+    public func write<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws {
+        counts[Kind.name, default: RecordCount()].add(record, of: Kind.self)
+    }
+    public func finish() throws {}
+}

@@ -1,0 +1,86 @@
+import CloudSyncExport
+import CloudSyncModel
+
+/// How a kind of record is kept in the store: its tables, how a record goes in (once: importing the
+/// same export again adds nothing), how records come back out, and how many there are. The kinds
+/// themselves are in `CloudSyncKinds`; the store is configured with them (`StagingStore.Configuration`).
+public protocol StoredKind: RecordKind {
+    /// The kind's tables: each entry moves them one version up; `kind_schema` keeps the version.
+    /// (The first version of the kinds older than this protocol is what schema 3–5 made: written
+    /// `IF NOT EXISTS`.)
+    static var tableVersions: [String] { get }
+    /// Inserts `record` unless the store has it (the kind's key); true when it was new.
+    static func insert(_ record: Record, into rows: KindRows) throws -> Bool
+    /// The stored records whose date `filter` keeps, in import order.
+    static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (Record) throws -> Void) throws
+    /// How many are stored (and their parts).
+    static func count(in rows: KindRows) throws -> RecordCount
+}
+
+/// A kind's access to the store: the connection, statements prepared once per run, and the import
+/// run a row belongs to.
+public final class KindRows {
+    public let database: SQLiteDatabase
+    /// The import run inserting rows (nil when reading).
+    public let runID: Int64?
+    private var statements: [String: SQLiteStatement] = [:]
+
+    init(database: SQLiteDatabase, runID: Int64? = nil) {
+        self.database = database
+        self.runID = runID
+    }
+
+    /// `sql` prepared once for the life of these rows, reset for each use.
+    public func statement(_ sql: String) throws -> SQLiteStatement {
+        if let prepared = statements[sql] {
+            prepared.reset()
+            return prepared
+        }
+        let prepared = try database.prepare(sql)
+        statements[sql] = prepared
+        return prepared
+    }
+
+    /// Whether a table exists (a kind's tables are made by the first import that writes it).
+    public func hasTable(_ name: String) throws -> Bool {
+        try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) ?? 0 > 0
+    }
+}
+
+/// The tables of the configured kinds, at their current versions (`kind_schema`).
+enum KindTables {
+    /// The kinds whose tables are older than this cloudsync's.
+    static func outdated(_ kinds: [any StoredKind.Type], in database: SQLiteDatabase) throws -> [any StoredKind.Type] {
+        try kinds.filter { try version(of: $0.name, in: database) < $0.tableVersions.count }
+    }
+
+    /// Brings every kind's tables to its current version, each step in the transaction that records it.
+    static func upgrade(_ kinds: [any StoredKind.Type], in database: SQLiteDatabase) throws {
+        for kind in kinds {
+            let current = try version(of: kind.name, in: database)
+            for step in current..<kind.tableVersions.count {
+                try database.transaction {
+                    try database.execute(kind.tableVersions[step])
+                    try database.prepare("INSERT OR REPLACE INTO kind_schema(kind, version) VALUES (?, ?)")
+                        .run([.text(kind.name), .int(Int64(step + 1))])
+                }
+            }
+        }
+    }
+
+    private static func version(of kind: String, in database: SQLiteDatabase) throws -> Int {
+        Int(try database.scalarInt("SELECT version FROM kind_schema WHERE kind = ?", [.text(kind)]) ?? 0)
+    }
+}
+
+/// A blob of little-endian 64-bit words (ECG samples, beat pairs), as kinds store series.
+public enum StoredWords {
+    public static func encoded<R>(_ words: [UInt64], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let littleEndian = words.map(\.littleEndian)
+        return try littleEndian.withUnsafeBytes(body)
+    }
+
+    public static func decoded(_ bytes: UnsafeRawBufferPointer) -> [UInt64] {
+        (0..<bytes.count / 8).map { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+    }
+}
