@@ -21,10 +21,10 @@ extension ExportElement {
         case .activitySummary: self = .activitySummary(ActivitySummary(attributes: tree.attributeDictionary(root)))
         case .clinicalRecord: self = .clinicalRecord(ClinicalRecord(attributes: tree.attributeDictionary(root)))
         case .audiogram:
-            self = .audiogram(Audiogram(attributes: tree.attributeDictionary(root), metadata: tree.metadata(root),
+            self = .audiogram(AudiogramElement(attributes: tree.attributeDictionary(root), metadata: tree.metadata(root),
                                         sensitivityPoints: tree.children(of: root, named: .sensitivityPoint).map(tree.attributeDictionary)))
         case .visionPrescription:
-            self = .visionPrescription(VisionPrescription(
+            self = .visionPrescription(VisionPrescriptionElement(
                 attributes: tree.attributeDictionary(root), metadata: tree.metadata(root),
                 rightEye: tree.children(of: root, named: .rightEye).first.map(tree.attributeDictionary),
                 leftEye: tree.children(of: root, named: .leftEye).first.map(tree.attributeDictionary),

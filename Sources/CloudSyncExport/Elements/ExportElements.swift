@@ -14,8 +14,8 @@ public enum ExportElement: Sendable, Equatable {
     case workout(Workout)
     case activitySummary(ActivitySummary)
     case clinicalRecord(ClinicalRecord)
-    case audiogram(Audiogram)
-    case visionPrescription(VisionPrescription)
+    case audiogram(AudiogramElement)
+    case visionPrescription(VisionPrescriptionElement)
     /// An element outside the DTD, by name.
     case unknown(String, attributes: [String: String])
 }
@@ -123,13 +123,15 @@ public struct ClinicalRecord: Sendable, Equatable {
     public var attributes: Attributes
 }
 
-public struct Audiogram: Sendable, Equatable {
+/// The `Audiogram` element as written (the model's `Audiogram` record is read from it).
+public struct AudiogramElement: Sendable, Equatable {
     public var attributes: Attributes
     public var metadata: [MetadataEntry]
     public var sensitivityPoints: [Attributes]
 }
 
-public struct VisionPrescription: Sendable, Equatable {
+/// The `VisionPrescription` element as written (the model's `VisionPrescription` record is read from it).
+public struct VisionPrescriptionElement: Sendable, Equatable {
     public var attributes: Attributes
     public var metadata: [MetadataEntry]
     public var rightEye: Attributes?
