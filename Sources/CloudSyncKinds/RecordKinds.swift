@@ -8,10 +8,11 @@ public protocol ArchiveRecordKind: ArchiveKind, StoredKind {}
 /// The registry of the kinds of record besides metrics. The converter, the store and the commands
 /// loop over it; adding a kind is its record in the model, its file here, and a line below.
 public enum RecordKinds {
-    /// In the order summaries list them.
-    public static let all: [any ArchiveRecordKind.Type] = [
-        BeatSeriesKind.self, CorrelationKind.self, RouteKind.self, ECGKind.self, ClinicalKind.self,
-    ]
+    /// In the order summaries list them. (A computed list: metatypes of a protocol are not
+    /// `Sendable`, so a stored one would be a shared global.)
+    public static var all: [any ArchiveRecordKind.Type] {
+        [BeatSeriesKind.self, CorrelationKind.self, RouteKind.self, ECGKind.self, ClinicalKind.self]
+    }
 
     /// The kind whose `--kind` name is `name`.
     public static func named(_ name: String) -> (any ArchiveRecordKind.Type)? { all.first { $0.name == name } }
