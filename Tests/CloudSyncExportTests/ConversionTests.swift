@@ -172,11 +172,17 @@ import Testing
             case .clinicalRecord(let record):
                 seen.kinds.append("clinicalRecord")
                 #expect(record.attributes["resourceFilePath"] == "/clinical-records/Observation-A1B2.json")
+            case .audiogram(let audiogram):
+                seen.kinds.append("audiogram")
+                #expect(audiogram.sensitivityPoints.count == 3)
+            case .visionPrescription(let prescription):
+                seen.kinds.append("visionPrescription")
+                #expect(prescription.rightEye?["sphere"] == "-1.25" && prescription.attachments.count == 1)
             default: seen.kinds.append("other")
             }
         }
         let kinds = Dictionary(seen.kinds.map { ($0, 1) }, uniquingKeysWith: +)
-        #expect(kinds == ["exportDate": 1, "me": 1, "record": 22, "correlation": 1, "workout": 2, "activitySummary": 2, "clinicalRecord": 1])
+        #expect(kinds == ["exportDate": 1, "me": 1, "record": 22, "correlation": 1, "workout": 2, "activitySummary": 2, "clinicalRecord": 1, "audiogram": 1, "visionPrescription": 1])
         #expect(seen.hrvBeats == [26437.8, 26438.8, 26439.8])
         #expect(seen.meAttributes == 5)
         #expect(seen.correlationRecords == 2)

@@ -7,6 +7,18 @@ import Foundation
 import Testing
 
 @Suite struct StagingStoreTests {
+    /// A store keeps only the kinds it is configured with: one handed another kind's record says so
+    /// (loudly), and an import of a store without a kind simply does not read that kind.
+    @Test func aKindTheStoreIsNotConfiguredForIsAnErrorNotALoss() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write, configuration: .init(kinds: [RouteKind.self]))
+        let result = try store.importExport(StorePaths.sampleZip)
+        #expect(result.records["routes"]?.new == 2 && result.records["audiograms"] == nil)
+        let sink = StoreRecordSink(database: store.database, runID: result.runID, kinds: store.configuration.kinds)
+        #expect(throws: StoreError.self) {
+            try sink.write(Audiogram(type: "t", startDate: 0, endDate: 0, sourceApp: "", metadata: [], points: []), as: AudiogramKind.self)
+        }
+    }
+
     @Test func reimportAddsNothing() throws {
         let path = try StorePaths.newStore()
         let store = try StagingStore(path: path, access: .write)

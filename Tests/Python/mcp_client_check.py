@@ -357,6 +357,7 @@ async def main():
     check(first_answer < 5, f"first answer {first_answer:.3f} s after start")
     await autumn_checks()
     await daily_checks()
+    await every_kind_checks()
     texts_read_as_a_person_would()
     print(f"{CHECKS} checks passed", flush=True)
 
@@ -800,6 +801,25 @@ def readme_duckdb_recipe(export, heart):
         got = {str(day)[:10]: value for day, value in rows}
         check(got.keys() == want.keys() and all(abs(got[d] - want[d]) < 1e-9 for d in want),
               f"README's DuckDB recipe gives Los Angeles days (DuckDB in {session_zone}): {len(got)} days")
+
+
+async def every_kind_checks():
+    """The repository's sample holds one record of every kind: the overview counts each (audiograms and
+    vision prescriptions, the kinds added last, included) and its text names them."""
+    sample = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "export.zip")
+    store = os.path.join(WORK, "sample.sqlite")
+    imported = subprocess.run([CLOUDSYNC, "import", sample, "--store", store], capture_output=True, text=True)
+    check(imported.returncode == 0, f"import of the sample: {imported.stderr.strip()}")
+    params = StdioServerParameters(command=CLOUDSYNC, args=["mcp", "--store", store])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            overview = await call(session, "overview", {})
+            records = overview.structuredContent["records"]
+            check(records == {"beats": 1, "correlations": 1, "routes": 2, "ecg": 1, "clinical": 1, "audiograms": 1,
+                              "vision-prescriptions": 1}, f"the overview counts every kind: {records}")
+            first = text_of(overview).splitlines()[0]
+            check("1 audiogram" in first and "1 vision prescription" in first, f"the overview's text names them: {first}")
 
 
 def texts_read_as_a_person_would():

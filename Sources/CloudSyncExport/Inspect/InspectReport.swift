@@ -47,7 +47,7 @@ public struct InspectReport: Sendable, Codable {
     /// Adds what the whole-archive pass found.
     public mutating func add(_ archive: ArchiveConverter.Report) {
         records = archive.records
-        recordsRead = archive.kinds.compactMap { archive.described[$0] }
+        recordsRead = archive.kinds.filter { archive.count($0).records > 0 }.compactMap { archive.described[$0] }
         notes = archive.notes
         files = archive.files
         unrecognisedEntries = archive.unrecognised

@@ -35,7 +35,7 @@ extension StagingStore {
         }
         let sink = try storeErrors { try StoreImportSink(database: database, runID: runID, commitEvery: configuration.importCommitEvery,
                                                               denseCount: configuration.hourSummaryDenseCount) }
-        let records = StoreRecordSink(database: database, runID: runID)
+        let records = StoreRecordSink(database: database, runID: runID, kinds: configuration.kinds)
         try storeErrors { try sink.begin() }
         // The whole archive: export.xml's metrics, then the records of every kind the store keeps,
         // in crash-safe transactions.

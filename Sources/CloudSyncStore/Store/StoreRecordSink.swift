@@ -17,12 +17,15 @@ final class StoreRecordSink: RecordSink {
     private let rows: KindRows
     private let runID: Int64
     private let commitEvery: Int
+    /// The kinds the store is configured with: it has their tables.
+    private let kinds: Set<String>
     private var ownsTransaction = false
     private var sinceCommit = 0
     private(set) var imported: [String: Imported] = [:]
 
-    init(database: SQLiteDatabase, runID: Int64, commitEvery: Int = 200) {
+    init(database: SQLiteDatabase, runID: Int64, kinds: [any StoredKind.Type], commitEvery: Int = 200) {
         self.database = database
+        self.kinds = Set(kinds.map { $0.name })
         self.runID = runID
         self.commitEvery = commitEvery
         rows = KindRows(database: database, runID: runID)
@@ -30,7 +33,7 @@ final class StoreRecordSink: RecordSink {
 
     func write<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws {
         // A kind without a table would be lost here: that is a mistake of this program, said loudly.
-        guard let stored = Kind.self as? any StoredKind.Type else { throw StoreError.unstorable(Kind.name) }
+        guard kinds.contains(Kind.name), let stored = Kind.self as? any StoredKind.Type else { throw StoreError.unstorable(Kind.name) }
         try beginIfNeeded()
         let isNew = try insert(record, as: stored)
         if isNew { imported[Kind.name, default: Imported()].new += 1 } else { imported[Kind.name, default: Imported()].already += 1 }
