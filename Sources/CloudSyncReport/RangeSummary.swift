@@ -28,7 +28,7 @@ struct RangeSummary {
     /// Every type's samples starting in the range, by day in `zone`; `routes` as `RouteTally` counted them.
     static func load(_ store: StagingStore, since: Int64?, until: Int64?, zone: TimeZone?, routes: Int) throws -> RangeSummary {
         var summary = RangeSummary(since: since, until: until, routes: routes)
-        let rows = try store.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(since: since, until: until), timeZone: zone))
+        let rows = try store.queries.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(since: since, until: until), timeZone: zone))
         var byType: [String: TypeCount] = [:]
         for row in rows {
             let key = "\(row.type)\u{0}\(row.unit)"
@@ -39,7 +39,7 @@ struct RangeSummary {
             byType[key] = count
         }
         summary.types = byType.values.sorted { ($0.type, $0.unit) < ($1.type, $1.unit) }
-        summary.ecgs = try store.ecgs(since: since, until: until).count
+        summary.ecgs = try store.queries.ecgs(since: since, until: until).count
         return summary
     }
 

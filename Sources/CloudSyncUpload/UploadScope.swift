@@ -29,7 +29,7 @@ public struct UploadScope: Sendable {
     public static func leftOut(target: UploadTarget, store: StagingStore, targetID: Int64?,
                                userFilter: MetricFilter) throws -> [String: Int] {
         guard target == .cloudcare, let accepted = target.acceptedTypes else { return [:] }
-        return try store.pendingByType(targetID: targetID, filter: userFilter)
+        return try store.ledger.pendingByType(targetID: targetID, filter: userFilter)
             .filter { !accepted.contains(MetricFilter.shortName($0.key)) }
     }
 }

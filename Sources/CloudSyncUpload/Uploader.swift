@@ -87,7 +87,7 @@ public final class Uploader {
     private var serverKey: String { configuration.server.absoluteString.trimmingTrailingSlash }
 
     private func existingTargetID() throws -> Int64? {
-        try store.existingUploadTargetID(target: configuration.target.rawValue, server: serverKey)
+        try store.ledger.existingUploadTargetID(target: configuration.target.rawValue, server: serverKey)
     }
 
     /// Decides what this run sends (the target's types and window) and fills the report's counts.
@@ -97,14 +97,14 @@ public final class Uploader {
         if configuration.target == .flo {
             // Flō's window starts at the recommended date: a backfill sends everything from there;
             // later runs send, inside the same window, what this server has not acknowledged yet.
-            let recorded = try targetID.flatMap { try store.backfillStart(targetID: $0) }
+            let recorded = try targetID.flatMap { try store.ledger.backfillStart(targetID: $0) }
             windowStart = (status?["recommendedStartDate"] as? String) ?? recorded
             if windowStart == nil && status == nil { report.windowUnknown = true }
             report.backfill = status?["needsHistoricalSync"] as? Bool == true && windowStart != nil
         }
         let scope = UploadScope(target: configuration.target, userFilter: configuration.filter,
                                 windowStart: windowStart, allTypes: configuration.allTypes)
-        let summary = try store.pendingSummary(targetID: targetID, filter: scope.filter)
+        let summary = try store.ledger.pendingSummary(targetID: targetID, filter: scope.filter)
         report.pending = summary.count
         report.batches = (summary.count + configuration.batchSize - 1) / configuration.batchSize
         report.leftOut = try UploadScope.leftOut(target: configuration.target, store: store, targetID: targetID,
@@ -114,7 +114,7 @@ public final class Uploader {
             report.windowStart = start
             var unwindowed = scope.filter
             unwindowed.since = configuration.filter.since
-            report.beforeWindow = try store.pendingSummary(targetID: targetID, filter: unwindowed).count - summary.count
+            report.beforeWindow = try store.ledger.pendingSummary(targetID: targetID, filter: unwindowed).count - summary.count
         }
         return (scope, summary)
     }
@@ -123,7 +123,7 @@ public final class Uploader {
         let retries = RetryCounter()
         defer { report.retries = retries.count }
         let transport = HTTPTransport(client: client, configuration: configuration, retries: retries)
-        let targetID = try store.uploadTargetID(target: configuration.target.rawValue, server: serverKey)
+        let targetID = try store.ledger.uploadTargetID(target: configuration.target.rawValue, server: serverKey)
         var status: [String: Any]?
         if configuration.target == .flo {
             status = try await transport.send(.GET, "/api/healthkit/sync-status", body: nil, what: "the sync-status request").object ?? [:]
@@ -132,7 +132,7 @@ public final class Uploader {
         let backfillStart = report.backfill ? scope.windowStart.flatMap { start in ISODate.seconds(start).map { (iso: start, seconds: $0) } } : nil
         // Nothing to send (and no backfill to mark): no run in the history, no request.
         if summary.count == 0 && backfillStart == nil { return }
-        let runID = try store.beginUploadRun(targetID: targetID)
+        let runID = try store.ledger.beginUploadRun(targetID: targetID)
         var sent = 0, batches = 0
         do {
             try await send(transport, scope: scope, summary: summary, targetID: targetID, runID: runID, report: &report)
@@ -140,32 +140,32 @@ public final class Uploader {
             batches = report.batches
             if let backfillStart {
                 // Only now, after every batch of the backfill succeeded.
-                let count = try store.acknowledgedCount(targetID: targetID, since: backfillStart.seconds)
+                let count = try store.ledger.acknowledgedCount(targetID: targetID, since: backfillStart.seconds)
                 let body: [String: Any] = ["sampleCount": count, "startDate": backfillStart.iso,
                                            "endDate": BatchBody.isoMilliseconds(summary.lastEnd ?? Int64(Date().timeIntervalSince1970))]
                 let reply = try await transport.send(.POST, "/api/healthkit/mark-backfill-complete",
                                                      body: NIOCore.ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)), what: "mark-backfill-complete")
-                try store.recordBackfill(targetID: targetID, complete: true, backfillDate: reply.object?["backfillDate"] as? String,
+                try store.ledger.recordBackfill(targetID: targetID, complete: true, backfillDate: reply.object?["backfillDate"] as? String,
                                          recommendedStart: backfillStart.iso)
                 report.backfillMarkedComplete = true
             }
         } catch {
             if let backfillStart {
-                try? store.recordBackfill(targetID: targetID, complete: false, backfillDate: nil, recommendedStart: backfillStart.iso)
+                try? store.ledger.recordBackfill(targetID: targetID, complete: false, backfillDate: nil, recommendedStart: backfillStart.iso)
             }
             let outcome = (error as? UploadError)?.isInterrupted == true ? "interrupted" : "failed"
-            try? store.finishUploadRun(runID, outcome: outcome, sent: report.uploaded, batches: report.batches,
+            try? store.ledger.finishUploadRun(runID, outcome: outcome, sent: report.uploaded, batches: report.batches,
                                        retries: retries.count, error: "\(error)")
             throw error
         }
-        try store.finishUploadRun(runID, outcome: "ok", sent: sent, batches: batches, retries: retries.count, error: nil)
+        try store.ledger.finishUploadRun(runID, outcome: "ok", sent: sent, batches: batches, retries: retries.count, error: nil)
     }
 
     /// Sends the scope's pending metrics in batches, `concurrency` at a time, acknowledging each.
     private func send(_ transport: HTTPTransport, scope: UploadScope, summary: PendingSummary, targetID: Int64, runID: Int64,
                       report: inout UploadReport) async throws {
         let identity = try store.identity()
-        let cursor = try store.pendingMetrics(targetID: targetID, filter: scope.filter)
+        let cursor = try store.ledger.pendingMetrics(targetID: targetID, filter: scope.filter)
         let started = Date()
         report.batches = 0
         try await withThrowingTaskGroup(of: BatchOutcome.self) { group in
@@ -194,7 +194,7 @@ public final class Uploader {
                 switch outcome {
                 case .sent(let batch, let reply):
                     let notTaken = Self.notTaken(batch, reply: reply, target: configuration.target)
-                    try store.acknowledge(batch, targetID: targetID, runID: runID, notTaken: notTaken)
+                    try store.ledger.acknowledge(batch, targetID: targetID, runID: runID, notTaken: notTaken)
                     report.uploaded += batch.count
                     report.batches += 1
                     for (type, count) in notTaken { report.notTaken[type, default: 0] += count }
@@ -205,7 +205,7 @@ public final class Uploader {
                     onProgress?(Progress(done: report.uploaded, total: summary.count, seconds: Date().timeIntervalSince(started)))
                 case .failed(let batch, let error):
                     group.cancelAll()
-                    try? store.recordFailedBatch(batch, targetID: targetID, runID: runID, error: "\(error)")
+                    try? store.ledger.recordFailedBatch(batch, targetID: targetID, runID: runID, error: "\(error)")
                     throw error
                 }
                 if shouldStop() {

@@ -64,7 +64,7 @@ struct Aggregate: ParsableCommand {
         let store = try storeOptions.open(.read)
         let rows: [AggregateRow]
         do {
-            rows = try store.aggregate(AggregateOptions(bucket: bucket, filter: try filters.makeFilter(zone: try ZoneName.resolve(tz)),
+            rows = try store.queries.aggregate(AggregateOptions(bucket: bucket, filter: try filters.makeFilter(zone: try ZoneName.resolve(tz)),
                                                         timeZone: try ZoneName.resolve(tz), mergeSources: mergeSources,
                                                         countRepeats: countRepeats))
         } catch {

@@ -41,7 +41,7 @@ struct Export: ParsableCommand {
 
     /// The stored records of `kind`, in the chosen format.
     private func export<Kind: ArchiveRecordKind>(_ kind: Kind.Type, from store: StagingStore, filter: MetricFilter) throws -> Int {
-        try store.export(Kind.self, filter: filter, to: try outputs.makeRecordSink(Kind.self))
+        try store.queries.export(Kind.self, filter: filter, to: try outputs.makeRecordSink(Kind.self))
     }
 
     func run() throws {
@@ -57,7 +57,7 @@ struct Export: ParsableCommand {
                 return
             }
             let sink = try outputs.makeSink { try store.identity() }
-            let count = try store.export(filter: filter, pendingOnly: pending, to: sink)
+            let count = try store.queries.export(filter: filter, pendingOnly: pending, to: sink)
             if !quiet {
                 var line = "exported \(counted(count, "metric")) from \(store.path)"
                 if pending { line += " (pending: what an upload to CloudCare would send)" }

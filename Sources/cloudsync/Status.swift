@@ -41,7 +41,7 @@ struct Status: ParsableCommand {
         let store = try storeOptions.open(.read)
         var status: StoreStatus
         do {
-            status = try store.status(countRepeats: countRepeats)
+            status = try store.queries.status(countRepeats: countRepeats)
             for index in status.targets.indices { try scope(&status.targets[index], store) }
         } catch { throw ExitStatus.report(error) }
         if json {
@@ -56,10 +56,10 @@ struct Status: ParsableCommand {
     /// Pending as the upload to that target would count it (the same `UploadScope`).
     private func scope(_ target: inout StoreStatus.Target, _ store: StagingStore) throws {
         guard let kind = UploadTarget(rawValue: target.target),
-              let id = try store.existingUploadTargetID(target: target.target, server: target.server) else { return }
-        let window = kind == .flo ? try store.backfillStart(targetID: id) : nil
+              let id = try store.ledger.existingUploadTargetID(target: target.target, server: target.server) else { return }
+        let window = kind == .flo ? try store.ledger.backfillStart(targetID: id) : nil
         let scope = UploadScope(target: kind, userFilter: .all, windowStart: window, allTypes: false)
-        target.pending = try store.pendingSummary(targetID: id, filter: scope.filter).count
+        target.pending = try store.ledger.pendingSummary(targetID: id, filter: scope.filter).count
         target.leftOut = try UploadScope.leftOut(target: kind, store: store, targetID: id, userFilter: .all)
     }
 

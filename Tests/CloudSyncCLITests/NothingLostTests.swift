@@ -150,7 +150,7 @@ import Testing
         let store = dir.appendingPathComponent("s.sqlite").path
         let imported = try CLI.run(["import", "-", "--store", store], stdinFile: archive)
         #expect(imported.status == 0, "\(imported.stderr)")
-        let status = try StagingStore(path: store, access: .read).status()
+        let status = try StagingStore(path: store, access: .read).queries.status()
         #expect(status.records["routes"]?.records == 2 && status.records["ecg"]?.records == 1 && status.metrics == 24)
         // Through a real pipe the same.
         let piped = try CLI.run(["convert", "-", "--kind", "ecg"], stdinBytes: try Data(contentsOf: URL(fileURLWithPath: archive)))
@@ -187,7 +187,7 @@ import Testing
         let store = dir.appendingPathComponent("s.sqlite").path
         let imported = try CLI.run(["import", input, "--store", store])
         #expect(imported.status == 0 && imported.stderr.contains("3 new"), "\(imported.stderr)")
-        #expect(try StagingStore(path: store, access: .read).status().byType["HKQuantityTypeIdentifierHeartRate"] == 2)
+        #expect(try StagingStore(path: store, access: .read).queries.status().byType["HKQuantityTypeIdentifierHeartRate"] == 2)
     }
 
     // MARK: 5. A category sample's category is part of its identity
@@ -219,10 +219,10 @@ import Testing
         #expect(categories.sorted() == ["HKCategoryValueSleepAnalysisAsleep", "HKCategoryValueSleepAnalysisInBed",
                                         "HKCategoryValueSleepAnalysisInBed"])
         // Counted once each: the second InBed repeats the first; the Asleep repeats nothing.
-        let status = try StagingStore(path: store, access: .read).status()
+        let status = try StagingStore(path: store, access: .read).queries.status()
         #expect(status.metrics == 2 && status.repeats == 1)
         #expect(try CLI.run(["import", input, "--store", store, "-q"]).status == 0)
-        #expect(try StagingStore(path: store, access: .read).status().metrics == 2)
+        #expect(try StagingStore(path: store, access: .read).queries.status().metrics == 2)
     }
 
     /// A store of schema 6 holding what the old identity kept of that night (the Asleep marked as a
@@ -256,7 +256,7 @@ import Testing
         let result = try CLI.run(["import", try writeFile(Self.sleepTwice, in: dir), "--store", store])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("1 new"), "\(result.stderr)")                    // the lost InBed
-        let after = try StagingStore(path: store, access: .read).status(countRepeats: true)
+        let after = try StagingStore(path: store, access: .read).queries.status(countRepeats: true)
         #expect(after.metrics == 3 && after.repeats == 1)
         #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
     }
@@ -298,7 +298,7 @@ import Testing
             #expect(stderr.contains("interrupted") && !stderr.contains("damaged"), "attempt \(attempt): \(stderr)")
         }
         if command == "import" {
-            #expect(try StagingStore(path: store, access: .read).status().imports.allSatisfy { $0.outcome == "interrupted" })
+            #expect(try StagingStore(path: store, access: .read).queries.status().imports.allSatisfy { $0.outcome == "interrupted" })
         }
     }
 

@@ -89,7 +89,7 @@ import Testing
                 let imported = try CLI.run(["import", input.path, "--store", store, "-q"])
                 #expect(imported.status == 0, "\(imported.stderr)")
             }
-            #expect(try StagingStore(path: store, access: .read).status().pending == metricsPerUser)
+            #expect(try StagingStore(path: store, access: .read).queries.status().pending == metricsPerUser)
             stores[user] = store
         }
         return stores
@@ -119,7 +119,7 @@ import Testing
             upload.process.waitUntilExit()
             let log = (try? String(contentsOf: upload.log, encoding: .utf8)) ?? ""
             #expect(upload.process.terminationStatus == 0, "\(upload.user): \(log)")
-            #expect(try StagingStore(path: stores[upload.user]!, access: .read).status().pending == 0, "\(upload.user): \(log)")
+            #expect(try StagingStore(path: stores[upload.user]!, access: .read).queries.status().pending == 0, "\(upload.user): \(log)")
         }
     }
 

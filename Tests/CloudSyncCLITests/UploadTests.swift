@@ -18,7 +18,7 @@ import Testing
         return (store, 24 + heartRates)
     }
 
-    func pending(_ store: String) throws -> Int { try StagingStore(path: store, access: .read).status().pending }
+    func pending(_ store: String) throws -> Int { try StagingStore(path: store, access: .read).queries.status().pending }
 
     @Test func cloudCareUploadThroughFaultsEndsWithEveryMetricOnce() throws {
         let dir = try CLI.temporaryDirectory()
@@ -40,7 +40,7 @@ import Testing
         #expect(again.status == 0)
         #expect(again.stderr.contains("nothing to upload"))
         #expect(try serve.count("SELECT count(*) FROM request_log") == requestsBefore)   // nothing sent
-        let status = try StagingStore(path: store, access: .read).status()
+        let status = try StagingStore(path: store, access: .read).queries.status()
         #expect(status.uploads.count == 1)          // one run (the second had nothing to send)
         #expect(status.uploads.first?.sent == total)
         #expect(status.uploads.first?.batches == 6)
@@ -78,7 +78,7 @@ import Testing
         let again = try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try serve.count("SELECT count(*) FROM \(table)") == total)
-        let status = try StagingStore(path: store, access: .read).status()
+        let status = try StagingStore(path: store, access: .read).queries.status()
         #expect(status.targets.first { $0.target == target }?.pending == 0)
         #expect(try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target]).stderr.contains("nothing to upload"))
         if target == "steps" {
@@ -246,7 +246,7 @@ import Testing
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let generated = try #require(formatter.date(from: object["generatedAt"]!)), expires = try #require(formatter.date(from: object["expiresAt"]!))
         #expect(expires.timeIntervalSince(generated) == 900)
-        let status = try StagingStore(path: store, access: .read).status()
+        let status = try StagingStore(path: store, access: .read).queries.status()
         #expect(object["userId"] == status.userId && object["deviceId"] == status.deviceId)
         #expect(result.stderr.contains("▀") || result.stderr.contains("▄"))
         let image = try Data(contentsOf: URL(fileURLWithPath: png))

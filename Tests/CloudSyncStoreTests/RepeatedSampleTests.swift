@@ -30,7 +30,7 @@ import Testing
     }
 
     func dailyDistance(_ store: StagingStore, countRepeats: Bool = false) throws -> AggregateRow? {
-        try store.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: ["distanceWalkingRunning"]),
+        try store.queries.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: ["distanceWalkingRunning"]),
                                              countRepeats: countRepeats)).first
     }
 
@@ -43,10 +43,10 @@ import Testing
         #expect(first.repeatCount == 3)         // the second distance, the second and third run
         #expect(first.writtenTwiceCount == 1)
         #expect(first.duplicateCount == 0)      // nothing was in the store: nothing "already there"
-        let status = try store.status()
+        let status = try store.queries.status()
         #expect(status.metrics == 3 && status.repeats == 3)
         #expect(status.byType["workout"] == 1)
-        #expect(try store.status(countRepeats: true).metrics == 6)
+        #expect(try store.queries.status(countRepeats: true).metrics == 6)
         #expect(status.imports.first?.repeats == 3 && status.imports.first?.writtenTwice == 1)
 
         let once = try #require(try dailyDistance(store))
@@ -54,16 +54,16 @@ import Testing
         let all = try #require(try dailyDistance(store, countRepeats: true))
         #expect(all.count == 3 && abs(all.sum - 1.7) < 1e-9)
         // Uploads send each sample once; export gives back every stored sample.
-        #expect(try store.pendingSummary(targetID: nil).count == 3)
+        #expect(try store.ledger.pendingSummary(targetID: nil).count == 3)
         let exported = Collector()
-        #expect(try store.export(to: exported) == 6)
+        #expect(try store.queries.export(to: exported) == 6)
 
         let again = try store.importExport(input)
         #expect(again.newCount == 0 && again.duplicateCount == 7 && again.writtenTwiceCount == 0)
         // The same export without creation dates (as iOS 8 wrote it) holds nothing new either.
         let undated = try store.importExport(try StorePaths.write(Self.export(withCreationDates: false)))
         #expect(undated.newCount == 0 && undated.duplicateCount == 7)
-        #expect(try store.status(countRepeats: true).metrics == 6)
+        #expect(try store.queries.status(countRepeats: true).metrics == 6)
         #expect(try store.integrityCheck() == "ok")
     }
 
@@ -96,9 +96,9 @@ import Testing
         let result = try store.importExport(try StorePaths.write(Self.export()))
         #expect(result.newCount == 3 && result.repeatCount == 3)   // the lost second distance and two runs
         #expect(result.duplicateCount == 3 && result.writtenTwiceCount == 1)
-        let status = try store.status()
+        let status = try store.queries.status()
         #expect(status.metrics == 3 && status.repeats == 3)
-        #expect(try store.status(countRepeats: true).metrics == 6)
+        #expect(try store.queries.status(countRepeats: true).metrics == 6)
         #expect(status.targets.first?.acknowledged == 1 && status.targets.first?.pending == 2)
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE created_at = \(StoreSchema.undated)") == 0)
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE id <= 3 AND is_repeat = 0") == 3)

@@ -28,7 +28,7 @@ import Testing
         let second = try store.importExport(StorePaths.sampleZip)
         #expect(second.newCount == 0)
         #expect(second.duplicateCount == 24)
-        let status = try store.status()
+        let status = try store.queries.status()
         #expect(status.metrics == 24)
         #expect(status.imports.map(\.outcome) == ["ok", "ok"])
         #expect(status.imports.first?.duplicates == 24)
@@ -45,14 +45,14 @@ import Testing
         let later = try store.importExport(march1to20)
         #expect(later.newCount == 240)
         #expect(later.duplicateCount == 240)
-        #expect(try store.status().metrics == 480)
+        #expect(try store.queries.status().metrics == 480)
     }
 
     @Test func exportGivesBackWhatConvertProduced() throws {
         let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
         try store.importExport(StorePaths.sampleZip)
         let collector = Collector()
-        try store.export(to: collector)
+        try store.queries.export(to: collector)
         let direct = try convertDirectly(StorePaths.sampleZip)
         func key(_ m: HealthMetric) -> String { "\(m.type)|\(m.startDate)|\(m.endDate)|\(m.sourceApp)|\(m.value)|\(m.unit)" }
         #expect(collector.metrics.map(key).sorted() == direct.map(key).sorted())
@@ -66,7 +66,7 @@ import Testing
         let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
         try store.importExport(StorePaths.sampleZip)
         let collector = Collector()
-        try store.export(filter: MetricFilter(types: ["heartRate"]), pendingOnly: true, to: collector)
+        try store.queries.export(filter: MetricFilter(types: ["heartRate"]), pendingOnly: true, to: collector)
         #expect(collector.metrics.count == 3)
         // Acknowledge two of them for a CloudCare server: pending drops to the rest.
         try store.database.execute("""
@@ -76,10 +76,10 @@ import Testing
         // Pending is what an upload to that CloudCare server would send: of its types, the 20 the
         // sample has, less the two it acknowledged.
         let pending = Collector()
-        try store.export(pendingOnly: true, to: pending)
+        try store.queries.export(pendingOnly: true, to: pending)
         #expect(pending.metrics.count == 18)
-        #expect(try store.status().pending == 18)
-        #expect(try store.status().targets.first?.acknowledged == 2)
+        #expect(try store.queries.status().pending == 18)
+        #expect(try store.queries.status().targets.first?.acknowledged == 2)
     }
 
     @Test func damagedInputKeepsWhatCameBeforeAndRecordsTheFailure() throws {
@@ -87,7 +87,7 @@ import Testing
         let full = stepsExport(firstDay: 1, days: 5)
         let cut = try StorePaths.write(String(full.prefix(full.count * 3 / 4)))
         #expect(throws: ConversionError.self) { try store.importExport(cut) }
-        let status = try store.status()
+        let status = try store.queries.status()
         #expect(status.metrics > 60)
         #expect(status.metrics < 120)
         #expect(status.imports.first?.outcome == "failed")
@@ -96,7 +96,7 @@ import Testing
         // The complete export then fills in the rest, without doubles.
         let result = try store.importExport(try StorePaths.write(full))
         #expect(result.newCount + status.metrics == 120)
-        #expect(try store.status().metrics == 120)
+        #expect(try store.queries.status().metrics == 120)
     }
 
     @Test func identityIsMadeOnceAndKept() throws {
@@ -117,7 +117,7 @@ import Testing
             return "\(error)".contains("in use by another cloudsync process")
         }
         // Readers still read.
-        #expect(try StagingStore(path: path, access: .read).status().metrics == 0)
+        #expect(try StagingStore(path: path, access: .read).queries.status().metrics == 0)
         _ = writer
     }
 
@@ -164,7 +164,7 @@ struct StoreCorpusTests {
         let converted = try convertDirectly(input)
         var identities: [String: Set<String>] = [:]
         for m in converted { identities[m.type, default: []].insert("\(m.startDate)|\(m.endDate)|\(m.sourceApp)|\(m.value)|\(m.unit)") }
-        #expect(try store.status().byType == identities.mapValues(\.count))
+        #expect(try store.queries.status().byType == identities.mapValues(\.count))
         #expect(result.newCount + result.duplicateCount == converted.count)
     }
 }

@@ -51,7 +51,7 @@ final class DailyTable {
     /// changed since they were built, else built again. The build, if there was one.
     func use(zone: TimeZone?) throws -> ReadOnlySQL.DailyBuild? {
         let name = zone?.identifier ?? "UTC"
-        let version = try store.dataVersion()
+        let version = try store.queries.dataVersion()
         var build: ReadOnlySQL.DailyBuild?
         if let index = built.firstIndex(where: { $0.zone == name }) {
             let kept = built.remove(at: index)
@@ -86,7 +86,7 @@ final class DailyTable {
             // The numbers as `aggregate` prints them: the float noise of unit conversion and proration
             // rounded off (NumberFormatting), so a day's sum is the CSV's, digit for digit.
             let number = NumberFormatting.roundedAfterConversion
-            version = try store.dailyValues(zone: zone) { rows in
+            version = try store.queries.dailyValues(zone: zone) { rows in
                 for row in rows {
                     try insert.run([.text(name), .text(row.type), .text(row.unit), .text(row.bucket), .int(Int64(row.count)),
                                     .double(number(row.sum)), .double(number(row.average)), .double(number(row.minimum)),

@@ -9,7 +9,7 @@ import Foundation
 /// Writers (`import`, `upload`) hold an exclusive lock file for their whole session; readers
 /// (`status`, `export`, `aggregate`) read alongside them (WAL). Commits are large transactions;
 /// after a `kill -9` at any moment SQLite's journal brings the file back to its last commit.
-public final class StagingStore {
+public final class StagingStore: StoreAccess {
     /// `read` and `update` need an existing store; only `write` (import) creates one.
     public enum Access: Sendable { case read, update, write }
 
@@ -32,6 +32,9 @@ public final class StagingStore {
     let database: SQLiteDatabase
     public let configuration: Configuration
     private let lock: StoreLock?
+    /// The store's parts: the upload ledger, and what commands read.
+    public private(set) lazy var ledger = UploadLedger(database: database, path: path, configuration: configuration)
+    public private(set) lazy var queries = StoreQueries(database: database, path: path, configuration: configuration, ledger: ledger)
 
     /// Opens a store for reading, upgrading its schema first when it is older (the first use after
     /// a new cloudsync): a short writer session that takes the lock, migrates and closes.
@@ -148,12 +151,8 @@ public final class StagingStore {
         }
     }
 
-    /// The `userId` and `deviceId` made once, on the store's first use (as the iOS app does on
-    /// first launch), sent with every CloudCare envelope.
-    public func identity() throws -> CloudCareIdentity {
-        CloudCareIdentity(userId: try database.scalarText("SELECT value FROM identity WHERE key = 'userId'") ?? "",
-                          deviceId: try database.scalarText("SELECT value FROM identity WHERE key = 'deviceId'") ?? "")
-    }
+    /// The `userId` and `deviceId` made once, on the store's first use.
+    public func identity() throws -> CloudCareIdentity { try queries.identity() }
 
     /// Refuses every write on this connection from now on (`PRAGMA query_only`): for servers that
     /// answer questions from a store another process imports into.
@@ -166,14 +165,6 @@ public final class StagingStore {
         try database.scalarText("PRAGMA integrity_check") ?? ""
     }
 
-    /// Runs `body`, turning SQLite failures into `StoreError`s that name the store.
-    func storeErrors<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as SQLiteError {
-            throw StoreError.sqlite(error)
-        }
-    }
 }
 
 @available(*, unavailable)

@@ -64,7 +64,7 @@ struct MetricConditions {
     static let notAcknowledged = "NOT EXISTS (SELECT 1 FROM upload_ack a WHERE a.target_id = ? AND a.metric_id = m.id)"
 }
 
-extension StagingStore {
+extension StoreAccess {
     func conditions(_ filter: MetricFilter) throws -> MetricConditions {
         try MetricConditions(filter) { try typeIDs(matching: $0) }
     }

@@ -14,17 +14,7 @@ import Foundation
 /// their rows at the import's end, over the dirty hours only (`HourSummaryBuilder`). A killed
 /// import leaves the types dirty: `aggregate` then reads their rows, and the next import rebuilds
 /// them.
-extension StagingStore {
-    /// Rebuilds the dirty hours of every type from the rows.
-    func refreshHourSummary() throws {
-        let builder = HourSummaryBuilder(database: database, denseCount: configuration.hourSummaryDenseCount)
-        for type in try builder.dirtyTypes() {
-            try database.transaction { try HourSummaryBuilder.store(try builder.hours(of: type), in: database) }
-        }
-        // Types without a summary (small or sparse) need none.
-        try database.execute("UPDATE metric_hour_state SET dirty_from = NULL, dirty_to = NULL WHERE summarised < 0 AND dirty_from IS NOT NULL")
-    }
-
+extension StoreQueries {
     /// The longest sample of any type, in seconds: how far a sample may reach across a range's edge.
     func longestSample() throws -> Int64 {
         try database.scalarInt("SELECT coalesce(max(longest), 0) FROM metric_hour_state") ?? 0

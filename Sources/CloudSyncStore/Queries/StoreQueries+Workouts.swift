@@ -16,7 +16,7 @@ public struct WorkoutSummary: Sendable, Codable, Equatable {
     public var hasRoute: Bool
 }
 
-extension StagingStore {
+extension StoreQueries {
     /// Workouts starting in [since, until), oldest first, at most `limit` (and whether there were more).
     /// `activity` is a short name (`running`) or an identifier (`HKWorkoutActivityTypeRunning`).
     public func workouts(activity: String? = nil, since: Int64? = nil, until: Int64? = nil,

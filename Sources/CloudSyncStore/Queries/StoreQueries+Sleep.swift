@@ -14,7 +14,7 @@ public struct SleepNight: Sendable, Codable, Equatable {
     public var awake: Double
 }
 
-extension StagingStore {
+extension StoreQueries {
     /// The nights of `SleepAnalysis` samples starting in [since, until), in `zone` (UTC when nil).
     ///
     /// A sample belongs to the night of the evening before it when it starts before noon local time,

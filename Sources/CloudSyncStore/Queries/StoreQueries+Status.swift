@@ -1,12 +1,12 @@
 import CloudSyncExport
 import CloudSyncModel
 
-extension StagingStore {
+extension StoreQueries {
     /// Totals, per type, date range, pending per target, recent imports and uploads, backfill, identity.
     /// Each sample counts once unless `countRepeats`.
     public func status(recent: Int = 10, countRepeats: Bool = false) throws -> StoreStatus {
         try storeErrors {
-            let identity = try identity()
+            let identity = try self.identity()
             var byType: [String: Int] = [:]
             var repeats = 0
             // From the summary the import keeps (schema 5), not from every row.
@@ -38,8 +38,8 @@ extension StagingStore {
                 target.reached = acknowledged > 0 || targetRows.int64(3) != 0
                 targets.append(target)
             }
-            let defaultPending = try defaultPending()
-            let pending = try pendingSummary(targetID: defaultPending.targetID, filter: defaultPending.filter).count
+            let defaultPending = try ledger.defaultPending()
+            let pending = try ledger.pendingSummary(targetID: defaultPending.targetID, filter: defaultPending.filter).count
 
             let imports = try recentImports(recent)
             let uploads = try recentUploads(recent)
@@ -65,7 +65,7 @@ extension StagingStore {
                                firstStart: firstStart, lastEnd: lastEnd, targets: targets,
                                imports: imports, uploads: uploads, backfill: backfill, exportFacts: facts)
             status.pendingTarget = "cloudcare" + (defaultPending.server.map { " \($0)" } ?? "")
-            status.pendingLeftOut = try pendingByType(targetID: defaultPending.targetID, filter: .all)
+            status.pendingLeftOut = try ledger.pendingByType(targetID: defaultPending.targetID, filter: .all)
                 .filter { !CloudCareContract.takes($0.key) }.values.reduce(0, +)
             status.repeats = repeats
             status.countsRepeats = countRepeats

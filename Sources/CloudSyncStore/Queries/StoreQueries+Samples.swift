@@ -16,7 +16,7 @@ public struct StoredSample: Sendable, Codable {
     public var isRepeat: Bool
 }
 
-extension StagingStore {
+extension StoreQueries {
     /// Samples of the filter's types in (startDate, id) order, `limit` a page; `after` is the cursor
     /// the previous page gave (nil for the first page). Returns the next cursor when there is more.
     public func samples(filter: MetricFilter, after: (start: Int64, id: Int64)?, limit: Int) throws

@@ -1,7 +1,7 @@
 import CloudSyncModel
 import Foundation
 
-extension StagingStore {
+extension StoreQueries {
     /// The store's version as this connection sees it (`PRAGMA data_version`): it changes when another
     /// connection commits (an import running while `cloudsync mcp` serves), never for our own reads.
     func dataVersion() throws -> Int64 {

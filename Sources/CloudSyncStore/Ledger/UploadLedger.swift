@@ -68,7 +68,24 @@ public final class PendingMetricCursor {
     }
 }
 
-extension StagingStore {
+/// The store's upload side: the targets an upload sends to (kind and server), which metrics each
+/// acknowledged, the history of runs and batches, and Flō's backfill state; what is pending follows.
+public final class UploadLedger: StoreAccess {
+    let database: SQLiteDatabase
+    public let path: String
+    public let configuration: StagingStore.Configuration
+
+    init(database: SQLiteDatabase, path: String, configuration: StagingStore.Configuration) {
+        self.database = database
+        self.path = path
+        self.configuration = configuration
+    }
+}
+
+@available(*, unavailable)
+extension UploadLedger: Sendable {}
+
+extension UploadLedger {
     /// The id of (target, server), made on first use.
     public func uploadTargetID(target: String, server: String) throws -> Int64 {
         try storeErrors {
@@ -170,14 +187,6 @@ extension StagingStore {
             conditions.add(MetricConditions.notAcknowledged, .int(targetID))
             return try PendingMetricCursor(path: path, conditions: conditions)
         }
-    }
-
-    /// What uploads send: each sample once. A repeat (the same sample with another creation date)
-    /// is not sent: every backend would take it for the sample it already has (docs/upload.md).
-    func uploadConditions(_ filter: MetricFilter) throws -> MetricConditions {
-        var conditions = try conditions(filter)
-        conditions.add(MetricConditions.countedOnce)
-        return conditions
     }
 
     /// Starts a row of the upload history for one `cloudsync upload`.

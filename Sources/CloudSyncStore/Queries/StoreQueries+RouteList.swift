@@ -13,7 +13,7 @@ public struct RouteSummary: Sendable, Codable, Equatable {
     public var pointCount: Int
 }
 
-extension StagingStore {
+extension StoreQueries {
     /// Every stored route, oldest first (routes without a date first), without its points.
     public func routeSummaries() throws -> [RouteSummary] {
         try storeErrors {

@@ -2,7 +2,7 @@ import CloudSyncExport
 import CloudSyncModel
 import Foundation
 
-extension StagingStore {
+extension StoreQueries {
     /// Count, sum, average, minimum and maximum per type and bucket, in `startDate` order per type.
     /// A sample belongs to the bucket of its `startDate`.
     ///
@@ -84,7 +84,7 @@ extension StagingStore {
     }
 }
 
-extension StagingStore {
+extension StoreAccess {
     /// id → name of one of the name tables (types, units, devices: tens to hundreds of rows).
     func names(_ table: String) throws -> [Int64: String] { try database.names(table) }
 }

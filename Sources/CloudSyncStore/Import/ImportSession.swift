@@ -26,6 +26,19 @@ extension StagingStore {
     @discardableResult
     public func importExport(_ input: String, filter: MetricFilter = .all,
                              configure: (ArchiveConverter) -> Void = { _ in }) throws -> ImportResult {
+        try ImportSession(database: database, path: path, configuration: configuration).run(input, filter: filter, configure: configure)
+    }
+}
+
+/// One import: the run's row in `import_run`, the statements of the write (the metrics' sink with
+/// its identity, repeat and summary statements; the records' sink of every kind), the commits, and
+/// the hour summary brought up to date after them.
+struct ImportSession: StoreAccess {
+    let database: SQLiteDatabase
+    let path: String
+    let configuration: StagingStore.Configuration
+
+    func run(_ input: String, filter: MetricFilter, configure: (ArchiveConverter) -> Void) throws -> ImportResult {
         let inputName = input == "-" ? "standard input" : input
         let size = FileKind.size(path: ExportSources.seekablePath(input))
         let runID: Int64 = try storeErrors {
@@ -100,8 +113,6 @@ extension StagingStore {
         }
     }
 
-    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
-
     /// An export date as written (`2024-11-02 12:00:00 +0100`), as seconds since 1970.
     static func instant(_ text: String) -> Int64? {
         var text = text
@@ -113,5 +124,15 @@ extension StagingStore {
         if let error = error as? StoreError { return error.description }
         if let error = error as? SQLiteError { return error.description }
         return "\(error)"
+    }
+
+    /// Rebuilds the dirty hours of every type from the rows.
+    func refreshHourSummary() throws {
+        let builder = HourSummaryBuilder(database: database, denseCount: configuration.hourSummaryDenseCount)
+        for type in try builder.dirtyTypes() {
+            try database.transaction { try HourSummaryBuilder.store(try builder.hours(of: type), in: database) }
+        }
+        // Types without a summary (small or sparse) need none.
+        try database.execute("UPDATE metric_hour_state SET dirty_from = NULL, dirty_to = NULL WHERE summarised < 0 AND dirty_from IS NOT NULL")
     }
 }

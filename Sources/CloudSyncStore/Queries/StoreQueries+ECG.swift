@@ -16,7 +16,7 @@ public struct ECGSummary: Sendable, Codable, Equatable {
     public var samplesRateHz: Double?
 }
 
-extension StagingStore {
+extension StoreQueries {
     /// The recordings made in [since, until), oldest first; with `maxSamples`, each with its
     /// voltages thinned to that count, else without them.
     public func ecgs(since: Int64? = nil, until: Int64? = nil, maxSamples: Int? = nil) throws -> [ECGSummary] {

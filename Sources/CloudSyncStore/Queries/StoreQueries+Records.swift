@@ -1,7 +1,7 @@
 import CloudSyncExport
 import CloudSyncModel
 
-extension StagingStore {
+extension StoreQueries {
     /// Sends the stored records of `kind` whose dates `filter` keeps, in import order, to `sink`, then
     /// finishes it; returns how many.
     @discardableResult

@@ -28,7 +28,7 @@ public struct StoreOverview: Sendable, Codable {
     public var lastUpload: StoreStatus.UploadRun?
 }
 
-extension StagingStore {
+extension StoreQueries {
     public func overview() throws -> StoreOverview {
         try storeErrors {
             // From the summary the import keeps (schema 5): a few hundred rows, not millions.

@@ -1,7 +1,7 @@
 import CloudSyncExport
 import CloudSyncModel
 
-extension StagingStore {
+extension StoreQueries {
     /// Sends the store's metrics, in `startDate` order, to `sink` (JSONL, CloudCare batches…).
     /// Every stored sample, repeats included; `pendingOnly` keeps what `status` calls pending (see
     /// `defaultPending`: what an upload to CloudCare would send). Returns how many.
@@ -10,7 +10,7 @@ extension StagingStore {
         try storeErrors {
             var conditions: MetricConditions
             if pendingOnly {
-                let pending = try defaultPending(filter: filter)
+                let pending = try ledger.defaultPending(filter: filter)
                 conditions = try uploadConditions(pending.filter)
                 if let id = pending.targetID { conditions.add(MetricConditions.notAcknowledged, .int(id)) }
             } else {
@@ -43,6 +43,9 @@ extension StagingStore {
         }
     }
 
+}
+
+extension StoreAccess {
     /// Ids of the stored types whose identifier or short name is in `names` (short forms).
     func typeIDs(matching names: Set<String>) throws -> [Int64] {
         var ids: [Int64] = []

@@ -1,0 +1,40 @@
+import CloudSyncModel
+import Foundation
+
+/// What each part of the store stands on: its connection, its path (for messages, and for a reader
+/// that opens a connection of its own), and how it was configured. The parts are the schema
+/// (`StoreSchema`, `KindTables`), an import (`ImportSession`), the queries (`StoreQueries`) and the
+/// upload ledger (`UploadLedger`); `StagingStore` opens the file and hands them out.
+protocol StoreAccess {
+    var database: SQLiteDatabase { get }
+    var path: String { get }
+    var configuration: StagingStore.Configuration { get }
+}
+
+extension StoreAccess {
+    /// Runs `body`, turning SQLite failures into `StoreError`s that name the store.
+    func storeErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw StoreError.sqlite(error)
+        }
+    }
+
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// What uploads send: each sample once. A repeat (the same sample with another creation date)
+    /// is not sent: every backend would take it for the sample it already has (docs/upload.md).
+    func uploadConditions(_ filter: MetricFilter) throws -> MetricConditions {
+        var conditions = try conditions(filter)
+        conditions.add(MetricConditions.countedOnce)
+        return conditions
+    }
+
+    /// The `userId` and `deviceId` made once, on the store's first use (as the iOS app does on
+    /// first launch), sent with every CloudCare envelope.
+    public func identity() throws -> CloudCareIdentity {
+        CloudCareIdentity(userId: try database.scalarText("SELECT value FROM identity WHERE key = 'userId'") ?? "",
+                          deviceId: try database.scalarText("SELECT value FROM identity WHERE key = 'deviceId'") ?? "")
+    }
+}
