@@ -101,12 +101,17 @@ final class PostgresReceiverStorage: ReceiverStorage {
         }
     }
 
+    /// How long one call may wait for the database (a free connection included) before the
+    /// request is answered 503: long enough for a busy pool, short enough that an uploader's
+    /// request (30 s) never times out first.
+    static let deadline: Duration = .seconds(5)
+
     func storeCloudCare(owner: String, userId: String, deviceId: String, metrics: [ReceivedMetric]) async throws -> Int {
-        try await guarded { [self] in
-            guard !metrics.isEmpty else { return 0 }
-            let now = Int64(Date().timeIntervalSince1970)
-            // One statement per envelope: the metrics as arrays, unnested into rows.
-            return try await count("""
+        guard !metrics.isEmpty else { return 0 }
+        let now = Int64(Date().timeIntervalSince1970)
+        // One statement per envelope: the metrics as arrays, unnested into rows.
+        return try await write { connection, logger in
+            try await Self.count(connection.query("""
                 WITH stored AS (
                     INSERT INTO cloudcare_metric(owner, device_id, type, start_date, end_date, source_app, value, unit, metadata,
                                                  user_id, received_at)
@@ -118,14 +123,14 @@ final class PostgresReceiverStorage: ReceiverStorage {
                          AS m(type, start_date, end_date, source_app, value, unit, metadata)
                     ON CONFLICT DO NOTHING RETURNING 1)
                 SELECT count(*) FROM stored
-                """)
+                """, logger: logger))
         }
     }
 
     func cloudCareSummary(owner: String) async throws -> CloudCareSummary {
-        try await guarded { [self] in
+        try await call { connection, logger in
             var summary = CloudCareSummary(metrics: 0, byType: [:])
-            let rows = try await client.query("""
+            let rows = try await connection.query("""
                 SELECT type, count(*), min(start_date), max(end_date) FROM cloudcare_metric WHERE owner = \(owner) GROUP BY type
                 """, logger: logger)
             for try await (type, count, first, last) in rows.decode((String, Int, String, String).self) {
@@ -139,16 +144,17 @@ final class PostgresReceiverStorage: ReceiverStorage {
     }
 
     func floState(owner: String) async throws -> FloState {
-        try await guarded { [self] in
-            let rows = try await client.query("SELECT backfill_complete, backfill_date FROM flo_state WHERE owner = \(owner)", logger: logger)
-            for try await (complete, date) in rows.decode((Bool, String?).self) { return FloState(backfillComplete: complete, backfillDate: date) }
-            return FloState(backfillComplete: false, backfillDate: nil)
+        try await call { connection, logger in
+            var state = FloState(backfillComplete: false, backfillDate: nil)
+            let rows = try await connection.query("SELECT backfill_complete, backfill_date FROM flo_state WHERE owner = \(owner)", logger: logger)
+            for try await (complete, date) in rows.decode((Bool, String?).self) { state = FloState(backfillComplete: complete, backfillDate: date) }
+            return state
         }
     }
 
     func markFloBackfillComplete(owner: String, date: String, sampleCount: Int) async throws {
-        try await guarded { [self] in
-            _ = try await client.query("""
+        try await write { connection, logger in
+            _ = try await connection.query("""
                 INSERT INTO flo_state(owner, backfill_complete, backfill_date, mark_calls, marked_sample_count)
                 VALUES (\(owner), true, \(date), 1, \(sampleCount))
                 ON CONFLICT (owner) DO UPDATE SET backfill_complete = true, backfill_date = excluded.backfill_date,
@@ -158,9 +164,9 @@ final class PostgresReceiverStorage: ReceiverStorage {
     }
 
     func storeFloSamples(owner: String, _ samples: [ReceivedFloSample]) async throws -> Int {
-        try await guarded { [self] in
-            guard !samples.isEmpty else { return 0 }
-            return try await count("""
+        guard !samples.isEmpty else { return 0 }
+        return try await write { connection, logger in
+            try await Self.count(connection.query("""
                 WITH stored AS (
                     INSERT INTO flo_sample(owner, uuid, data_type, value, unit, start_date, end_date, body)
                     SELECT \(owner), s.uuid, s.data_type, s.value, s.unit, s.start_date, s.end_date, s.body
@@ -170,100 +176,90 @@ final class PostgresReceiverStorage: ReceiverStorage {
                          AS s(uuid, data_type, value, unit, start_date, end_date, body)
                     ON CONFLICT DO NOTHING RETURNING 1)
                 SELECT count(*) FROM stored
-                """)
+                """, logger: logger))
         }
     }
 
     func stepsCount(owner: String) async throws -> Int {
-        try await guarded { [self] in
-            try await count("SELECT count(*) FROM steps_sample WHERE owner = \(owner)")
+        try await call { connection, logger in
+            try await Self.count(connection.query("SELECT count(*) FROM steps_sample WHERE owner = \(owner)", logger: logger))
         }
     }
 
     func deleteSteps(owner: String) async throws {
-        try await guarded { [self] in
-            _ = try await client.query("DELETE FROM steps_sample WHERE owner = \(owner)", logger: logger)
+        try await write { connection, logger in
+            _ = try await connection.query("DELETE FROM steps_sample WHERE owner = \(owner)", logger: logger)
         }
     }
 
     func storeSteps(owner: String, _ samples: [ReceivedStepsSample], appendingTo file: URL) async throws -> Int {
-        try await guarded { [self] in
-            let lines = Dictionary(samples.map { ($0.uuid, $0.line) }, uniquingKeysWith: { first, _ in first })
-            let logger = self.logger
-            return try await client.withTransaction(logger: logger) { connection in
-                var fresh: [String] = []
-                let rows = try await connection.query("""
-                    INSERT INTO steps_sample(owner, uuid) SELECT \(owner), u FROM unnest(\(samples.map(\.uuid))::text[]) AS u
-                    ON CONFLICT DO NOTHING RETURNING uuid
-                    """, logger: logger)
-                for try await uuid in rows.decode(String.self) { fresh.append(uuid) }
-                // In the transaction: if the file cannot be written, none is marked as stored.
-                try StepsFile.append(fresh.map { lines[$0] ?? "" }, to: file)
-                return fresh.count
-            }
-        }
+        let lines = Dictionary(samples.map { ($0.uuid, $0.line) }, uniquingKeysWith: { first, _ in first })
+        return try await write { connection, logger in try await connection.withTransaction(logger: logger) { connection in
+            var fresh: [String] = []
+            let rows = try await connection.query("""
+                INSERT INTO steps_sample(owner, uuid) SELECT \(owner), u FROM unnest(\(samples.map(\.uuid))::text[]) AS u
+                ON CONFLICT DO NOTHING RETURNING uuid
+                """, logger: logger)
+            for try await uuid in rows.decode(String.self) { fresh.append(uuid) }
+            // In the transaction: if the file cannot be written, none is marked as stored.
+            try StepsFile.append(fresh.map { lines[$0] ?? "" }, to: file)
+            return fresh.count
+        } }
     }
 
     func storePairing(owner: String, _ pairing: ReceivedPairing) async throws -> Int64 {
-        try await guarded { [self] in
-            let rows = try await client.query("""
+        try await write { connection, logger in
+            var id: Int64?
+            let rows = try await connection.query("""
                 INSERT INTO pairing(owner, ios_user_id, ios_device_id, android_user_id, device_name, paired_at)
                 VALUES (\(owner), \(pairing.iosUserId), \(pairing.iosDeviceId), \(pairing.androidUserId), \(pairing.deviceName), \(pairing.pairedAt))
                 RETURNING id
                 """, logger: logger)
-            for try await id in rows.decode(Int64.self) { return id }
-            throw StorageError("the database stored the pairing without giving its id")
+            for try await stored in rows.decode(Int64.self) { id = stored }
+            guard let id else { throw StorageError("the database stored the pairing without giving its id") }
+            return id
         }
     }
 
     func log(owner: String?, path: String, status: Int, count: Int?) async {
-        _ = try? await guarded { [self] in _ = try await client.query("""
-            INSERT INTO request_log(at, path, status, count, owner) VALUES (\(Int64(Date().timeIntervalSince1970)), \(path), \(status), \(count), \(owner))
-            """, logger: logger) }
-    }
-
-    /// How long one call may wait for the database (a free connection included) before the
-    /// request is answered 503: long enough for a busy pool, short enough that an uploader's
-    /// request (30 s) never times out first.
-    static let deadline: Duration = .seconds(5)
-
-    /// Runs one storage call within `deadline`; a database that is down, restarting or too slow
-    /// becomes `StorageUnavailable` (503 with Retry-After). Other errors (a constraint, a bug) stay.
-    private func guarded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await body() }
-                group.addTask { try await Task.sleep(for: Self.deadline); return nil }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw StorageUnavailable(reason: "no answer within \(Self.deadline)")
-                }
-                return value
-            }
-        } catch let error as PSQLError where Self.isUnavailable(error) {
-            throw StorageUnavailable(reason: Self.words(error))
-        } catch is CancellationError {
-            throw StorageUnavailable(reason: "the request was cancelled while waiting for the database")
+        // One statement on its own (no transaction to wait for): a row of the log acknowledges nothing.
+        _ = try? await call { connection, logger in
+            _ = try await connection.query("""
+                INSERT INTO request_log(at, path, status, count, owner) VALUES (\(Int64(Date().timeIntervalSince1970)), \(path), \(status), \(count), \(owner))
+                """, logger: logger)
         }
     }
 
-    /// Connection failures and the server's "cannot serve now" classes: 08 connection exception,
-    /// 53 insufficient resources, 57 operator intervention (shutting down, starting up), 40 a
-    /// serialization failure or deadlock (a retry succeeds).
-    static func isUnavailable(_ error: PSQLError) -> Bool {
-        guard error.code == .server else { return true }
-        let state = error.serverInfo?[.sqlState] ?? ""
-        return ["08", "53", "57", "40"].contains(String(state.prefix(2)))
+    /// A write: one call (`call`).
+    private func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
+        try await call(body)
     }
 
-    static func words(_ error: PSQLError) -> String {
-        if let message = error.serverInfo?[.message] { return message }
-        return "\(error.code)"
+    /// One call on one pooled connection, within `deadline` (`DatabaseDeadline`); a database that is
+    /// down, restarting or too slow becomes `StorageUnavailable` (503 with Retry-After). Other errors
+    /// (a constraint, a file, a bug) stay what they are.
+    private func call<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
+        do {
+            return try await DatabaseDeadline.run(within: Self.deadline) { [client, logger] in
+                var leased = false
+                do {
+                    return try await client.withConnection { connection in
+                        leased = true
+                        return try await body(connection, logger)
+                    }
+                } catch where !leased {
+                    throw PostgresFailure.NoConnection(underlying: error)
+                }
+            }
+        } catch {
+            if let reason = PostgresFailure.unavailableReason(error) { throw StorageUnavailable(reason: reason) }
+            throw PostgresFailure.unwrapped(error)
+        }
     }
 
     /// The single count a statement answers.
-    private func count(_ query: PostgresQuery) async throws -> Int {
-        for try await value in try await client.query(query, logger: logger).decode(Int.self) { return value }
+    private static func count(_ rows: PostgresRowSequence) async throws -> Int {
+        for try await value in rows.decode(Int.self) { return value }
         return 0
     }
 }

@@ -9,6 +9,8 @@ import Testing
 @Suite(.serialized) struct ReceiverStorageTests {
     enum Backend: String, CaseIterable, Sendable { case sqlite, postgres }
 
+    static let postgresMissing = "PostgreSQL is not installed (Debian: postgresql)"
+
     /// A fresh storage of that backend, and what to clean up after.
     private static func storage(_ backend: Backend, _ body: (any ReceiverStorage, PostgresCluster?) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudsync-storage-\(UUID().uuidString)")
@@ -101,6 +103,70 @@ import Testing
         // A third finds the schema current.
         _ = try await PostgresReceiverStorage(location: location, logger: Logger(label: "c"))
         #expect(try cluster.psql("SELECT count(*) FROM cloudsync_migration") == "\(PostgresReceiverStorage.migrations.count)")
+    }
+
+    /// PostgreSQL stopped (`pg_ctl stop -m fast`) and started three times under 16 writers: every
+    /// call answers within its deadline (a stored batch, or StorageUnavailable), none waits for a
+    /// query lost with a closed connection, and every batch acknowledged is in the database.
+    @Test(.enabled(if: PostgresCluster.isAvailable, Comment(rawValue: postgresMissing)))
+    func everyCallAnswersInTimeAndEveryAcknowledgedBatchIsStoredThroughRestarts() async throws {
+        try await Self.storage(.postgres) { storage, cluster in
+            let cluster = try #require(cluster)
+            final class Tally: @unchecked Sendable {
+                let lock = NSLock()
+                var acknowledged: Set<String> = [], unavailable = 0, other: [String] = [], slowest = Duration.zero
+                func add(_ body: (Tally) -> Void) { lock.lock(); body(self); lock.unlock() }
+            }
+            let tally = Tally()
+            let until = ContinuousClock.now + .seconds(14)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<16 {
+                    group.addTask {
+                        var batch = 0
+                        while ContinuousClock.now < until {
+                            batch += 1
+                            let metrics = (0..<100).map { Self.metric("w\(writer)", "b\(batch)", "m\($0)", Double($0)) }
+                            let started = ContinuousClock.now
+                            do {
+                                // The test's own limit, far above the storage's: a call that never answers fails the test instead of hanging it.
+                                let stored = try await DatabaseDeadline.run(within: .seconds(30)) {
+                                    try await storage.storeCloudCare(owner: "o", userId: "u", deviceId: "d", metrics: metrics)
+                                }
+                                #expect(stored == metrics.count)
+                                tally.add { $0.acknowledged.insert("w\(writer) b\(batch)") }
+                            } catch is StorageUnavailable {
+                                tally.add { $0.unavailable += 1 }
+                                try await Task.sleep(for: .milliseconds(100))
+                            } catch {
+                                tally.add { $0.other.append("\(error)") }
+                            }
+                            let took = ContinuousClock.now - started
+                            tally.add { $0.slowest = max($0.slowest, took) }
+                        }
+                    }
+                }
+                group.addTask {
+                    for _ in 0..<3 {
+                        try await Task.sleep(for: .seconds(2))
+                        try cluster.stop()
+                        try await Task.sleep(for: .seconds(2))
+                        try cluster.start()
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let failures = tally.other.count
+            #expect(failures == 0, "\(tally.other.prefix(3))")
+            #expect(tally.slowest < PostgresReceiverStorage.deadline + .seconds(2), "slowest call: \(tally.slowest)")
+            #expect(tally.unavailable > 0, "the restarts went unnoticed")
+            #expect(!tally.acknowledged.isEmpty)
+            // Each batch is new: one acknowledged is all there. (One answered 503 may be there too:
+            // its COMMIT went through and the answer did not.)
+            let stored = Set(try cluster.psql("SELECT type || ' ' || start_date FROM cloudcare_metric GROUP BY 1 HAVING count(*) = 100")
+                .split(separator: "\n").map(String.init))
+            let lost = tally.acknowledged.subtracting(stored)
+            #expect(lost.isEmpty, "\(lost.count) of \(tally.acknowledged.count) acknowledged batches are not stored: \(lost.sorted().prefix(5))")
+        }
     }
 
     @Test func postgresAddresses() throws {
