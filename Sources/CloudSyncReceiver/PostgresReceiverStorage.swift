@@ -4,8 +4,9 @@ import PostgresNIO
 
 /// The receiver's storage in PostgreSQL (`serve --db postgres://USER@HOST:PORT/DB`): several
 /// `serve` processes on one database behave as one backend. A pool of connections (PostgresNIO's
-/// `PostgresClient`); each method is one transaction; dedup is the database's, by unique keys and
-/// `INSERT … ON CONFLICT DO NOTHING`, so concurrent uploads of the same data store it once.
+/// `PostgresClient`). Each write is one transaction, acknowledged only once PostgreSQL answered its
+/// COMMIT; dedup is the database's, by unique keys and `INSERT … ON CONFLICT DO NOTHING`, so
+/// concurrent uploads of the same data store it once.
 final class PostgresReceiverStorage: ReceiverStorage {
     private let client: PostgresClient
     private let running: Task<Void, Never>
@@ -194,7 +195,7 @@ final class PostgresReceiverStorage: ReceiverStorage {
 
     func storeSteps(owner: String, _ samples: [ReceivedStepsSample], appendingTo file: URL) async throws -> Int {
         let lines = Dictionary(samples.map { ($0.uuid, $0.line) }, uniquingKeysWith: { first, _ in first })
-        return try await write { connection, logger in try await connection.withTransaction(logger: logger) { connection in
+        return try await write { connection, logger in
             var fresh: [String] = []
             let rows = try await connection.query("""
                 INSERT INTO steps_sample(owner, uuid) SELECT \(owner), u FROM unnest(\(samples.map(\.uuid))::text[]) AS u
@@ -204,7 +205,7 @@ final class PostgresReceiverStorage: ReceiverStorage {
             // In the transaction: if the file cannot be written, none is marked as stored.
             try StepsFile.append(fresh.map { lines[$0] ?? "" }, to: file)
             return fresh.count
-        } }
+        }
     }
 
     func storePairing(owner: String, _ pairing: ReceivedPairing) async throws -> Int64 {
@@ -230,9 +231,14 @@ final class PostgresReceiverStorage: ReceiverStorage {
         }
     }
 
-    /// A write: one call (`call`).
+    /// A write: one transaction, which returns only once PostgreSQL answered its COMMIT. A single
+    /// statement's rows are not enough: PostgreSQL sends them before it commits (at the protocol's
+    /// Sync), and a server stopped in between (`pg_ctl stop -m fast`) flushes them with its goodbye
+    /// and rolls the statement back, which would acknowledge a batch that was never stored.
     private func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
-        try await call(body)
+        try await call { connection, logger in
+            try await connection.withTransaction(logger: logger) { connection in try await body(connection, logger) }
+        }
     }
 
     /// One call on one pooled connection, within `deadline` (`DatabaseDeadline`); a database that is
@@ -257,10 +263,11 @@ final class PostgresReceiverStorage: ReceiverStorage {
         }
     }
 
-    /// The single count a statement answers.
+    /// The single count a statement answers (every row read: the statement has then completed).
     private static func count(_ rows: PostgresRowSequence) async throws -> Int {
-        for try await value in rows.decode(Int.self) { return value }
-        return 0
+        var count = 0
+        for try await value in rows.decode(Int.self) { count = value }
+        return count
     }
 }
 

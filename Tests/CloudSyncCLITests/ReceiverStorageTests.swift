@@ -169,6 +169,29 @@ import Testing
         }
     }
 
+    /// PostgreSQL sends a statement's rows before it commits it (at the protocol's Sync), and a
+    /// server stopped in between flushes them with its goodbye and rolls the statement back. A
+    /// deferred trigger that sleeps at commit holds that moment open: the server is stopped in
+    /// it, and the batch must not be acknowledged.
+    @Test(.enabled(if: PostgresCluster.isAvailable, Comment(rawValue: postgresMissing)))
+    func aBatchIsAcknowledgedOnlyOnceCommitted() async throws {
+        try await Self.storage(.postgres) { storage, cluster in
+            let cluster = try #require(cluster)
+            _ = try cluster.psql("""
+                CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN PERFORM pg_sleep(3); RETURN NULL; END';
+                CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON cloudcare_metric DEFERRABLE INITIALLY DEFERRED
+                    FOR EACH ROW EXECUTE FUNCTION slow_commit();
+                """)
+            let metrics = [Self.metric("steps", "2024-05-01T08:00:00Z", "2024-05-01T08:10:00Z", 100)]
+            let call = Task { try await storage.storeCloudCare(owner: "ana", userId: "u", deviceId: "d", metrics: metrics) }
+            try await Task.sleep(for: .seconds(1))
+            try cluster.stop()
+            await #expect(throws: StorageUnavailable.self) { _ = try await call.value }
+            try cluster.start()
+            #expect(try cluster.psql("SELECT count(*) FROM cloudcare_metric") == "0")
+        }
+    }
+
     @Test func postgresAddresses() throws {
         #expect(try PostgresLocation("postgres://ana@db.example:6543/health").description == "postgres://ana@db.example:6543/health")
         #expect(try PostgresLocation("postgresql://ana:secret@db/health?sslmode=require").description == "postgresql://ana:%E2%80%A6@db/health?sslmode=require")
