@@ -1,111 +1,57 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 
 /// The receiver's storage in PostgreSQL (`serve --db postgres://USER@HOST:PORT/DB`): several
 /// `serve` processes on one database behave as one backend. A pool of connections (PostgresNIO's
-/// `PostgresClient`). Each write is one transaction, acknowledged only once PostgreSQL answered its
-/// COMMIT; dedup is the database's, by unique keys and `INSERT … ON CONFLICT DO NOTHING`, so
-/// concurrent uploads of the same data store it once.
+/// `PostgresClient`), which runs as a service in the receiver's service group (`service`): started
+/// with it, and stopped with it after the HTTP server. Each write is one transaction, acknowledged
+/// only once PostgreSQL answered its COMMIT; dedup is the database's, by unique keys and
+/// `INSERT … ON CONFLICT DO NOTHING`, so concurrent uploads of the same data store it once.
 final class PostgresReceiverStorage: ReceiverStorage {
     private let client: PostgresClient
-    private let running: Task<Void, Never>
     private let logger: Logger
-
-    /// Each entry moves the schema from version `index` to `index + 1`: statements separated by
-    /// ";\n" (sent one by one: the extended protocol takes one statement at a time).
-    static let migrations: [String] = [
-        // 1: the tables of SQLite's version 2, each row with its owner. Key columns compare bytes
-        // (COLLATE "C"): identities are not prose, and a database created with a language's
-        // collation would otherwise compare every key through it (slower, and not the same order
-        // as SQLite's).
-        """
-        CREATE TABLE cloudcare_metric (
-            owner TEXT COLLATE "C" NOT NULL,
-            device_id TEXT COLLATE "C" NOT NULL, type TEXT COLLATE "C" NOT NULL, start_date TEXT COLLATE "C" NOT NULL,
-            end_date TEXT COLLATE "C" NOT NULL, source_app TEXT COLLATE "C" NOT NULL, value DOUBLE PRECISION NOT NULL, unit TEXT NOT NULL, metadata TEXT NOT NULL,
-            user_id TEXT NOT NULL, received_at BIGINT NOT NULL,
-            -- Unlike the real backend's (patient, device, type, endDate), two readings that differ
-            -- only in value or start date, or two sources ending a sample in the same second, never collide.
-            PRIMARY KEY (owner, device_id, type, start_date, end_date, source_app, value)
-        );
-        CREATE TABLE flo_sample (
-            owner TEXT COLLATE "C" NOT NULL, uuid TEXT COLLATE "C" NOT NULL, data_type TEXT NOT NULL, value DOUBLE PRECISION NOT NULL,
-            unit TEXT NOT NULL, start_date TEXT NOT NULL, end_date TEXT NOT NULL, body TEXT NOT NULL,
-            PRIMARY KEY (owner, uuid)
-        );
-        CREATE TABLE flo_state (
-            owner TEXT COLLATE "C" PRIMARY KEY, backfill_complete BOOLEAN NOT NULL, backfill_date TEXT,
-            mark_calls INTEGER NOT NULL DEFAULT 0, marked_sample_count INTEGER
-        );
-        CREATE TABLE steps_sample (owner TEXT COLLATE "C" NOT NULL, uuid TEXT COLLATE "C" NOT NULL, PRIMARY KEY (owner, uuid));
-        CREATE TABLE pairing (
-            id BIGSERIAL PRIMARY KEY, owner TEXT NOT NULL, ios_user_id TEXT NOT NULL, ios_device_id TEXT NOT NULL,
-            android_user_id TEXT NOT NULL, device_name TEXT, paired_at TEXT NOT NULL
-        );
-        CREATE TABLE request_log (
-            id BIGSERIAL PRIMARY KEY, at BIGINT NOT NULL, path TEXT NOT NULL, status INTEGER NOT NULL, count INTEGER, owner TEXT
-        );
-        """,
-    ]
-
-    /// Taken (per transaction) by the migration: instances starting together migrate once.
-    static let migrationLock: Int64 = 0x636C_6F75_6473_796E   // "cloudsyn"
-
-    init(location: PostgresLocation, logger: Logger) async throws {
-        var configuration = location.configuration
-        // A request waits at most this long for the database; then the receiver answers 503.
-        configuration.options.connectTimeout = .seconds(5)
-        // PostgresNIO warns when a query comes before `run()` has begun, which the first may:
-        // errors only (a request that cannot reach the database says so in its answer, 503).
-        var logger = logger
-        logger.logLevel = .error
-        self.logger = logger
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let client = self.client
-        running = Task { await client.run() }
-        do {
-            try await migrate()
-        } catch {
-            running.cancel()
-            throw error
-        }
-    }
-
-    deinit { running.cancel() }
-
-    /// Brings the database to the current version in one transaction, under an advisory lock:
-    /// a second instance waits for the first and then finds nothing to do. Each applied step is
-    /// recorded in `cloudsync_migration` (with the server process that applied it).
-    private func migrate() async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
-            try await connection.query("""
-                CREATE TABLE IF NOT EXISTS cloudsync_migration (
-                    version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), backend_pid INTEGER NOT NULL)
-                """, logger: logger)
-            var version = 0
-            for try await (applied) in try await connection.query("SELECT coalesce(max(version), 0) FROM cloudsync_migration",
-                                                                  logger: logger).decode(Int.self) {
-                version = applied
-            }
-            guard version <= Self.migrations.count else {
-                throw StorageError("the database's schema is version \(version), newer than this cloudsync knows (\(Self.migrations.count))")
-            }
-            for step in version..<Self.migrations.count {
-                for statement in Self.migrations[step].components(separatedBy: ";\n") where !statement.allSatisfy(\.isWhitespace) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await connection.query("INSERT INTO cloudsync_migration(version, backend_pid) VALUES (\(step + 1), pg_backend_pid())",
-                                           logger: logger)
-            }
-        }
-    }
 
     /// How long one call may wait for the database (a free connection included) before the
     /// request is answered 503: long enough for a busy pool, short enough that an uploader's
     /// request (30 s) never times out first.
     static let deadline: Duration = .seconds(5)
+
+    /// Set on every connection, so that the server gives up too: a statement (a lock wait included)
+    /// ends with the call's deadline, and a transaction whose client went away does not hold its
+    /// locks for ever.
+    static let sessionSettings = [("statement_timeout", "5s"), ("idle_in_transaction_session_timeout", "10s")]
+
+    /// Checks the database and brings its schema up to date (`PostgresStartup`); the pool then
+    /// runs in the receiver's service group. Throws a `ReceiverError` that says what is wrong.
+    static func open(_ location: PostgresLocation, logger: Logger) async throws -> PostgresReceiverStorage {
+        try await PostgresStartup.prepare(location, logger: logger)
+        return PostgresReceiverStorage(location: location, logger: logger)
+    }
+
+    private init(location: PostgresLocation, logger: Logger) {
+        var configuration = location.clientConfiguration
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = Self.sessionSettings
+        // Errors only: a request that cannot reach the database says so in its answer (503), and
+        // the pool's reconnection attempts during an outage would fill the log.
+        var logger = logger
+        logger.logLevel = .error
+        self.logger = logger
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    }
+
+    var service: (any Service)? { client }
+
+    /// Runs `body` with the pool running, for a caller outside a service group (the tests).
+    func whileRunning<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [client] in await client.run() }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
 
     func storeCloudCare(owner: String, userId: String, deviceId: String, metrics: [ReceivedMetric]) async throws -> Int {
         guard !metrics.isEmpty else { return 0 }
@@ -269,51 +215,4 @@ final class PostgresReceiverStorage: ReceiverStorage {
         for try await value in rows.decode(Int.self) { count = value }
         return count
     }
-}
-
-/// Where `serve --db` finds PostgreSQL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` (or
-/// `postgresql://`), with `?host=/dir` for a Unix socket directory (libpq's spelling) and
-/// `?sslmode=disable|prefer|require`.
-struct PostgresLocation: Sendable, CustomStringConvertible {
-    var configuration: PostgresClient.Configuration
-    /// The URL without its password, for messages.
-    var description: String
-    /// The server's socket, for a `?host=/dir` address.
-    var socketPath: String?
-
-    static func isPostgres(_ text: String) -> Bool { text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") }
-
-    init(_ text: String) throws {
-        guard Self.isPostgres(text), let url = URLComponents(string: text) else {
-            throw StorageError("'\(text)' is not a postgres://USER@HOST:PORT/DATABASE address")
-        }
-        guard let user = url.user, !user.isEmpty else { throw StorageError("\(text): the address names no user (postgres://USER@HOST/DB)") }
-        let database = String(url.path.drop { $0 == "/" })
-        guard !database.isEmpty else { throw StorageError("\(text): the address names no database (postgres://USER@HOST/DB)") }
-        let query = Dictionary((url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
-        let port = url.port ?? 5432
-        if let directory = query["host"], directory.hasPrefix("/") {
-            socketPath = "\(directory)/.s.PGSQL.\(port)"
-            configuration = .init(unixSocketPath: "\(directory)/.s.PGSQL.\(port)", username: user, password: url.password, database: database)
-        } else {
-            guard let host = url.host, !host.isEmpty else { throw StorageError("\(text): the address names no host") }
-            let tls: PostgresClient.Configuration.TLS
-            switch query["sslmode"] ?? "prefer" {
-            case "disable": tls = .disable
-            case "prefer": tls = .prefer(.makeClientConfiguration())
-            case "require": tls = .require(.makeClientConfiguration())
-            case let mode: throw StorageError("\(text): sslmode '\(mode)' is not disable, prefer or require")
-            }
-            configuration = .init(host: host, port: port, username: user, password: url.password, database: database, tls: tls)
-        }
-        var shown = url
-        if shown.password != nil { shown.password = "…" }
-        description = shown.string ?? text
-    }
-}
-
-/// A storage problem in words (a bad address, a schema from a newer cloudsync).
-struct StorageError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

@@ -15,12 +15,12 @@ public struct Receiver: Sendable {
     let logger: Logger
 
     /// Opens the storage `configuration.databasePath` names: an SQLite file, or PostgreSQL for a
-    /// `postgres://` address (migrated on the way).
+    /// `postgres://` address (checked and migrated on the way, on a connection of its own).
     public init(configuration: ReceiverConfiguration, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
         if PostgresLocation.isPostgres(configuration.databasePath) {
-            storage = try await PostgresReceiverStorage(location: try PostgresLocation(configuration.databasePath), logger: logger)
+            storage = try await PostgresReceiverStorage.open(try PostgresLocation(configuration.databasePath), logger: logger)
         } else {
             storage = try SQLiteReceiverStorage(path: configuration.databasePath)
         }
@@ -42,7 +42,10 @@ public struct Receiver: Sendable {
         // SIGTERM/SIGINT stop accepting, let requests in flight finish, and then the process ends:
         // within 10 s, then what is left is cancelled (a request waiting on the database is
         // answered or dropped, never acknowledged without being stored), so that a stop never hangs.
-        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: applicationLogger)
+        // The storage's service (PostgreSQL's pool) comes first: a graceful shutdown stops the
+        // services in reverse order, so the server has answered its last request before the pool closes.
+        let services: [any Service] = [storage.service].compactMap { $0 } + [app]
+        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: applicationLogger)
         group.maximumGracefulShutdownDuration = .seconds(10)
         group.maximumCancellationDuration = .seconds(5)
         do {

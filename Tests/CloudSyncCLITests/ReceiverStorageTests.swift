@@ -11,7 +11,7 @@ import Testing
 
     static let postgresMissing = "PostgreSQL is not installed (Debian: postgresql)"
 
-    /// A fresh storage of that backend, and what to clean up after.
+    /// A fresh storage of that backend (PostgreSQL's pool running), and what to clean up after.
     private static func storage(_ backend: Backend, _ body: (any ReceiverStorage, PostgresCluster?) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudsync-storage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -22,8 +22,8 @@ import Testing
         case .postgres:
             let cluster = try PostgresCluster()
             defer { cluster.remove() }
-            let storage = try await PostgresReceiverStorage(location: try PostgresLocation(cluster.url()), logger: Logger(label: "test"))
-            try await body(storage, cluster)
+            let storage = try await PostgresReceiverStorage.open(try PostgresLocation(cluster.url()), logger: Logger(label: "test"))
+            try await storage.whileRunning { try await body(storage, cluster) }
         }
     }
 
@@ -96,13 +96,13 @@ import Testing
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
         let location = try PostgresLocation(cluster.url())
-        async let first = PostgresReceiverStorage(location: location, logger: Logger(label: "a"))
-        async let second = PostgresReceiverStorage(location: location, logger: Logger(label: "b"))
+        async let first = PostgresReceiverStorage.open(location, logger: Logger(label: "a"))
+        async let second = PostgresReceiverStorage.open(location, logger: Logger(label: "b"))
         _ = try await (first, second)
-        #expect(try cluster.psql("SELECT count(*) FROM cloudsync_migration") == "\(PostgresReceiverStorage.migrations.count)")
+        #expect(try cluster.psql("SELECT count(*) FROM cloudsync_migration") == "\(PostgresMigration.steps.count)")
         // A third finds the schema current.
-        _ = try await PostgresReceiverStorage(location: location, logger: Logger(label: "c"))
-        #expect(try cluster.psql("SELECT count(*) FROM cloudsync_migration") == "\(PostgresReceiverStorage.migrations.count)")
+        _ = try await PostgresReceiverStorage.open(location, logger: Logger(label: "c"))
+        #expect(try cluster.psql("SELECT count(*) FROM cloudsync_migration") == "\(PostgresMigration.steps.count)")
     }
 
     /// PostgreSQL stopped (`pg_ctl stop -m fast`) and started three times under 16 writers: every

@@ -190,4 +190,31 @@ import Testing
         #expect(retried.contains("retr"), "\(retried.suffix(1000))")
         backend.stopCleanly()
     }
+
+    /// SIGTERM while PostgreSQL is down and uploads keep coming: every instance stops cleanly within
+    /// the graceful limit (10 s), its requests answered 503 or dropped, none waiting on the database.
+    @Test func aSIGTERMDuringADatabaseOutageStopsEveryInstanceInTime() throws {
+        let backend = try Backend(instances: 2, serveArguments: ["--delay", "0.05"])
+        let stores = try Self.makeStores(in: backend.directory)
+        let uploads = try Self.startUploads(stores, to: backend.url, in: backend.directory)
+        // The uploads are not what this test looks at: killed at the end, not left to spend their retries.
+        defer {
+            for upload in uploads where upload.process.isRunning {
+                kill(upload.process.processIdentifier, SIGKILL)
+                upload.process.waitUntilExit()
+            }
+        }
+        try Self.waitForStored(backend, atLeast: Self.users.count * Self.metricsPerUser / 4)
+        try backend.cluster.stop()
+        Thread.sleep(forTimeInterval: 3)
+        #expect(uploads.contains { $0.process.isRunning }, "the uploads ended before the database went down")
+        for (index, instance) in backend.instances.enumerated() {
+            let started = Date()
+            let status = instance.stop()
+            let seconds = Date().timeIntervalSince(started)
+            #expect(status == 0, "instance \(index) did not stop cleanly on SIGTERM (\(status)): \(instance.log.suffix(600))")
+            #expect(seconds < 12, "instance \(index) took \(seconds) s to stop")
+            #expect(instance.log.contains("serve: stopped"), "\(instance.log.suffix(600))")
+        }
+    }
 }
