@@ -45,11 +45,14 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
         guard !database.isEmpty else { throw StorageError("\(text): the address names no database (postgres://USER@HOST/DB)") }
         let query = Dictionary((url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
         let port = url.port ?? 5432
+        guard (1...65535).contains(port) else { throw StorageError("\(text): the port \(port) is not between 1 and 65535") }
         if let directory = query["host"], directory.hasPrefix("/") {
             endpoint = .socket(path: "\(directory)/.s.PGSQL.\(port)")
         } else {
             guard let host = url.host, !host.isEmpty else { throw StorageError("\(text): the address names no host") }
-            endpoint = .tcp(host: host, port: port)
+            // An IPv6 address comes in brackets ([::1]), which are not part of it.
+            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            endpoint = .tcp(host: bare, port: port)
         }
         guard let mode = SSLMode(rawValue: query["sslmode"] ?? "prefer") else {
             throw StorageError("\(text): sslmode '\(query["sslmode"] ?? "")' is not disable, prefer or require")

@@ -15,12 +15,19 @@ public struct Receiver: Sendable {
     let logger: Logger
 
     /// Opens the storage `configuration.databasePath` names: an SQLite file, or PostgreSQL for a
-    /// `postgres://` address (checked and migrated on the way, on a connection of its own).
+    /// `postgres://` address (checked and migrated on the way, within a few seconds: a problem with
+    /// it is a `ReceiverError` in PostgreSQL's words).
     public init(configuration: ReceiverConfiguration, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
         if PostgresLocation.isPostgres(configuration.databasePath) {
-            storage = try await PostgresReceiverStorage.open(try PostgresLocation(configuration.databasePath), logger: logger)
+            let location: PostgresLocation
+            do {
+                location = try PostgresLocation(configuration.databasePath)
+            } catch {
+                throw ReceiverError.databaseAddress("--db \(error)")
+            }
+            storage = try await PostgresReceiverStorage.open(location, logger: logger)
         } else {
             storage = try SQLiteReceiverStorage(path: configuration.databasePath)
         }
@@ -115,24 +122,5 @@ public struct Receiver: Sendable {
         let (response, count) = try await handle(body)
         await storage.log(owner: user, path: path, status: Int(response.status.code), count: count)
         return response
-    }
-}
-
-/// Why `serve` could not start.
-public enum ReceiverError: Error, Sendable, CustomStringConvertible {
-    case cannotListen(host: String, port: Int, errno: Int32)
-
-    public var description: String {
-        switch self {
-        case .cannotListen(let host, let port, let code):
-            switch code {
-            case EADDRINUSE:
-                return "cannot listen on \(host):\(port): the port is in use (another serve?); choose another with --port (0 picks a free one)"
-            case EACCES:
-                return "cannot listen on \(host):\(port): permission denied (ports below 1024 need privileges); choose another with --port"
-            default:
-                return "cannot listen on \(host):\(port): \(host) is not an address of this machine; use --host 127.0.0.1"
-            }
-        }
     }
 }

@@ -20,6 +20,11 @@ struct Serve: AsyncParsableCommand {
             Bodies are validated like the real backends (422 with field errors, 400 for the steps API, 413 over \
             --max-body-size, 401 without the token when one is set). Stops cleanly on SIGTERM or SIGINT.
 
+            --db takes an SQLite file, or a PostgreSQL database: postgres://USER[:PASSWORD]@HOST[:PORT]/DB, \
+            ?host=/dir for a Unix socket's folder, ?sslmode=disable|prefer|require. PostgreSQL is checked at \
+            start: a role or database that does not exist, a password refused, or nothing listening is said \
+            within seconds, in PostgreSQL's words.
+
             --faults injects faults into the data endpoints, for testing clients: a comma-separated list applied \
             to the first data requests in order: 503 (any 5xx), 429:SECONDS (Retry-After), lost:SECONDS (store, \
             then answer too late), stall:SECONDS (store nothing, answer too late), ok.
@@ -40,8 +45,8 @@ struct Serve: AsyncParsableCommand {
               cloudsync serve --port 8080 --db received.sqlite &
               cloudsync upload --server http://127.0.0.1:8080/api/v1 --no-token
 
-            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.cannotListen,
-                               ExitStatus.unwritableDatabase]))
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.cannotListenOrReach,
+                               ExitStatus.unwritableDatabase, ExitStatus.refusedRole]))
             """
     )
 
@@ -51,7 +56,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port (0 picks a free one; the address is printed on stderr).")
     var port = 8080
 
-    @Option(help: "The receiver's SQLite file.")
+    @Option(help: "The receiver's SQLite file, or postgres://USER@HOST:PORT/DB (see above).")
     var db = "cloudsync-serve.sqlite"
 
     @Option(help: "The steps API's JSONL file (default: next to --db).")
@@ -127,6 +132,8 @@ struct Serve: AsyncParsableCommand {
         let receiver: Receiver
         do {
             receiver = try await Receiver(configuration: configuration, logger: logger)
+        } catch let error as ReceiverError {
+            throw Self.report(error)
         } catch {
             printError("\(db): cannot open the receiver's database: \(error)")
             throw ExitStatus.cannotCreate
@@ -137,9 +144,25 @@ struct Serve: AsyncParsableCommand {
                 printError("serve: listening on http://\(host):\(port)")
             }
         } catch let error as ReceiverError {
-            printError("serve: \(error.description)")
-            throw ExitStatus.unavailable
+            throw Self.report(error)
         }
         printError("serve: stopped")
+    }
+
+    /// Says why serve could not start, and gives the exit status that goes with it.
+    static func report(_ error: ReceiverError) -> ExitCode {
+        switch error {
+        case .databaseAddress:
+            return usageError("serve: \(error)", command: "serve")
+        case .cannotListen, .databaseUnavailable:
+            printError("serve: \(error)")
+            return ExitStatus.unavailable
+        case .databaseRefused:
+            printError("serve: \(error)")
+            return ExitStatus.noPermission
+        case .databaseUnusable:
+            printError("serve: \(error)")
+            return ExitStatus.cannotCreate
+        }
     }
 }
