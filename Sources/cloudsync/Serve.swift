@@ -53,7 +53,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to bind (127.0.0.1 unless told otherwise).")
     var host = "127.0.0.1"
 
-    @Option(help: "Port (0 picks a free one; the address is printed on stderr).")
+    @Option(help: "Port, 0 to 65535 (0 picks a free one; the address is printed on stderr).")
     var port = 8080
 
     @Option(help: "The receiver's SQLite file, or postgres://USER@HOST:PORT/DB (see above).")
@@ -71,7 +71,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Faults to inject, for testing clients (see above).")
     var faults = ""
 
-    @Option(help: "Seconds added to every data request (a slow server).")
+    @Option(help: "Seconds added to every data request (a slow server), 0 to 3600.")
     var delay = 0.0
 
     @Flag(help: "Drop CloudCare metrics of the types the real backend does not know, as it does.")
@@ -96,6 +96,21 @@ struct Serve: AsyncParsableCommand {
     }
 
     func validate() throws {
+        // ArgumentParser takes any Int; NIO would wrap 70000 round to 4464 and listen there.
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port \(port) is not a port: give a number from 0 to 65535 (0 picks a free one)")
+        }
+        guard maxBodySize >= 1 else {
+            throw ValidationError("--max-body-size \(maxBodySize) accepts no body: give a number of bytes, at least 1 (16777216 by default)")
+        }
+        guard delay.isFinite, (0...FaultPlan.longestWait).contains(delay) else {
+            throw ValidationError("--delay \(delay) is not a number of seconds from 0 to \(Int(FaultPlan.longestWait))")
+        }
+        do {
+            _ = try FaultPlan(parsing: faults)
+        } catch {
+            throw ValidationError("--faults: \(error)")
+        }
         let users = try users()
         guard !Self.isLoopback(host), users == nil, !openToTheNetworkWithoutAToken else { return }
         throw ValidationError("""
@@ -119,11 +134,7 @@ struct Serve: AsyncParsableCommand {
         configuration.maxBodySize = maxBodySize
         configuration.recommendedStartDate = recommendedStartDate
         configuration.users = try users()
-        do {
-            configuration.faults = try FaultPlan(parsing: faults)
-        } catch {
-            throw usageError("--faults: \(error)", command: "serve")
-        }
+        configuration.faults = try FaultPlan(parsing: faults)   // checked by validate()
         configuration.faults.delay = delay
         configuration.dropsUnknownTypes = dropUnknownTypes
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
