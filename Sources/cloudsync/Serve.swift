@@ -18,7 +18,8 @@ struct Serve: AsyncParsableCommand {
             POST /api/v1/wearables/devices/pair, GET /api/healthkit/sync-status, POST /api/healthkit/samples, \
             POST /api/healthkit/mark-backfill-complete, POST|GET|DELETE /steps, GET /health. \
             Bodies are validated like the real backends (422 with field errors, 400 for the steps API, 413 over \
-            --max-body-size, 401 without the token when one is set). Stops cleanly on SIGTERM or SIGINT.
+            --max-body-size). With a token, every route but /health wants it, /steps included (what it stores \
+            belongs to a user), and answers 401 without it. Stops cleanly on SIGTERM or SIGINT, within 10 s.
 
             --db takes an SQLite file, or a PostgreSQL database: postgres://USER[:PASSWORD]@HOST[:PORT]/DB, \
             ?host=/dir for a Unix socket's folder, ?sslmode=disable|prefer|require. PostgreSQL is checked at \
