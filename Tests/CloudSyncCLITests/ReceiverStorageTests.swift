@@ -31,8 +31,16 @@ import Testing
         ReceivedMetric(type: type, startDate: start, endDate: end, sourceApp: source, value: value, unit: "count", metadata: "{}")
     }
 
-    @Test(arguments: Backend.allCases) func cloudCareStoresEachIdentityOncePerUser(_ backend: Backend) async throws {
-        if backend == .postgres && !PostgresCluster.isAvailable { print("skipped: \(backend): PostgreSQL is not installed"); return }
+    @Test func cloudCareStoresEachIdentityOncePerUserInSQLite() async throws {
+        try await Self.cloudCareStoresEachIdentityOncePerUser(.sqlite)
+    }
+
+    @Test(.enabled(if: PostgresCluster.isAvailable, Comment(rawValue: postgresMissing)))
+    func cloudCareStoresEachIdentityOncePerUserInPostgreSQL() async throws {
+        try await Self.cloudCareStoresEachIdentityOncePerUser(.postgres)
+    }
+
+    static func cloudCareStoresEachIdentityOncePerUser(_ backend: Backend) async throws {
         try await Self.storage(backend) { storage, _ in
             let batch = [
                 Self.metric("steps", "2024-05-01T08:00:00Z", "2024-05-01T08:10:00Z", 100),
@@ -53,8 +61,16 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func floAndStepsAndPairings(_ backend: Backend) async throws {
-        if backend == .postgres && !PostgresCluster.isAvailable { print("skipped: \(backend): PostgreSQL is not installed"); return }
+    @Test func floAndStepsAndPairingsInSQLite() async throws {
+        try await Self.floAndStepsAndPairings(.sqlite)
+    }
+
+    @Test(.enabled(if: PostgresCluster.isAvailable, Comment(rawValue: postgresMissing)))
+    func floAndStepsAndPairingsInPostgreSQL() async throws {
+        try await Self.floAndStepsAndPairings(.postgres)
+    }
+
+    static func floAndStepsAndPairings(_ backend: Backend) async throws {
         try await Self.storage(backend) { storage, _ in
             #expect(try await storage.floState(owner: "ana").backfillComplete == false)
             let samples = (0..<3).map { ReceivedFloSample(uuid: "u\($0)", dataType: "steps", value: Double($0), unit: "count",
@@ -91,8 +107,8 @@ import Testing
         }
     }
 
-    @Test func twoInstancesStartingAtOnceMigrateOnce() async throws {
-        guard PostgresCluster.isAvailable else { print("skipped: PostgreSQL is not installed"); return }
+    @Test(.enabled(if: PostgresCluster.isAvailable, Comment(rawValue: postgresMissing)))
+    func twoInstancesStartingAtOnceMigrateOnce() async throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
         let location = try PostgresLocation(cluster.url())

@@ -3,10 +3,21 @@ import CloudSyncTesting
 import Foundation
 import Testing
 
+/// What the cluster tests need from the machine: PostgreSQL's server and nginx.
+enum ClusterTools {
+    /// Why the suite cannot run here (the runner reports it as skipped with this reason), or nil.
+    static var missing: String? {
+        if !PostgresCluster.isAvailable { return "PostgreSQL is not installed (Debian: postgresql)" }
+        if !Nginx.isAvailable { return "nginx is not installed (Debian: nginx)" }
+        return nil
+    }
+}
+
 /// Four `serve` processes on one PostgreSQL database behind nginx behave as one backend: eight users
 /// upload at once, through an instance killed half-way and through a database stopped for 10 s,
 /// and every metric is stored exactly once per user. The cluster and nginx are the test's own.
-@Suite(.serialized) struct ServeClusterTests {
+@Suite(.serialized, .enabled(if: ClusterTools.missing == nil, Comment(rawValue: ClusterTools.missing ?? "")))
+struct ServeClusterTests {
     static let users = (1...8).map { "user\($0)" }
     /// Each user's store: two overlapping exports of 1,500 heart rates (2,500 distinct), shifted
     /// by the user's number, so that users' data overlap too (and must still be counted apart).
@@ -131,14 +142,7 @@ import Testing
         }
     }
 
-    static var skipReason: String? {
-        if !PostgresCluster.isAvailable { return "PostgreSQL is not installed" }
-        if !Nginx.isAvailable { return "nginx is not installed" }
-        return nil
-    }
-
     @Test func eightUsersThroughFourInstancesStoreEveryMetricOncePerUser() throws {
-        if let reason = Self.skipReason { print("skipped: \(reason)"); return }
         let backend = try Backend()
         let stores = try Self.makeStores(in: backend.directory)
         let uploads = try Self.startUploads(stores, to: backend.url, in: backend.directory)
@@ -156,7 +160,6 @@ import Testing
     }
 
     @Test func killingOneInstanceMidwayLosesAndDoublesNothing() throws {
-        if let reason = Self.skipReason { print("skipped: \(reason)"); return }
         // Each batch takes 50 ms at the receivers, so that the uploads are still running when one dies.
         let backend = try Backend(serveArguments: ["--delay", "0.05"])
         let stores = try Self.makeStores(in: backend.directory)
@@ -171,7 +174,6 @@ import Testing
     }
 
     @Test func databaseDownForTenSecondsMeans503sThenCompletionExactlyOnce() throws {
-        if let reason = Self.skipReason { print("skipped: \(reason)"); return }
         let backend = try Backend(serveArguments: ["--delay", "0.05"])
         let stores = try Self.makeStores(in: backend.directory)
         let uploads = try Self.startUploads(stores, to: backend.url, in: backend.directory)
