@@ -12,28 +12,21 @@ import ServiceLifecycle
 final class PostgresReceiverStorage: ReceiverStorage {
     private let client: PostgresClient
     private let logger: Logger
-
-    /// How long one call may wait for the database (a free connection included) before the
-    /// request is answered 503: long enough for a busy pool, short enough that an uploader's
-    /// request (30 s) never times out first.
-    static let deadline: Duration = .seconds(5)
-
-    /// Set on every connection, so that the server gives up too: a statement (a lock wait included)
-    /// ends with the call's deadline, and a transaction whose client went away does not hold its
-    /// locks for ever.
-    static let sessionSettings = [("statement_timeout", "5s"), ("idle_in_transaction_session_timeout", "10s")]
+    let limits: PostgresLimits
 
     /// Checks the database and brings its schema up to date (`PostgresStartup`); the pool then
     /// runs in the receiver's service group. Throws a `ReceiverError` that says what is wrong.
-    static func open(_ location: PostgresLocation, logger: Logger) async throws -> PostgresReceiverStorage {
-        try await PostgresStartup.prepare(location, logger: logger)
-        return PostgresReceiverStorage(location: location, logger: logger)
+    static func open(_ location: PostgresLocation, limits: PostgresLimits = PostgresLimits(),
+                     logger: Logger) async throws -> PostgresReceiverStorage {
+        try await PostgresStartup.prepare(location, limits: limits, logger: logger)
+        return PostgresReceiverStorage(location: location, limits: limits, logger: logger)
     }
 
-    private init(location: PostgresLocation, logger: Logger) {
+    private init(location: PostgresLocation, limits: PostgresLimits, logger: Logger) {
+        self.limits = limits
         var configuration = location.clientConfiguration
-        configuration.options.connectTimeout = .seconds(5)
-        configuration.options.additionalStartupParameters = Self.sessionSettings
+        configuration.options.connectTimeout = limits.connect
+        configuration.options.additionalStartupParameters = limits.sessionSettings
         // Errors only: a request that cannot reach the database says so in its answer (503), and
         // the pool's reconnection attempts during an outage would fill the log.
         var logger = logger
@@ -187,12 +180,12 @@ final class PostgresReceiverStorage: ReceiverStorage {
         }
     }
 
-    /// One call on one pooled connection, within `deadline` (`DatabaseDeadline`); a database that is
+    /// One call on one pooled connection, within `limits.call` (`DatabaseDeadline`); a database that is
     /// down, restarting or too slow becomes `StorageUnavailable` (503 with Retry-After). Other errors
     /// (a constraint, a file, a bug) stay what they are.
     private func call<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
         do {
-            return try await DatabaseDeadline.run(within: Self.deadline) { [client, logger] in
+            return try await DatabaseDeadline.run(within: limits.call) { [client, logger] in
                 var leased = false
                 do {
                     return try await client.withConnection { connection in

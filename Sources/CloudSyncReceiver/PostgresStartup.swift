@@ -3,29 +3,24 @@ import Logging
 import PostgresNIO
 
 /// The start of `serve --db postgres://…`: one connection of its own, which checks that the
-/// database can be used and brings its schema up to date, then closes. Within `limit`, a problem is
+/// database can be used and brings its schema up to date, then closes. Within `limits.start`, a problem is
 /// said in PostgreSQL's own words (a role or database that does not exist, a password refused) or
 /// as what happened on the way (nothing listens, no socket): the pool alone would keep retrying in
 /// silence and give up after a minute with its circuit breaker's name.
 enum PostgresStartup {
-    /// How long the start may take, connection and migration included.
-    static let limit: Duration = .seconds(8)
-    /// How long connecting may take (a host that drops packets).
-    static let connectTimeout: Int64 = 5
-
-    static func prepare(_ location: PostgresLocation, logger: Logger) async throws {
+    static func prepare(_ location: PostgresLocation, limits: PostgresLimits, logger: Logger) async throws {
         var configuration: PostgresConnection.Configuration
         do {
             configuration = try location.connectionConfiguration()
         } catch {
             throw ReceiverError.databaseAddress("\(location): cannot set up TLS: \(error)")
         }
-        configuration.options.connectTimeout = .seconds(connectTimeout)
-        configuration.options.additionalStartupParameters = PostgresReceiverStorage.sessionSettings
+        configuration.options.connectTimeout = .nanoseconds(Int64(limits.connect / .nanoseconds(1)))
+        configuration.options.additionalStartupParameters = limits.sessionSettings
         var logger = logger
         logger.logLevel = .critical
         do {
-            try await DatabaseDeadline.run(within: limit) { [configuration, logger] in
+            try await DatabaseDeadline.run(within: limits.start) { [configuration, logger] in
                 let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
                 do {
                     try await PostgresMigration.apply(on: connection, logger: logger)
@@ -36,27 +31,28 @@ enum PostgresStartup {
                 try? await connection.close()
             }
         } catch {
-            throw explain(PostgresFailure.unwrapped(error), location)
+            throw explain(PostgresFailure.unwrapped(error), location, limits)
         }
     }
 
     /// The sentence and its kind for a failed start.
-    static func explain(_ error: any Error, _ location: PostgresLocation) -> ReceiverError {
+    static func explain(_ error: any Error, _ location: PostgresLocation, _ limits: PostgresLimits) -> ReceiverError {
         let at = "PostgreSQL at \(location.endpoint)"
         let cannot = "cannot use the database \(location)"
         switch error {
         case is DatabaseDeadline.Passed:
-            return .databaseUnavailable("\(cannot): no answer from \(at) within \(limit)")
+            return .databaseUnavailable("\(cannot): no answer from \(at) within \(limits.start)")
         case let error as StorageError:
             return .databaseUnusable("\(cannot): \(error)")
         case let error as PSQLError:
-            return explain(error, location, at: at, cannot: cannot)
+            return explain(error, location, limits, at: at, cannot: cannot)
         default:
             return .databaseUnavailable("\(cannot): \(error)")
         }
     }
 
-    private static func explain(_ error: PSQLError, _ location: PostgresLocation, at: String, cannot: String) -> ReceiverError {
+    private static func explain(_ error: PSQLError, _ location: PostgresLocation, _ limits: PostgresLimits,
+                                at: String, cannot: String) -> ReceiverError {
         switch error.code {
         case .server:
             let said = PostgresFailure.words(error)
@@ -83,7 +79,7 @@ enum PostgresStartup {
         case .sslUnsupported:
             return .databaseUnavailable("\(cannot): \(at) does not offer TLS, which sslmode=require demands")
         case .connectionError:
-            return .databaseUnavailable("\(cannot): \(connectionProblem(error.underlying, location))")
+            return .databaseUnavailable("\(cannot): \(connectionProblem(error.underlying, location, limits))")
         case .serverClosedConnection:
             return .databaseUnavailable("\(cannot): \(location.endpoint) closed the connection without an answer: is it PostgreSQL that listens there?")
         default:
@@ -92,9 +88,9 @@ enum PostgresStartup {
     }
 
     /// What went wrong before PostgreSQL could say anything.
-    static func connectionProblem(_ underlying: (any Error)?, _ location: PostgresLocation) -> String {
+    static func connectionProblem(_ underlying: (any Error)?, _ location: PostgresLocation, _ limits: PostgresLimits) -> String {
         if let timeout = underlying as? ChannelError, case .connectTimeout = timeout {
-            return "no answer from \(location.endpoint) within \(connectTimeout) s: is the host right, and does a firewall let PostgreSQL's port through?"
+            return "no answer from \(location.endpoint) within \(limits.connect): is the host right, and does a firewall let PostgreSQL's port through?"
         }
         if let connection = underlying as? NIOConnectionError, connection.connectionErrors.isEmpty,
            connection.dnsAError != nil || connection.dnsAAAAError != nil {
