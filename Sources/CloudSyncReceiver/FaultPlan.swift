@@ -28,19 +28,34 @@ public struct FaultPlan: Sendable, Equatable {
         self.delay = delay
     }
 
+    /// The longest wait a fault or `--delay` may ask for, in seconds (an hour): more is a typo, and
+    /// an infinite or huge one would trap when it became a `Duration`.
+    public static let longestWait = 3600.0
+
     /// Parses `503,429:2,ok,lost:3,stall:5`.
     public init(parsing text: String) throws {
         for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
             let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
-            let argument = parts.count > 1 ? Double(parts[1]) : nil
+            var seconds: Double?
+            if parts.count > 1 {
+                guard let value = Double(parts[1]), value.isFinite, (0...Self.longestWait).contains(value) else {
+                    throw FaultPlanError(item: item, problem: "'\(parts[1])' is not a number of seconds from 0 to \(Int(Self.longestWait))")
+                }
+                seconds = value
+            }
             switch parts[0] {
             case "ok": actions.append(.ok)
-            case "429": actions.append(.tooManyRequests(retryAfter: Int(argument ?? 1)))
-            case "lost": actions.append(.lostAcknowledgement(seconds: argument ?? 30))
-            case "stall": actions.append(.stall(seconds: argument ?? 30))
+            case "429":
+                // Retry-After is a whole number of seconds.
+                guard seconds.map({ $0 == $0.rounded() }) ?? true else {
+                    throw FaultPlanError(item: item, problem: "Retry-After is a whole number of seconds")
+                }
+                actions.append(.tooManyRequests(retryAfter: Int(seconds ?? 1)))
+            case "lost": actions.append(.lostAcknowledgement(seconds: seconds ?? 30))
+            case "stall": actions.append(.stall(seconds: seconds ?? 30))
             default:
-                guard let code = Int(parts[0]), (500...599).contains(code) else {
-                    throw FaultPlanError(item: item)
+                guard let code = Int(parts[0]), (500...599).contains(code), parts.count == 1 else {
+                    throw FaultPlanError(item: item, problem: "use 5xx, 429:S, lost:S, stall:S or ok")
                 }
                 actions.append(.status(code))
             }
@@ -50,7 +65,8 @@ public struct FaultPlan: Sendable, Equatable {
 
 public struct FaultPlanError: Error, CustomStringConvertible {
     public var item: String
-    public var description: String { "unknown fault '\(item)': use 5xx, 429:S, lost:S, stall:S or ok" }
+    public var problem: String
+    public var description: String { "fault '\(item)': \(problem)" }
 }
 
 /// Hands out the plan's actions in request order (shared by all connections).

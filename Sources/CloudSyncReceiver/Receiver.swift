@@ -15,12 +15,19 @@ public struct Receiver: Sendable {
     let logger: Logger
 
     /// Opens the storage `configuration.databasePath` names: an SQLite file, or PostgreSQL for a
-    /// `postgres://` address (migrated on the way).
+    /// `postgres://` address (checked and migrated on the way, within a few seconds: a problem with
+    /// it is a `ReceiverError` in PostgreSQL's words).
     public init(configuration: ReceiverConfiguration, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
         if PostgresLocation.isPostgres(configuration.databasePath) {
-            storage = try await PostgresReceiverStorage(location: try PostgresLocation(configuration.databasePath), logger: logger)
+            let location: PostgresLocation
+            do {
+                location = try PostgresLocation(configuration.databasePath)
+            } catch {
+                throw ReceiverError.databaseAddress("--db \(error)")
+            }
+            storage = try await PostgresReceiverStorage.open(location, logger: logger)
         } else {
             storage = try SQLiteReceiverStorage(path: configuration.databasePath)
         }
@@ -42,7 +49,10 @@ public struct Receiver: Sendable {
         // SIGTERM/SIGINT stop accepting, let requests in flight finish, and then the process ends:
         // within 10 s, then what is left is cancelled (a request waiting on the database is
         // answered or dropped, never acknowledged without being stored), so that a stop never hangs.
-        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: applicationLogger)
+        // The storage's service (PostgreSQL's pool) comes first: a graceful shutdown stops the
+        // services in reverse order, so the server has answered its last request before the pool closes.
+        let services: [any Service] = [storage.service].compactMap { $0 } + [app]
+        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: applicationLogger)
         group.maximumGracefulShutdownDuration = .seconds(10)
         group.maximumCancellationDuration = .seconds(5)
         do {
@@ -112,24 +122,5 @@ public struct Receiver: Sendable {
         let (response, count) = try await handle(body)
         await storage.log(owner: user, path: path, status: Int(response.status.code), count: count)
         return response
-    }
-}
-
-/// Why `serve` could not start.
-public enum ReceiverError: Error, Sendable, CustomStringConvertible {
-    case cannotListen(host: String, port: Int, errno: Int32)
-
-    public var description: String {
-        switch self {
-        case .cannotListen(let host, let port, let code):
-            switch code {
-            case EADDRINUSE:
-                return "cannot listen on \(host):\(port): the port is in use (another serve?); choose another with --port (0 picks a free one)"
-            case EACCES:
-                return "cannot listen on \(host):\(port): permission denied (ports below 1024 need privileges); choose another with --port"
-            default:
-                return "cannot listen on \(host):\(port): \(host) is not an address of this machine; use --host 127.0.0.1"
-            }
-        }
     }
 }

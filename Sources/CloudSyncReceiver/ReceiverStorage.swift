@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 
 /// Where the receiver keeps what it receives. The handlers speak only to this protocol, never SQL:
 /// each storage backend (SQLite, the default; PostgreSQL for several instances) implements it with its
@@ -6,6 +7,9 @@ import Foundation
 /// carried (`default` without `--tokens`): every row belongs to one, and no method reads or counts
 /// another owner's rows.
 protocol ReceiverStorage: Sendable {
+    /// What must run for the storage to answer (PostgreSQL's connection pool), in the receiver's
+    /// service group beside the HTTP server, which stops it after the server; nil when nothing must.
+    var service: (any Service)? { get }
     /// Stores the envelope's metrics, each once by its identity; returns how many were new.
     func storeCloudCare(owner: String, userId: String, deviceId: String, metrics: [ReceivedMetric]) async throws -> Int
     /// What the owner's CloudCare metrics hold.

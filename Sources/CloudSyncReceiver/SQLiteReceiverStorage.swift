@@ -1,5 +1,6 @@
 import CloudSyncStore
 import Foundation
+import ServiceLifecycle
 
 /// The receiver's storage in one SQLite file (`serve --db PATH`, the default). One connection, used
 /// under a lock: each method is one short transaction.
@@ -78,6 +79,9 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
         ALTER TABLE request_log ADD COLUMN owner TEXT;
         """,
     ]
+
+    /// Nothing runs beside the file: each call opens no connection of its own.
+    var service: (any Service)? { nil }
 
     init(path: String) throws {
         database = try SQLiteDatabase(path: path)

@@ -9,12 +9,12 @@ enum ExitStatus {
     static let usage = ExitCode(64)          // bad arguments
     static let dataError = ExitCode(65)      // damaged input, not an export
     static let noInput = ExitCode(66)        // input (or the store) cannot be opened or read
-    static let unavailable = ExitCode(69)    // the server kept failing; serve cannot listen
+    static let unavailable = ExitCode(69)    // the server kept failing; serve cannot listen or reach PostgreSQL
     static let software = ExitCode(70)       // the store is damaged or of a newer schema
     static let cannotCreate = ExitCode(73)   // the store or an output folder cannot be created or written
     static let ioError = ExitCode(74)        // output cannot be written, disk full
     static let storeBusy = ExitCode(75)      // the store is locked by another cloudsync (try again later)
-    static let noPermission = ExitCode(77)   // the server refused the token
+    static let noPermission = ExitCode(77)   // the server refused the token; PostgreSQL refused serve's role
     static let interrupted = ExitCode(130)   // SIGINT / SIGTERM
 
     /// One line of a command's exit-status list.
@@ -32,14 +32,15 @@ enum ExitStatus {
     static let notAStore = Meaning(code: 65, text: "the --store file is not a cloudsync store (left as it is)")
     static let damagedInputOrNotAStore = Meaning(code: 65, text: "damaged input, not an export, or --store is not a store")
     static let serverFailing = Meaning(code: 69, text: "the server kept failing after every retry")
-    static let cannotListen = Meaning(code: 69, text: "cannot listen: the port is in use, or the address is not local")
+    static let cannotListenOrReach = Meaning(code: 69, text: "cannot listen (port in use, not a local address) or reach PostgreSQL")
     static let damagedStore = Meaning(code: 70, text: "the store is damaged, or from a newer cloudsync")
     static let unwritableStore = Meaning(code: 73, text: "the store cannot be created or written")
-    static let unwritableDatabase = Meaning(code: 73, text: "the receiver's database cannot be created or written")
+    static let unwritableDatabase = Meaning(code: 73, text: "the database cannot be created or written, does not exist, or is newer")
     static let cannotCreateFolder = Meaning(code: 73, text: "the --output folder cannot be made, or is not empty (see --force)")
     static let unwritableOutput = Meaning(code: 74, text: "the output cannot be written, or the disk is full")
     static let busyStore = Meaning(code: 75, text: "the store is in use by another cloudsync process: try again later")
     static let refusedToken = Meaning(code: 77, text: "the server refused the token (401/403)")
+    static let refusedRole = Meaning(code: 77, text: "PostgreSQL refused the role: it does not exist, or its password")
     static let interruptedRun = Meaning(code: 130, text: "interrupted (Ctrl-C, SIGINT or SIGTERM)")
 
     /// The exit-status paragraph of a command's help: one code per line, so that no line wraps.

@@ -18,7 +18,13 @@ struct Serve: AsyncParsableCommand {
             POST /api/v1/wearables/devices/pair, GET /api/healthkit/sync-status, POST /api/healthkit/samples, \
             POST /api/healthkit/mark-backfill-complete, POST|GET|DELETE /steps, GET /health. \
             Bodies are validated like the real backends (422 with field errors, 400 for the steps API, 413 over \
-            --max-body-size, 401 without the token when one is set). Stops cleanly on SIGTERM or SIGINT.
+            --max-body-size). With a token, every route but /health wants it, /steps included (what it stores \
+            belongs to a user), and answers 401 without it. Stops cleanly on SIGTERM or SIGINT, within 10 s.
+
+            --db takes an SQLite file, or a PostgreSQL database: postgres://USER[:PASSWORD]@HOST[:PORT]/DB, \
+            ?host=/dir for a Unix socket's folder, ?sslmode=disable|prefer|require. PostgreSQL is checked at \
+            start: a role or database that does not exist, a password refused, or nothing listening is said \
+            within seconds, in PostgreSQL's words.
 
             --faults injects faults into the data endpoints, for testing clients: a comma-separated list applied \
             to the first data requests in order: 503 (any 5xx), 429:SECONDS (Retry-After), lost:SECONDS (store, \
@@ -40,18 +46,18 @@ struct Serve: AsyncParsableCommand {
               cloudsync serve --port 8080 --db received.sqlite &
               cloudsync upload --server http://127.0.0.1:8080/api/v1 --no-token
 
-            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.cannotListen,
-                               ExitStatus.unwritableDatabase]))
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.cannotListenOrReach,
+                               ExitStatus.unwritableDatabase, ExitStatus.refusedRole]))
             """
     )
 
     @Option(help: "Address to bind (127.0.0.1 unless told otherwise).")
     var host = "127.0.0.1"
 
-    @Option(help: "Port (0 picks a free one; the address is printed on stderr).")
+    @Option(help: "Port, 0 to 65535 (0 picks a free one; the address is printed on stderr).")
     var port = 8080
 
-    @Option(help: "The receiver's SQLite file.")
+    @Option(help: "The receiver's SQLite file, or postgres://USER@HOST:PORT/DB (see above).")
     var db = "cloudsync-serve.sqlite"
 
     @Option(help: "The steps API's JSONL file (default: next to --db).")
@@ -66,7 +72,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Faults to inject, for testing clients (see above).")
     var faults = ""
 
-    @Option(help: "Seconds added to every data request (a slow server).")
+    @Option(help: "Seconds added to every data request (a slow server), 0 to 3600.")
     var delay = 0.0
 
     @Flag(help: "Drop CloudCare metrics of the types the real backend does not know, as it does.")
@@ -91,6 +97,21 @@ struct Serve: AsyncParsableCommand {
     }
 
     func validate() throws {
+        // ArgumentParser takes any Int; NIO would wrap 70000 round to 4464 and listen there.
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port \(port) is not a port: give a number from 0 to 65535 (0 picks a free one)")
+        }
+        guard maxBodySize >= 1 else {
+            throw ValidationError("--max-body-size \(maxBodySize) accepts no body: give a number of bytes, at least 1 (16777216 by default)")
+        }
+        guard delay.isFinite, (0...FaultPlan.longestWait).contains(delay) else {
+            throw ValidationError("--delay \(delay) is not a number of seconds from 0 to \(Int(FaultPlan.longestWait))")
+        }
+        do {
+            _ = try FaultPlan(parsing: faults)
+        } catch {
+            throw ValidationError("--faults: \(error)")
+        }
         let users = try users()
         guard !Self.isLoopback(host), users == nil, !openToTheNetworkWithoutAToken else { return }
         throw ValidationError("""
@@ -114,11 +135,7 @@ struct Serve: AsyncParsableCommand {
         configuration.maxBodySize = maxBodySize
         configuration.recommendedStartDate = recommendedStartDate
         configuration.users = try users()
-        do {
-            configuration.faults = try FaultPlan(parsing: faults)
-        } catch {
-            throw usageError("--faults: \(error)", command: "serve")
-        }
+        configuration.faults = try FaultPlan(parsing: faults)   // checked by validate()
         configuration.faults.delay = delay
         configuration.dropsUnknownTypes = dropUnknownTypes
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
@@ -127,6 +144,8 @@ struct Serve: AsyncParsableCommand {
         let receiver: Receiver
         do {
             receiver = try await Receiver(configuration: configuration, logger: logger)
+        } catch let error as ReceiverError {
+            throw Self.report(error)
         } catch {
             printError("\(db): cannot open the receiver's database: \(error)")
             throw ExitStatus.cannotCreate
@@ -137,9 +156,25 @@ struct Serve: AsyncParsableCommand {
                 printError("serve: listening on http://\(host):\(port)")
             }
         } catch let error as ReceiverError {
-            printError("serve: \(error.description)")
-            throw ExitStatus.unavailable
+            throw Self.report(error)
         }
         printError("serve: stopped")
+    }
+
+    /// Says why serve could not start, and gives the exit status that goes with it.
+    static func report(_ error: ReceiverError) -> ExitCode {
+        switch error {
+        case .databaseAddress:
+            return usageError("serve: \(error)", command: "serve")
+        case .cannotListen, .databaseUnavailable:
+            printError("serve: \(error)")
+            return ExitStatus.unavailable
+        case .databaseRefused:
+            printError("serve: \(error)")
+            return ExitStatus.noPermission
+        case .databaseUnusable:
+            printError("serve: \(error)")
+            return ExitStatus.cannotCreate
+        }
     }
 }

@@ -25,7 +25,9 @@ struct Upload: AsyncParsableCommand {
             for a server whose certificate a private CA signed, give that CA with --cacert FILE (PEM).
 
             The token comes from $CLOUDSYNC_TOKEN or --token-file (never the command line, which other users \
-            can read); --no-token says that the server takes none.
+            can read); --no-token says that the server takes none. cloudcare and flo need one of the three. \
+            steps sends the token when one is given and goes without otherwise: the HealthStepsSync API \
+            takes none, while cloudsync serve with tokens wants it on /steps too (401: exit 77).
 
             What each target gets: CloudCare the types it keeps (the others are left out and listed; \
             --all-types sends them anyway, and what the server does not take is reported); Flō the metrics \
@@ -75,7 +77,7 @@ struct Upload: AsyncParsableCommand {
     @Flag(help: "cloudcare: also send the types CloudCare does not keep (it drops them; they are reported).")
     var allTypes = false
 
-    @Flag(help: "The server takes no token: send none (steps never sends one).")
+    @Flag(help: "The server takes no token: send none, even when $CLOUDSYNC_TOKEN is set.")
     var noToken = false
 
     @Flag(help: "Forget this target and server: its acknowledgements and upload history go (its metrics become pending for it again); nothing is sent.")
@@ -114,6 +116,7 @@ struct Upload: AsyncParsableCommand {
         configuration.filter = try filters.makeFilter()
         configuration.token = try tokenOptions.token()
         // Say at once that no token was given, rather than send requests that a server refuses.
+        // The steps API takes none: steps sends one only when it is given.
         if configuration.token == nil && !noToken && !dryRun && target != .steps {
             throw usageError("no token given for \(server): set CLOUDSYNC_TOKEN=… or pass --token-file FILE "
                              + "(or --no-token if the server takes none)", command: "upload")

@@ -4,10 +4,21 @@ import CloudSyncTesting
 import Foundation
 import Testing
 
+/// What the cluster tests need from the machine: PostgreSQL's server and nginx.
+enum ClusterTools {
+    /// Why the suite cannot run here (the runner reports it as skipped with this reason), or nil.
+    static var missing: String? {
+        if !PostgresCluster.isAvailable { return "PostgreSQL is not installed (Debian: postgresql)" }
+        if !Nginx.isAvailable { return "nginx is not installed (Debian: nginx)" }
+        return nil
+    }
+}
+
 /// Four `serve` processes on one PostgreSQL database behind nginx behave as one backend: eight users
 /// upload at once, through an instance killed half-way and through a database stopped for 10 s,
 /// and every metric is stored exactly once per user. The cluster and nginx are the test's own.
-@Suite(.serialized) struct ServeClusterTests {
+@Suite(.serialized, .enabled(if: ClusterTools.missing == nil, Comment(rawValue: ClusterTools.missing ?? "")))
+struct ServeClusterTests {
     static let users = (1...8).map { "user\($0)" }
     /// Each user's store: two overlapping exports of 1,500 heart rates (2,500 distinct), shifted
     /// by the user's number, so that users' data overlap too (and must still be counted apart).
@@ -132,14 +143,7 @@ import Testing
         }
     }
 
-    static var skipReason: String? {
-        if !PostgresCluster.isAvailable { return "PostgreSQL is not installed" }
-        if !Nginx.isAvailable { return "nginx is not installed" }
-        return nil
-    }
-
     @Test func eightUsersThroughFourInstancesStoreEveryMetricOncePerUser() throws {
-        if let reason = Self.skipReason { print("skipped: \(reason)"); return }
         let backend = try Backend()
         let stores = try Self.makeStores(in: backend.directory)
         let uploads = try Self.startUploads(stores, to: backend.url, in: backend.directory)
@@ -157,7 +161,6 @@ import Testing
     }
 
     @Test func killingOneInstanceMidwayLosesAndDoublesNothing() throws {
-        if let reason = Self.skipReason { print("skipped: \(reason)"); return }
         // Each batch takes 50 ms at the receivers, so that the uploads are still running when one dies.
         let backend = try Backend(serveArguments: ["--delay", "0.05"])
         let stores = try Self.makeStores(in: backend.directory)
@@ -172,7 +175,6 @@ import Testing
     }
 
     @Test func databaseDownForTenSecondsMeans503sThenCompletionExactlyOnce() throws {
-        if let reason = Self.skipReason { print("skipped: \(reason)"); return }
         let backend = try Backend(serveArguments: ["--delay", "0.05"])
         let stores = try Self.makeStores(in: backend.directory)
         let uploads = try Self.startUploads(stores, to: backend.url, in: backend.directory)
@@ -190,5 +192,32 @@ import Testing
         let retried = uploads.map { (try? String(contentsOf: $0.log, encoding: .utf8)) ?? "" }.joined()
         #expect(retried.contains("retr"), "\(retried.suffix(1000))")
         backend.stopCleanly()
+    }
+
+    /// SIGTERM while PostgreSQL is down and uploads keep coming: every instance stops cleanly within
+    /// the graceful limit (10 s), its requests answered 503 or dropped, none waiting on the database.
+    @Test func aSIGTERMDuringADatabaseOutageStopsEveryInstanceInTime() throws {
+        let backend = try Backend(instances: 2, serveArguments: ["--delay", "0.05"])
+        let stores = try Self.makeStores(in: backend.directory)
+        let uploads = try Self.startUploads(stores, to: backend.url, in: backend.directory)
+        // The uploads are not what this test looks at: killed at the end, not left to spend their retries.
+        defer {
+            for upload in uploads where upload.process.isRunning {
+                kill(upload.process.processIdentifier, SIGKILL)
+                upload.process.waitUntilExit()
+            }
+        }
+        try Self.waitForStored(backend, atLeast: Self.users.count * Self.metricsPerUser / 4)
+        try backend.cluster.stop()
+        Thread.sleep(forTimeInterval: 3)
+        #expect(uploads.contains { $0.process.isRunning }, "the uploads ended before the database went down")
+        for (index, instance) in backend.instances.enumerated() {
+            let started = Date()
+            let status = instance.stop()
+            let seconds = Date().timeIntervalSince(started)
+            #expect(status == 0, "instance \(index) did not stop cleanly on SIGTERM (\(status)): \(instance.log.suffix(600))")
+            #expect(seconds < 12, "instance \(index) took \(seconds) s to stop")
+            #expect(instance.log.contains("serve: stopped"), "\(instance.log.suffix(600))")
+        }
     }
 }

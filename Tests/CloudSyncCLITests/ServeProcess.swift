@@ -38,6 +38,12 @@ final class ServeProcess {
 
     struct ServeError: Error { let log: String; static func didNotStart(_ log: String) -> ServeError { ServeError(log: log) } }
 
+    /// `cloudsync serve` that must end by itself (a mistake found at start): one that starts
+    /// listening instead is stopped after 10 s (status 124) and fails the test rather than hanging it.
+    static func runToEnd(_ arguments: [String]) throws -> CLIResult {
+        try CLI.run(["10", CLI.binary.path, "serve"] + arguments, tool: "/usr/bin/timeout")
+    }
+
     var url: String { "http://127.0.0.1:\(port)" }
 
     /// SIGTERM, then the exit status (0 for a clean stop); -1 when it had not ended 30 s later

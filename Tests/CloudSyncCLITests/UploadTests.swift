@@ -161,6 +161,36 @@ import Testing
         _ = serve.stop()
     }
 
+    /// One rule for the steps target: it sends the token when one is given and needs none
+    /// otherwise (the HealthStepsSync API takes none), and `serve` with a token wants it on /steps
+    /// like on every data route. Without it: one 401, exit 77, and a sentence that says how to give it.
+    @Test func stepsSendTheTokenWhenGivenAndServeWithATokenWantsIt() throws {
+        let dir = try CLI.temporaryDirectory()
+        let (store, _) = try makeStore(heartRates: 0, in: dir)
+        let tokenFile = dir.appendingPathComponent("token")
+        try Data("steps-token-0123456789abcdef\n".utf8).write(to: tokenFile)
+        let serve = try ServeProcess(["--token-file", tokenFile.path], directory: dir)
+        defer { _ = serve.stop() }
+        let without = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "steps"],
+                                  environment: ["CLOUDSYNC_TOKEN": ""])
+        #expect(without.status == 77, "\(without.stderr)")
+        #expect(without.stderr.contains("the server wants a token and none was given (401"), "\(without.stderr)")
+        #expect(without.stderr.contains("CLOUDSYNC_TOKEN") && without.stderr.contains("--token-file"), "\(without.stderr)")
+        #expect(serve.log.components(separatedBy: "POST /steps 401").count - 1 == 1, "\(serve.log)")
+        #expect(try pending(store) == 24)
+        let with = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "steps", "--token-file", tokenFile.path])
+        #expect(with.status == 0 && with.stderr.contains("uploaded 1 metric in"), "\(with.stderr)")
+        #expect(try serve.request("GET", "/steps", token: "steps-token-0123456789abcdef").object["storedCount"] as? Int == 1)
+        // The words say the same: upload's help no longer says steps never sends a token.
+        func words(_ command: String) throws -> String {   // the help as one line: it wraps to the terminal
+            String(decoding: try CLI.run([command, "--help"]).stdout, as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        }
+        let help = try words("upload")
+        #expect(!help.contains("never sends") && help.contains("steps sends the token when one is given"), "\(help)")
+        let serveHelp = try words("serve")
+        #expect(serveHelp.contains("/steps included"), "\(serveHelp)")
+    }
+
     @Test func aWrongTokenFailsFastWithoutARetryStorm() throws {
         let dir = try CLI.temporaryDirectory()
         let (store, _) = try makeStore(heartRates: 0, in: dir)

@@ -49,7 +49,26 @@ public final class PostgresCluster: @unchecked Sendable {
         try run(binaries.appendingPathComponent("pg_ctl").path, ["-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
     }
 
+    /// A role that signs in with a password (SCRAM), unlike the cluster's own user (trusted):
+    /// its line goes first in pg_hba.conf, and the server reloads it.
+    public func addRole(_ name: String, password: String) throws {
+        try psql("CREATE ROLE \(name) LOGIN PASSWORD '\(password)'")
+        let hba = directory.appendingPathComponent("data/pg_hba.conf")
+        let rules = try String(contentsOf: hba, encoding: .utf8)
+        try Data("local all \(name) scram-sha-256\n\(rules)".utf8).write(to: hba)   // as root: the file keeps its owner
+        try run(binaries.appendingPathComponent("pg_ctl").path, ["-D", directory.appendingPathComponent("data").path, "reload"])
+        // The reload is a signal: done once the role is asked for its password.
+        let deadline = Date().addingTimeInterval(10)
+        while (try? run(binaries.appendingPathComponent("psql").path,
+                        ["-X", "-w", "-h", directory.path, "-p", "\(port)", "-U", name, "-d", "postgres", "-c", "SELECT 1"],
+                        asServer: false)) != nil {
+            guard Date() < deadline else { throw ClusterError("pg_hba.conf was not reloaded: \(name) still signs in without a password") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
     /// Runs SQL with `psql` (to look at what the tests stored).
+    @discardableResult
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
         try run(binaries.appendingPathComponent("psql").path,
                 ["-X", "-q", "-A", "-t", "-h", directory.path, "-p", "\(port)", "-U", user, "-d", database, "-c", sql], asServer: false)

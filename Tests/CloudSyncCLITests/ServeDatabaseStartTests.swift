@@ -1,0 +1,53 @@
+import CloudSyncTesting
+import Foundation
+import Testing
+
+/// `serve --db postgres://…` with a database it cannot use: within seconds, not after the pool's
+/// minute of silent retries, it says why in PostgreSQL's own words (or what happened before
+/// PostgreSQL could say anything), with the exit status of its kind.
+@Suite(.enabled(if: PostgresCluster.isAvailable, "PostgreSQL is not installed (Debian: postgresql)"))
+struct ServeDatabaseStartTests {
+    @Test func aDatabaseThatCannotBeUsedIsSaidWithinSecondsInPostgreSQLsWords() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        try cluster.addRole("ana", password: "right-password")
+        let socket = cluster.directory.path
+        let unused = try freeLoopbackPort()
+        let cases: [(db: String, status: Int32, words: String)] = [
+            ("postgres://nosuchrole@localhost/nosuchdb?host=\(socket)", 77,
+             #"role "nosuchrole" does not exist (create it: createuser nosuchrole"#),
+            ("postgres://cloudsync@localhost/nosuchdb?host=\(socket)", 73,
+             #"database "nosuchdb" does not exist (create it: createdb -O cloudsync nosuchdb)"#),
+            ("postgres://ana:wrong-password@localhost/postgres?host=\(socket)", 77,
+             #"password authentication failed for user "ana""#),
+            ("postgres://ana@localhost/postgres?host=\(socket)", 77,
+             "wants a password for ana, and the address gives none"),
+            ("postgres://cloudsync@127.0.0.1:\(unused)/postgres", 69,
+             "nothing listens at 127.0.0.1:\(unused) (connection refused)"),
+            ("postgres://cloudsync@localhost/postgres?host=\(socket)/missing", 69,
+             "there is no PostgreSQL socket at \(socket)/missing/.s.PGSQL.5432"),
+        ]
+        for (db, status, words) in cases {
+            let started = Date()
+            let result = try ServeProcess.runToEnd(["--port", "0", "--db", db])
+            let seconds = Date().timeIntervalSince(started)
+            #expect(result.status == status, "\(db): \(result.stderr)")
+            #expect(result.stderr.contains("cannot use the database") && result.stderr.contains(words), "\(db): \(result.stderr)")
+            #expect(seconds < 10, "\(db): \(seconds) s")
+            #expect(!result.stderr.contains("ConnectionPoolError") && !result.stderr.contains("wrong-password"), "\(result.stderr)")
+        }
+        // A schema from a newer cloudsync is refused, naming its version.
+        try cluster.psql("CREATE DATABASE newer")
+        try cluster.psql("""
+            CREATE TABLE cloudsync_migration (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                                              backend_pid INTEGER NOT NULL);
+            INSERT INTO cloudsync_migration(version, backend_pid) VALUES (99, 0)
+            """, database: "newer")
+        let newer = try ServeProcess.runToEnd(["--port", "0", "--db", cluster.url(database: "newer")])
+        #expect(newer.status == 73 && newer.stderr.contains("the database's schema is version 99, newer than this cloudsync knows"),
+                "\(newer.stderr)")
+        // The right password gets past the door; a role that may not create tables is told so.
+        let denied = try ServeProcess.runToEnd(["--port", "0", "--db", "postgres://ana:right-password@localhost/postgres?host=\(socket)"])
+        #expect(denied.status == 77 && denied.stderr.contains("permission denied for schema public"), "\(denied.stderr)")
+    }
+}
