@@ -72,7 +72,14 @@ final class ServeProcess {
 
     /// An HTTP request with Foundation's client (independent of the uploader's AsyncHTTPClient).
     func request(_ method: String, _ path: String, json: Any? = nil, body: Data? = nil, token: String? = nil) throws -> (status: Int, object: [String: Any]) {
-        var request = URLRequest(url: URL(string: url + path)!)
+        try Self.request(method, url + path, json: json, body: body, token: token)
+    }
+
+    /// The same to any URL, from any thread; `timeout`: seconds without an answer before the
+    /// request gives up (status 0).
+    static func request(_ method: String, _ url: String, json: Any? = nil, body: Data? = nil, token: String? = nil,
+                        timeout: TimeInterval = 60) throws -> (status: Int, object: [String: Any]) {
+        var request = URLRequest(url: URL(string: url)!, timeoutInterval: timeout)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let json { request.httpBody = try JSONSerialization.data(withJSONObject: json) }
