@@ -97,19 +97,8 @@ public final class CloudCareBatchWriter: MetricSink {
         init(writer: CloudCareBatchWriter) {
             self.writer = writer
             var head = ByteBuffer(capacity: 512)
-            head.append("{\"userId\":")
-            head.append(UInt8(ascii: "\""))
-            head.append(writer.identity.userId)
-            head.append("\",\"deviceId\":\"")
-            head.append(writer.identity.deviceId)
-            head.append("\",\"exportTimestamp\":\"")
-            head.append(UTCDateFormatter.string(Int64(Date().timeIntervalSince1970)))
-            head.append("\",\"dataRange\":{\"startDate\":\"")
             let hasMetrics = writer.firstStart <= writer.lastEnd
-            head.append(UTCDateFormatter.string(hasMetrics ? writer.firstStart : 0))
-            head.append("\",\"endDate\":\"")
-            head.append(UTCDateFormatter.string(hasMetrics ? writer.lastEnd : 0))
-            head.append("\"},\"metrics\":[")
+            CloudCareEnvelope.appendHead(identity: writer.identity, range: hasMetrics ? (writer.firstStart, writer.lastEnd) : nil, to: &head)
             header = head.withBytes { Array($0) }
             if case .standardOutput = writer.destination {
                 stdout = .standardOutput()
@@ -137,7 +126,7 @@ public final class CloudCareBatchWriter: MetricSink {
         }
 
         private func emit() throws {
-            envelope.append("]}")
+            CloudCareEnvelope.appendTail(to: &envelope)
             writer.batchesWritten += 1
             switch writer.destination {
             case .standardOutput:
