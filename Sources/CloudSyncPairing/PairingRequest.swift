@@ -1,3 +1,4 @@
+import CloudSyncModel
 import Foundation
 
 /// The pairing object the iOS app shows as a QR code (and posts, with `androidUserId`, to
@@ -17,10 +18,8 @@ public struct PairingRequest: Sendable, Codable, Equatable {
         self.userId = userId
         self.deviceId = deviceId
         self.deviceName = deviceName
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        generatedAt = formatter.string(from: now)
-        expiresAt = formatter.string(from: now.addingTimeInterval(15 * 60))
+        generatedAt = UTCDateFormatter.string(now)
+        expiresAt = UTCDateFormatter.string(now.addingTimeInterval(15 * 60))
         pairingCode = Self.makeCode()
     }
 

@@ -1,3 +1,4 @@
+import CloudSyncModel
 import Foundation
 import Hummingbird
 
@@ -23,7 +24,7 @@ extension Receiver {
             guard let object = JSONResponse.object(body), let count = object["sampleCount"] as? Int else {
                 return JSONResponse.make(.badRequest, ["error": "sampleCount (an integer) is required"])
             }
-            let date = ISO8601DateFormatter().string(from: Date())
+            let date = UTCDateFormatter.string(Date())
             try await storage.markFloBackfillComplete(owner: context.user, date: date, sampleCount: count)
             await storage.log(owner: context.user, path: "/api/healthkit/mark-backfill-complete", status: 200, count: count)
             return JSONResponse.make(.ok, ["success": true, "backfillDate": date])

@@ -1,3 +1,4 @@
+import CloudSyncModel
 import Foundation
 import Hummingbird
 
@@ -23,7 +24,7 @@ extension Receiver {
             guard let expires, expires > Date() else {
                 return JSONResponse.make(.badRequest, ["detail": "the pairing code has expired"])
             }
-            let pairedAt = ISO8601DateFormatter().string(from: Date())
+            let pairedAt = UTCDateFormatter.string(Date())
             let id = try await storage.storePairing(owner: context.user, ReceivedPairing(
                 iosUserId: object["userId"] as! String, iosDeviceId: object["deviceId"] as! String,
                 androidUserId: object["androidUserId"] as! String, deviceName: object["deviceName"] as? String, pairedAt: pairedAt))

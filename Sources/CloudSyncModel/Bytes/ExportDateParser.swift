@@ -1,3 +1,5 @@
+import Foundation
+
 /// Dates as export.xml writes them, parsed from bytes: `2024-10-25 07:05:11 -0500`.
 ///
 /// The file writes the phone's wall-clock time with a numeric offset; only the instant matters, so
@@ -183,6 +185,12 @@ public enum UTCDateFormatter {
         var buffer = ByteBuffer(capacity: byteCount + 4)
         appendMilliseconds(milliseconds, to: &buffer)
         return buffer.withBytes { $0.string }
+    }
+
+    /// An instant with its milliseconds, `2026-11-24T15:55:47.123Z`: what the servers' replies and
+    /// the pairing object carry.
+    public static func string(_ date: Date) -> String {
+        string(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
     /// The same as a `String`, for the cold paths.
