@@ -1,28 +1,52 @@
 import AsyncHTTPClient
+import CloudSyncModel
 import Foundation
 import NIOCore
 import NIOHTTP1
 
 /// One HTTP exchange with retries, over AsyncHTTPClient (TLS, timeouts, connection reuse).
-struct HTTPTransport: Sendable {
+public struct HTTPTransport: Sendable {
     let client: HTTPClient
     let configuration: UploadConfiguration
+    /// Whose endpoints these are: its failures are read its way (`UploadContract.failure`) and its
+    /// name is in messages. nil for a request outside the contracts' batches (pairing).
+    let contract: (any UploadContract.Type)?
     /// Counts retries for the summary.
     let retries: RetryCounter
 
-    struct Reply: Sendable {
-        var status: Int
-        var body: [UInt8]
-        var object: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
+    /// An answer as it came: status and body.
+    public struct Reply: Sendable {
+        public var status: Int
+        public var body: [UInt8]
     }
 
-    /// Sends the request until it succeeds (2xx), with backoff on 5xx, 429 and network errors.
-    /// Other statuses throw at once with the server's words; 401 and 403 say the token was refused.
-    /// With `replyOf`, a 2xx counts only when its body is that target's reply (a JSON object with
-    /// one of its `replyKeys`): a proxy or web page that answers 200 with HTML has not stored
-    /// anything, so the batch must not be acknowledged (it is retried like a 5xx, which the
-    /// receivers' duplicate keys make safe).
-    func send(_ method: HTTPMethod, _ path: String, body: ByteBuffer?, what: String, replyOf target: UploadTarget? = nil) async throws -> Reply {
+    /// Sends the request until it succeeds (2xx) and returns the answer as it came.
+    func send(_ method: HTTPMethod, _ path: String, body: NIOCore.ByteBuffer?, what: String) async throws -> Reply {
+        try await exchange(method, path, body: body, what: what) { $0 }
+    }
+
+    /// Sends the request until it succeeds with a body that decodes as `reply`, decoded once here.
+    /// A 2xx that does not decode (a proxy's web page answering 200) has stored nothing, so it is
+    /// no acknowledgement: it is retried like a 5xx, which the receivers' duplicate keys make safe.
+    public func send<R: Decodable>(_ method: HTTPMethod, _ path: String, body: NIOCore.ByteBuffer?, what: String,
+                                   decoding reply: R.Type) async throws -> R {
+        try await exchange(method, path, body: body, what: what) { try? JSONDecoder().decode(R.self, from: Data($0.body)) }
+    }
+
+    /// The built JSON, copied once into the buffer a request sends.
+    public static func requestBody(_ out: borrowing CloudSyncModel.ByteBuffer) -> NIOCore.ByteBuffer {
+        out.withBytes { bytes in
+            var body = ByteBufferAllocator().buffer(capacity: bytes.count)
+            body.writeBytes(UnsafeRawBufferPointer(bytes))
+            return body
+        }
+    }
+
+    /// Backoff on 5xx, 429 and network errors; other statuses throw at once with the server's words,
+    /// read first the contract's way, then by the common rules (401 and 403: the token was refused;
+    /// 404: no such endpoint). `accept` turns a 2xx into the answer, or nil when it is not one.
+    private func exchange<Answer>(_ method: HTTPMethod, _ path: String, body: NIOCore.ByteBuffer?, what: String,
+                                  accept: (Reply) -> Answer?) async throws -> Answer {
         let url = configuration.server.absoluteString.trimmingTrailingSlash + path
         var attempt = 0
         var waitedAsAsked = 0.0
@@ -44,15 +68,16 @@ struct HTTPTransport: Sendable {
                 let response = try await client.execute(request, timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
                 let buffer = try await response.body.collect(upTo: 16 << 20)
                 let reply = Reply(status: Int(response.status.code), body: Array(buffer.readableBytesView))
+                if !(200..<300).contains(reply.status),
+                   let failure = contract?.failure(status: reply.status, words: Self.words(reply.body), url: url) {
+                    throw failure
+                }
                 switch reply.status {
                 case 200..<300:
-                    if let target, reply.object.map({ object in target.replyKeys.contains { object[$0] != nil } }) != true {
-                        lastProblem = "\(reply.status) with an answer that is not the \(target.contractName) reply (\(Self.words(reply.body)))"
-                        break
-                    }
-                    return reply
+                    if let answer = accept(reply) { return answer }
+                    lastProblem = "\(reply.status) with an answer that is not the \(contract?.displayName ?? "expected") reply (\(Self.words(reply.body)))"
                 case 404:
-                    throw UploadError.notFound(url, contract: configuration.target.contractName)
+                    throw UploadError.notFound(url, contract: contract?.displayName ?? "pairing")
                 case 401, 403:
                     throw UploadError.refusedToken(reply.status, Self.words(reply.body), hadToken: configuration.token != nil)
                 case 429:
@@ -91,12 +116,28 @@ struct HTTPTransport: Sendable {
 
     /// The server's own words: FastAPI's `detail`, the steps API's `error`, else the body's start.
     static func words(_ body: [UInt8]) -> String {
-        if let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] {
-            if let detail = object["detail"] as? String { return detail }
-            if let error = object["error"] as? String { return error }
-            if let message = object["message"] as? String { return message }
+        if let said = try? JSONDecoder().decode(ServerWords.self, from: Data(body)),
+           let words = said.detail ?? said.error ?? said.message {
+            return words
         }
         return String(String(decoding: body.prefix(200), as: UTF8.self).filter { !$0.isNewline })
+    }
+
+    /// Where each backend puts its words in an error's body.
+    /// Each read on its own: FastAPI's `detail` is a list in its own validation errors.
+    private struct ServerWords: Decodable {
+        var detail: String?
+        var error: String?
+        var message: String?
+
+        enum CodingKeys: CodingKey { case detail, error, message }
+
+        init(from decoder: any Decoder) throws {
+            let keys = try decoder.container(keyedBy: CodingKeys.self)
+            detail = try? keys.decodeIfPresent(String.self, forKey: .detail)
+            error = try? keys.decodeIfPresent(String.self, forKey: .error)
+            message = try? keys.decodeIfPresent(String.self, forKey: .message)
+        }
     }
 
     /// `Retry-After`: seconds, or an HTTP date.

@@ -18,7 +18,7 @@ public enum JSONPoster {
         configuration.caCertificates = caCertificates
         let client = try UploadClient.make(configuration)
         do {
-            let reply = try await HTTPTransport(client: client, configuration: configuration, retries: RetryCounter())
+            let reply = try await HTTPTransport(client: client, configuration: configuration, contract: nil, retries: RetryCounter())
                 .send(.POST, path, body: ByteBuffer(bytes: json), what: "the pairing request")
             try await client.shutdown()
             return Answer(status: reply.status, body: Data(reply.body))

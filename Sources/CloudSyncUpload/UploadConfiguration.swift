@@ -2,36 +2,6 @@ import CloudSyncExport
 import CloudSyncModel
 import Foundation
 
-/// The three backends an upload can feed (`../shared/spec/wire-contracts.md`).
-public enum UploadTarget: String, Sendable, CaseIterable {
-    /// `HealthDataExport` envelopes to `{server}/wearables/import/apple-health`.
-    case cloudcare
-    /// Flō-style historical backfill: `{server}/api/healthkit/…`.
-    case flo
-    /// HealthStepsSync: the StepCount metrics to `{server}/steps`.
-    case steps
-}
-
-extension UploadTarget {
-    /// Keys that the target's success reply always holds (wire-contracts.md).
-    var replyKeys: [String] {
-        switch self {
-        case .cloudcare: return ["stored_count", "total_metrics"]
-        case .flo: return ["inserted", "total"]
-        case .steps: return ["saved"]
-        }
-    }
-
-    /// The backend's name, for messages.
-    var contractName: String {
-        switch self {
-        case .cloudcare: return "CloudCare"
-        case .flo: return "Flō"
-        case .steps: return "steps API"
-        }
-    }
-}
-
 /// How an upload runs. Defaults follow the contracts: batches of 1000, bounded retries.
 public struct UploadConfiguration: Sendable {
     public var server: URL

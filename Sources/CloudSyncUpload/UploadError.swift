@@ -2,6 +2,7 @@
 public struct UploadError: Error, Sendable, CustomStringConvertible {
     enum Code: Sendable {
         case refusedToken
+        case notPaired
         case rejected
         case notFound
         case gaveUp
@@ -13,8 +14,9 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
     let code: Code
     public let description: String
 
-    /// True when the server refused the credentials (401/403): retrying cannot help.
-    public var isAuthorization: Bool { code == .refusedToken }
+    /// True when the server refused the credentials (401/403) or this device (CloudCare's 403): retrying
+    /// cannot help.
+    public var isAuthorization: Bool { code == .refusedToken || code == .notPaired }
     public var isInterrupted: Bool { code == .interrupted }
     /// True when the command line was wrong (the server's URL).
     public var isUsage: Bool { code == .invalidServer || code == .notFound }
@@ -25,6 +27,9 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
         case .refusedToken:
             return "nothing more was sent; what the server acknowledged before is kept. Give the token the server expects "
                 + "(CLOUDSYNC_TOKEN or --token-file FILE), then upload again"
+        case .notPaired:
+            return "nothing more was sent; what the server acknowledged before is kept. Pair this store's device with the "
+                + "server first (cloudsync pair --server URL --android-user-id ID), then upload again"
         case .notFound:
             return "check --server: it is the base URL the target's paths are added to (CloudCare: https://HOST/api/v1; "
                 + "Flō: https://HOST; steps: http://HOST:PORT); nothing was sent there"
@@ -45,6 +50,10 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
                 + "set CLOUDSYNC_TOKEN or pass --token-file FILE")
         }
         return UploadError(code: .refusedToken, description: "the server refused the token (\(said))")
+    }
+    /// CloudCare's 403: the device (the store's deviceId) is not paired with a patient.
+    static func notPaired(_ words: String) -> UploadError {
+        UploadError(code: .notPaired, description: "the server does not know this device: it is not paired (403\(words.isEmpty ? "" : ": \(words)"))")
     }
     static func rejected(_ status: Int, _ words: String, what: String) -> UploadError {
         UploadError(code: .rejected, description: "the server rejected \(what) (\(status)\(words.isEmpty ? "" : ": \(words)"))")

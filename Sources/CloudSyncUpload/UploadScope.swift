@@ -2,21 +2,21 @@ import CloudSyncExport
 import CloudSyncModel
 import CloudSyncStore
 
-/// Which of the store's metrics an upload to a target sends: the target's types and its window.
+/// Which of the store's metrics an upload to a target sends: the contract's types and its window.
 /// `upload`, `upload --dry-run` and `status` all ask this one place, so that what `status` calls
 /// pending is what an upload would send.
 public struct UploadScope: Sendable {
-    /// The filter an upload applies: the user's, narrowed to the target's types and window.
+    /// The filter an upload applies: the user's, narrowed to the contract's types and window.
     public var filter: MetricFilter
     /// For Flō: the start of the backfill window, as the server gave it (ISO 8601).
     public var windowStart: String?
 
     /// - Parameters:
     ///   - windowStart: Flō's `recommendedStartDate` (from the server, or recorded by an earlier run).
-    ///   - allTypes: send CloudCare the types it does not take, too.
-    public init(target: UploadTarget, userFilter: MetricFilter, windowStart: String?, allTypes: Bool) {
+    ///   - allTypes: send the types the contract does not keep too, where it takes them (CloudCare).
+    public init(contract: any UploadContract.Type, userFilter: MetricFilter, windowStart: String?, allTypes: Bool) {
         filter = userFilter
-        if let accepted = target.acceptedTypes, !(allTypes && target == .cloudcare) {
+        if let accepted = contract.acceptedTypes, !(allTypes && contract.takesEveryTypeOnRequest) {
             filter.types = filter.types.map { $0.intersection(accepted) } ?? accepted
         }
         if let windowStart, let seconds = ISODate.seconds(windowStart) {
@@ -25,26 +25,12 @@ public struct UploadScope: Sendable {
         }
     }
 
-    /// Pending metrics of types the target does not take (CloudCare), per type: left out.
-    public static func leftOut(target: UploadTarget, store: StagingStore, targetID: Int64?,
+    /// Pending metrics of types the contract does not keep but would take (CloudCare drops them
+    /// silently), per type: left out, and said so.
+    public static func leftOut(contract: any UploadContract.Type, store: StagingStore, targetID: Int64?,
                                userFilter: MetricFilter) throws -> [String: Int] {
-        guard target == .cloudcare, let accepted = target.acceptedTypes else { return [:] }
+        guard contract.takesEveryTypeOnRequest, let accepted = contract.acceptedTypes else { return [:] }
         return try store.ledger.pendingByType(targetID: targetID, filter: userFilter)
             .filter { !accepted.contains(MetricFilter.shortName($0.key)) }
-    }
-}
-
-extension UploadTarget {
-    /// The types the target keeps, as short names; nil for all. CloudCare drops the others
-    /// silently (wire-contracts.md: its reply's `total_metrics` counts only what it took).
-    public var acceptedTypes: Set<String>? {
-        switch self {
-        case .cloudcare:
-            return CloudCareContract.takenTypes
-        case .steps:
-            return ["stepCount"]
-        case .flo:
-            return nil
-        }
     }
 }

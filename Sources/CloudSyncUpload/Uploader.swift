@@ -67,13 +67,15 @@ public final class Uploader {
         report.dryRun = configuration.dryRun
         if configuration.dryRun {
             // A dry run leaves no trace: nothing is written to the store and no server is asked.
-            _ = try plan(&report, targetID: try existingTargetID(), status: nil)
+            let targetID = try existingTargetID()
+            let window = try await configuration.target.contract.window(recorded: try recordedWindow(targetID), transport: nil)
+            _ = try plan(&report, contract: configuration.target.contract, targetID: targetID, window: window)
             report.seconds = Date().timeIntervalSince(started)
             return report
         }
         let client = try UploadClient.make(configuration)
         do {
-            try await upload(client, &report)
+            try await upload(client, &report, contract: configuration.target.contract)
             try await client.shutdown()
         } catch {
             try? await client.shutdown()
@@ -90,26 +92,23 @@ public final class Uploader {
         try store.ledger.existingUploadTargetID(target: configuration.target.rawValue, server: serverKey)
     }
 
-    /// Decides what this run sends (the target's types and window) and fills the report's counts.
-    /// `status` is Flō's sync-status answer (nil in a dry run: the recorded window is used).
-    private func plan(_ report: inout UploadReport, targetID: Int64?, status: [String: Any]?) throws -> (UploadScope, PendingSummary) {
-        var windowStart: String?
-        if configuration.target == .flo {
-            // Flō's window starts at the recommended date: a backfill sends everything from there;
-            // later runs send, inside the same window, what this server has not acknowledged yet.
-            let recorded = try targetID.flatMap { try store.ledger.backfillStart(targetID: $0) }
-            windowStart = (status?["recommendedStartDate"] as? String) ?? recorded
-            if windowStart == nil && status == nil { report.windowUnknown = true }
-            report.backfill = status?["needsHistoricalSync"] as? Bool == true && windowStart != nil
-        }
-        let scope = UploadScope(target: configuration.target, userFilter: configuration.filter,
-                                windowStart: windowStart, allTypes: configuration.allTypes)
+    /// The window an earlier upload to this target and server recorded (Flō's backfill start).
+    private func recordedWindow(_ targetID: Int64?) throws -> String? {
+        try targetID.flatMap { try store.ledger.backfillStart(targetID: $0) }
+    }
+
+    /// Decides what this run sends (the contract's types and window) and fills the report's counts.
+    private func plan(_ report: inout UploadReport, contract: any UploadContract.Type, targetID: Int64?,
+                      window: UploadWindow) throws -> (UploadScope, PendingSummary) {
+        report.windowUnknown = window.unknown
+        report.backfill = window.isBackfill
+        let scope = UploadScope(contract: contract, userFilter: configuration.filter,
+                                windowStart: window.start, allTypes: configuration.allTypes)
         let summary = try store.ledger.pendingSummary(targetID: targetID, filter: scope.filter)
         report.pending = summary.count
         report.batches = (summary.count + configuration.batchSize - 1) / configuration.batchSize
-        report.leftOut = try UploadScope.leftOut(target: configuration.target, store: store, targetID: targetID,
-                                                 userFilter: configuration.filter)
-        if configuration.allTypes { report.leftOut = [:] }
+        report.leftOut = configuration.allTypes ? [:]
+            : try UploadScope.leftOut(contract: contract, store: store, targetID: targetID, userFilter: configuration.filter)
         if let start = scope.windowStart {
             report.windowStart = start
             var unwindowed = scope.filter
@@ -119,34 +118,29 @@ public final class Uploader {
         return (scope, summary)
     }
 
-    private func upload(_ client: HTTPClient, _ report: inout UploadReport) async throws {
+    private func upload<Contract: UploadContract>(_ client: HTTPClient, _ report: inout UploadReport,
+                                                  contract: Contract.Type) async throws {
         let retries = RetryCounter()
         defer { report.retries = retries.count }
-        let transport = HTTPTransport(client: client, configuration: configuration, retries: retries)
+        let transport = HTTPTransport(client: client, configuration: configuration, contract: contract, retries: retries)
         let targetID = try store.ledger.uploadTargetID(target: configuration.target.rawValue, server: serverKey)
-        var status: [String: Any]?
-        if configuration.target == .flo {
-            status = try await transport.send(.GET, "/api/healthkit/sync-status", body: nil, what: "the sync-status request").object ?? [:]
-        }
-        let (scope, summary) = try plan(&report, targetID: targetID, status: status)
-        let backfillStart = report.backfill ? scope.windowStart.flatMap { start in ISODate.seconds(start).map { (iso: start, seconds: $0) } } : nil
+        let window = try await contract.window(recorded: try recordedWindow(targetID), transport: transport)
+        let (scope, summary) = try plan(&report, contract: contract, targetID: targetID, window: window)
+        let backfillStart = window.isBackfill ? scope.windowStart.flatMap { start in ISODate.seconds(start).map { (iso: start, seconds: $0) } } : nil
         // Nothing to send (and no backfill to mark): no run in the history, no request.
         if summary.count == 0 && backfillStart == nil { return }
         let runID = try store.ledger.beginUploadRun(targetID: targetID)
         var sent = 0, batches = 0
         do {
-            try await send(transport, scope: scope, summary: summary, targetID: targetID, runID: runID, report: &report)
+            try await send(transport, contract: contract, scope: scope, summary: summary, targetID: targetID, runID: runID, report: &report)
             sent = report.uploaded
             batches = report.batches
             if let backfillStart {
-                // Only now, after every batch of the backfill succeeded.
-                let count = try store.ledger.acknowledgedCount(targetID: targetID, since: backfillStart.seconds)
-                let body: [String: Any] = ["sampleCount": count, "startDate": backfillStart.iso,
-                                           "endDate": BatchBody.isoMilliseconds(summary.lastEnd ?? Int64(Date().timeIntervalSince1970))]
-                let reply = try await transport.send(.POST, "/api/healthkit/mark-backfill-complete",
-                                                     body: NIOCore.ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)), what: "mark-backfill-complete")
-                try store.ledger.recordBackfill(targetID: targetID, complete: true, backfillDate: reply.object?["backfillDate"] as? String,
-                                         recommendedStart: backfillStart.iso)
+                let acknowledged = try store.ledger.acknowledgedCount(targetID: targetID, since: backfillStart.seconds)
+                let backfillDate = try await contract.afterBatches(window, sent: SentSummary(acknowledged: acknowledged, lastEnd: summary.lastEnd),
+                                                                   transport: transport)
+                try store.ledger.recordBackfill(targetID: targetID, complete: true, backfillDate: backfillDate,
+                                                recommendedStart: backfillStart.iso)
                 report.backfillMarkedComplete = true
             }
         } catch {
@@ -155,33 +149,34 @@ public final class Uploader {
             }
             let outcome = (error as? UploadError)?.isInterrupted == true ? "interrupted" : "failed"
             try? store.ledger.finishUploadRun(runID, outcome: outcome, sent: report.uploaded, batches: report.batches,
-                                       retries: retries.count, error: "\(error)")
+                                              retries: retries.count, error: "\(error)")
             throw error
         }
         try store.ledger.finishUploadRun(runID, outcome: "ok", sent: sent, batches: batches, retries: retries.count, error: nil)
     }
 
     /// Sends the scope's pending metrics in batches, `concurrency` at a time, acknowledging each.
-    private func send(_ transport: HTTPTransport, scope: UploadScope, summary: PendingSummary, targetID: Int64, runID: Int64,
-                      report: inout UploadReport) async throws {
-        let identity = try store.identity()
+    private func send<Contract: UploadContract>(_ transport: HTTPTransport, contract: Contract.Type, scope: UploadScope,
+                                                summary: PendingSummary, targetID: Int64, runID: Int64,
+                                                report: inout UploadReport) async throws {
+        let context = BatchContext(identity: try store.identity(), range: summary)
         let cursor = try store.ledger.pendingMetrics(targetID: targetID, filter: scope.filter)
         let started = Date()
         report.batches = 0
-        try await withThrowingTaskGroup(of: BatchOutcome.self) { group in
+        try await withThrowingTaskGroup(of: BatchOutcome<Contract.Reply>.self) { group in
             var inFlight = 0
             var exhausted = false
             func startNext() throws {
                 let batch = try cursor.next(configuration.batchSize)
                 guard !batch.isEmpty else { exhausted = true; return }
-                let body = Self.body(configuration.target, batch, identity: identity, range: summary)
-                let path = Self.path(configuration.target)
-                let target = configuration.target
+                var out = CloudSyncModel.ByteBuffer(capacity: batch.count * 400 + 512)
+                contract.appendBody(batch, context, to: &out)
+                let body = HTTPTransport.requestBody(out)
                 let what = "a batch of \(batch.count) metrics (\(UTCDateFormatter.string(batch[0].startDate)) …)"
                 group.addTask {
                     do {
-                        return .sent(batch, try await transport.send(.POST, path, body: body, what: what,
-                                                                     replyOf: target))
+                        return .sent(batch, try await transport.send(.POST, contract.batchPath, body: body, what: what,
+                                                                     decoding: Contract.Reply.self))
                     } catch {
                         return .failed(batch, error)
                     }
@@ -193,15 +188,13 @@ public final class Uploader {
                 inFlight -= 1
                 switch outcome {
                 case .sent(let batch, let reply):
-                    let notTaken = Self.notTaken(batch, reply: reply, target: configuration.target)
-                    try store.ledger.acknowledge(batch, targetID: targetID, runID: runID, notTaken: notTaken)
+                    let receipt = contract.receipt(reply, for: batch)
+                    try store.ledger.acknowledge(batch, targetID: targetID, runID: runID, notTaken: receipt.notTaken)
                     report.uploaded += batch.count
                     report.batches += 1
-                    for (type, count) in notTaken { report.notTaken[type, default: 0] += count }
-                    if let object = reply.object {
-                        report.serverStored += object["stored_count"] as? Int ?? object["inserted"] as? Int ?? object["saved"] as? Int ?? 0
-                        report.serverDuplicates += object["duplicate_count"] as? Int ?? object["duplicates"] as? Int ?? 0
-                    }
+                    for (type, count) in receipt.notTaken { report.notTaken[type, default: 0] += count }
+                    report.serverStored += receipt.stored
+                    report.serverDuplicates += receipt.duplicates
                     onProgress?(Progress(done: report.uploaded, total: summary.count, seconds: Date().timeIntervalSince(started)))
                 case .failed(let batch, let error):
                     group.cancelAll()
@@ -217,39 +210,11 @@ public final class Uploader {
         }
     }
 
-    /// What CloudCare acknowledged without keeping: its `total_metrics` counts only the metrics
-    /// of types it knows. The shortfall is put on the batch's types that CloudCare does not take
-    /// when they account for it exactly; otherwise it is recorded as not said by the server.
-    static func notTaken(_ batch: [PendingMetric], reply: HTTPTransport.Reply, target: UploadTarget) -> [String: Int] {
-        guard target == .cloudcare, let total = reply.object?["total_metrics"] as? Int, total < batch.count,
-              let accepted = target.acceptedTypes else { return [:] }
-        var byType: [String: Int] = [:]
-        for metric in batch where !accepted.contains(MetricFilter.shortName(metric.type)) { byType[metric.type, default: 0] += 1 }
-        let missing = batch.count - total
-        return byType.values.reduce(0, +) == missing ? byType : [Self.unexplained: missing]
-    }
-
     /// The key of `notTaken` for a shortfall the server did not explain.
     public static let unexplained = "(types the server did not say)"
 
-    private enum BatchOutcome: Sendable {
-        case sent([PendingMetric], HTTPTransport.Reply)
+    private enum BatchOutcome<Reply: Sendable>: Sendable {
+        case sent([PendingMetric], Reply)
         case failed([PendingMetric], any Error)
-    }
-
-    static func path(_ target: UploadTarget) -> String {
-        switch target {
-        case .cloudcare: return "/wearables/import/apple-health"
-        case .flo: return "/api/healthkit/samples"
-        case .steps: return "/steps"
-        }
-    }
-
-    static func body(_ target: UploadTarget, _ batch: [PendingMetric], identity: CloudCareIdentity, range: PendingSummary) -> NIOCore.ByteBuffer {
-        switch target {
-        case .cloudcare: return BatchBody.cloudCare(batch, identity: identity, range: range)
-        case .flo: return BatchBody.flo(batch)
-        case .steps: return BatchBody.steps(batch)
-        }
     }
 }

@@ -58,9 +58,9 @@ struct Status: ParsableCommand {
         guard let kind = UploadTarget(rawValue: target.target),
               let id = try store.ledger.existingUploadTargetID(target: target.target, server: target.server) else { return }
         let window = kind == .flo ? try store.ledger.backfillStart(targetID: id) : nil
-        let scope = UploadScope(target: kind, userFilter: .all, windowStart: window, allTypes: false)
+        let scope = UploadScope(contract: kind.contract, userFilter: .all, windowStart: window, allTypes: false)
         target.pending = try store.ledger.pendingSummary(targetID: id, filter: scope.filter).count
-        target.leftOut = try UploadScope.leftOut(target: kind, store: store, targetID: id, userFilter: .all)
+        target.leftOut = try UploadScope.leftOut(contract: kind.contract, store: store, targetID: id, userFilter: .all)
     }
 
     static func text(_ status: StoreStatus) -> String {

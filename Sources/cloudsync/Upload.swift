@@ -98,7 +98,7 @@ struct Upload: AsyncParsableCommand {
         guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
             throw ValidationError("--server must be an http:// or https:// URL")
         }
-        if allTypes && target != .cloudcare { throw ValidationError("--all-types is for --target cloudcare only") }
+        if allTypes && !target.contract.takesEveryTypeOnRequest { throw ValidationError("--all-types is for --target cloudcare only") }
     }
 
     func run() async throws {
@@ -117,7 +117,7 @@ struct Upload: AsyncParsableCommand {
         configuration.token = try tokenOptions.token()
         // Say at once that no token was given, rather than send requests that a server refuses.
         // The steps API takes none: steps sends one only when it is given.
-        if configuration.token == nil && !noToken && !dryRun && target != .steps {
+        if configuration.token == nil && !noToken && !dryRun && target.contract.wantsToken {
             throw usageError("no token given for \(server): set CLOUDSYNC_TOKEN=… or pass --token-file FILE "
                              + "(or --no-token if the server takes none)", command: "upload")
         }
@@ -192,7 +192,7 @@ struct Upload: AsyncParsableCommand {
         }
         let leftOut = report.leftOut.values.reduce(0, +)
         if leftOut > 0 {
-            lines.append("left out \(counted(leftOut, "metric")) of types CloudCare does not keep (\(Status.describe(report.leftOut))); "
+            lines.append("left out \(counted(leftOut, "metric")) of types \(target.contract.displayName) does not keep (\(Status.describe(report.leftOut))); "
                          + "--all-types sends them anyway")
         }
         let notTaken = report.notTaken.values.reduce(0, +)

@@ -106,6 +106,46 @@ import Glibc
         #expect(try pending(store) == 24)
     }
 
+    /// A 200 whose JSON is not CloudCare's reply (no `total_metrics`) acknowledges nothing: the
+    /// reply is decoded as the contract's type, and what does not decode is retried, then given up.
+    @Test func aServerThatAnswers200WithAnotherJSON() throws {
+        let json = #"{"ok":true}"#
+        let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\nConnection: close\r\n\r\n\(json)"
+        let (result, _, store) = try upload(to: Self.answering(answer))
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("not the CloudCare reply"), "\(result.stderr)")
+        #expect(try pending(store) == 24)
+    }
+
+    /// CloudCare's 403 is a device not paired (wire-contracts.md), not a refused token: one request,
+    /// exit 77, the advice is to pair, nothing acknowledged.
+    @Test func cloudCaresForbiddenSaysTheDeviceIsNotPaired() throws {
+        let json = #"{"detail":"Device not paired"}"#
+        let requests = Counter()
+        let listener = TCPListener { client in
+            requests.increment()
+            Self.readRequest(client)
+            Self.reply(client, "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\nConnection: close\r\n\r\n\(json)")
+            close(client)
+        }
+        let (result, _, store) = try upload(to: listener)
+        #expect(result.status == 77, "\(result.stderr)")
+        #expect(result.stderr.contains("not paired (403: Device not paired)") && result.stderr.contains("cloudsync pair"), "\(result.stderr)")
+        #expect(!result.stderr.contains("token"), "\(result.stderr)")
+        #expect(requests.value == 1)
+        #expect(try pending(store) == 24)
+    }
+
+    /// FastAPI's own 422 has `detail` as a list: the words are still the server's.
+    @Test func aValidationErrorWithFastAPIsListIsShownAsTheServerSaidIt() throws {
+        let json = #"{"detail":[{"loc":["body","metrics"],"msg":"field required"}]}"#
+        let answer = "HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\nConnection: close\r\n\r\n\(json)"
+        let (result, _, store) = try upload(to: Self.answering(answer))
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("rejected") && result.stderr.contains("field required"), "\(result.stderr)")
+        #expect(try pending(store) == 24)
+    }
+
     /// The token comes from the environment or a file, never from arguments: it is not in the
     /// process list while an upload runs, and an option that would put it there does not exist.
     @Test func theTokenIsNeverInTheProcessList() throws {

@@ -1,0 +1,58 @@
+import CloudSyncModel
+import CloudSyncStore
+import Foundation
+
+/// CloudCare: one `HealthDataExport` envelope per batch to `{base}/wearables/import/apple-health`,
+/// written by the same envelope writer as `convert --format cloudcare`, the metrics byte for byte
+/// what `convert` writes. The backend keeps only the types it knows, and says so only in its count.
+public enum CloudCareUpload: UploadContract {
+    /// `201 {"message","device_id","device_type","total_metrics","stored_count","duplicate_count","error_count","was_duplicate"}`.
+    public struct Reply: Decodable, Sendable {
+        public var totalMetrics: Int
+        public var storedCount: Int?
+        public var duplicateCount: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case totalMetrics = "total_metrics", storedCount = "stored_count", duplicateCount = "duplicate_count"
+        }
+    }
+
+    public static let displayName = "CloudCare"
+    public static var acceptedTypes: Set<String>? { CloudCareContract.takenTypes }
+    public static let takesEveryTypeOnRequest = true
+    public static let batchPath = "/wearables/import/apple-health"
+
+    public static func appendBody(_ batch: [PendingMetric], _ context: BatchContext, to out: inout ByteBuffer) {
+        let range = context.range.firstStart.map { ($0, context.range.lastEnd ?? $0) }
+        CloudCareEnvelope.appendHead(identity: context.identity, range: range, to: &out)
+        var metric = MappedMetric()
+        for (i, pending) in batch.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            pending.withMapped(&metric) { MetricJSON.append($0, to: &out) }
+        }
+        CloudCareEnvelope.appendTail(to: &out)
+    }
+
+    /// `total_metrics` counts only the metrics of types CloudCare knows. The shortfall is put on the
+    /// batch's types it does not take when they account for it exactly; otherwise it is recorded as
+    /// not said by the server.
+    public static func receipt(_ reply: Reply, for batch: [PendingMetric]) -> BatchReceipt {
+        var receipt = BatchReceipt(stored: reply.storedCount ?? 0, duplicates: reply.duplicateCount ?? 0)
+        guard reply.totalMetrics < batch.count else { return receipt }
+        var byType: [String: Int] = [:]
+        for metric in batch where !CloudCareContract.takes(metric.type) { byType[metric.type, default: 0] += 1 }
+        let missing = batch.count - reply.totalMetrics
+        receipt.notTaken = byType.values.reduce(0, +) == missing ? byType : [Uploader.unexplained: missing]
+        return receipt
+    }
+
+    /// 403 is CloudCare's "device not paired", not a refused token; a 404 with FastAPI's own
+    /// "Not Found" is a wrong URL, another 404 its "paired patient missing".
+    public static func failure(status: Int, words: String, url: String) -> UploadError? {
+        switch status {
+        case 403: return .notPaired(words)
+        case 404 where words != "Not Found": return .rejected(status, words, what: "the batch (its paired patient is missing)")
+        default: return nil
+        }
+    }
+}
