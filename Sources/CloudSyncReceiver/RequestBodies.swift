@@ -1,3 +1,4 @@
+import CloudSyncModel
 import Foundation
 
 /// Request bodies of the three contracts, decoded with `JSONDecoder` (the native implementation:
@@ -121,20 +122,12 @@ extension JSONValue {
         }
     }
 
+    /// Escaped by the model's one JSON string writer, so that a stored metadata object reads as
+    /// `convert` writes it.
     static func writeString(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        var buffer = CloudSyncModel.ByteBuffer(capacity: value.utf8.count + 2)
+        RecordJSON.appendString(value, to: &buffer)
+        out += buffer.withBytes { $0.string }
     }
 }
 
