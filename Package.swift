@@ -197,6 +197,25 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "CloudSyncUploadTests",
+            dependencies: ["CloudSyncUpload", "CloudSyncStore", "CloudSyncExport", "CloudSyncModel"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CloudSyncReportTests",
+            dependencies: ["CloudSyncReport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CloudSyncReceiverTests",
+            dependencies: ["CloudSyncReceiver", "CloudSyncTesting",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "CloudSyncCLITests",
             dependencies: ["CloudSyncExport", "CloudSyncModel", "CloudSyncStore", "CloudSyncKinds", "CloudSyncUpload", "CloudSyncReceiver",
                            "cloudsync", "CloudSyncTesting", .product(name: "ZIPFoundation", package: "ZIPFoundation")],

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func writesToAnOutputFile() throws {
-        let out = try CLI.temporaryDirectory().appendingPathComponent("metrics.jsonl").path
+        let out = try makeTemporaryDirectory().appendingPathComponent("metrics.jsonl").path
         let result = try CLI.run(["convert", CLI.sample, "--output", out, "--types", "heartRate,workout"])
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty)
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func cloudCareBatchesAreSortedAndShareOneRange() throws {
-        let dir = try CLI.temporaryDirectory().appendingPathComponent("batches")
+        let dir = try makeTemporaryDirectory().appendingPathComponent("batches")
         let user = "0F8FAD5B-D9CB-469F-A165-70867728950E", device = "7C9E6679-7425-40DE-944B-E07FC1F90AE7"
         let result = try CLI.run(["convert", CLI.sample, "--format", "cloudcare", "--output", dir.path, "--batch-size", "5",
                                   "--user-id", user, "--device-id", device])
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func damagedInputExitsSixtyFiveAndNeverLeavesAPartialLine() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let xml = try Data(contentsOf: CLI.repository.appendingPathComponent("samples/export.xml"))
         let cut = dir.appendingPathComponent("cut.xml")
         try xml.prefix(xml.count * 3 / 4).write(to: cut)
@@ -85,7 +85,7 @@ import Testing
         #expect(String(decoding: help.stdout, as: UTF8.self).contains("65  damaged input"))
         #expect(try CLI.run(["convert", "/nonexistent/export.zip"]).status == 66)
         #expect(try CLI.run(["convert", CLI.sample, "--since", "last tuesday"]).status == 64)
-        let notExport = try CLI.temporaryDirectory().appendingPathComponent("x.xml")
+        let notExport = try makeTemporaryDirectory().appendingPathComponent("x.xml")
         try Data("<a/>".utf8).write(to: notExport)
         let result = try CLI.run(["convert", notExport.path])
         #expect(result.status == 65)

@@ -11,7 +11,7 @@ import Testing
 
     /// The package, built once for the suite (the first build links a static binary: minutes).
     static let package: Result<URL, any Error> = Result(catching: {
-        let logs = try CLI.temporaryDirectory()
+        let logs = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: logs) }
         let log = logs.appendingPathComponent("package-deb.log").path
         let status = try spawnAndWait([CLI.repository.appendingPathComponent("scripts/package-deb.sh").path], output: log)
@@ -45,7 +45,7 @@ import Testing
         #expect(!depends.lowercased().contains("swift"))
         // Every library the packaged binary needs belongs to a package named in Depends (libstdc++6
         // and libgcc-s1 too, though a minimal root happens to have them).
-        let unpacked = try CLI.temporaryDirectory()
+        let unpacked = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: unpacked) }
         #expect(try CLI.run(["-x", deb.path, unpacked.path], tool: "/usr/bin/dpkg-deb").status == 0)
         let dynamic = try CLI.run(["-d", unpacked.appendingPathComponent("usr/bin/cloudsync").path], tool: "/usr/bin/readelf")
@@ -75,7 +75,7 @@ import Testing
     @Test(.enabled(if: rootUnavailable == nil, Comment(rawValue: rootUnavailable ?? "")))
     func installsWithAptInAFreshDebianRootAndRunsThereWithoutSwift() throws {
         let deb = try Self.package.get()
-        let directory = try CLI.temporaryDirectory()
+        let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let root = try DebianRoot(in: directory)
         try root.copy(deb.path, to: "/tmp/\(deb.lastPathComponent)")

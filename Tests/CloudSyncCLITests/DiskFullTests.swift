@@ -12,7 +12,7 @@ import Glibc
 @Suite(.serialized, .enabled(if: Tmpfs.canMount, "mounting a tmpfs needs root or CAP_SYS_ADMIN: disk-full test skipped"))
 struct DiskFullTests {
     @Test func theDiskFillsUpDuringImport() throws {
-        let root = try CLI.temporaryDirectory()
+        let root = try makeTemporaryDirectory()
         let input = root.appendingPathComponent("heart.xml")
         try Data(heartRateExport(count: 150_000).utf8).write(to: input)   // 35 MB of XML, about 10 MB in the store
         let mountPoint = root.appendingPathComponent("small-disk")
@@ -46,7 +46,7 @@ struct DiskFullTests {
 /// Whether this machine lets the tests mount a tmpfs (tried once, for real).
 enum Tmpfs {
     static let canMount: Bool = {
-        guard let point = try? CLI.temporaryDirectory().appendingPathComponent("probe") else { return false }
+        guard let point = try? makeTemporaryDirectory().appendingPathComponent("probe") else { return false }
         try? FileManager.default.createDirectory(at: point, withIntermediateDirectories: true)
         guard (try? DiskFullTests.mount(point, size: "1m")) == true else { return false }
         _ = try? CLI.run([point.path], tool: "/bin/umount")

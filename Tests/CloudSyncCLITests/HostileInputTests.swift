@@ -18,7 +18,7 @@ import Glibc
     }
 
     func write(_ text: String, _ name: String = "export.xml") throws -> String {
-        let url = try CLI.temporaryDirectory().appendingPathComponent(name)
+        let url = try makeTemporaryDirectory().appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
         return url.path
     }
@@ -39,7 +39,7 @@ import Glibc
     /// External entities and an external DTD: never opened. The DTD path is a FIFO, so an attempt
     /// to read it would block the run until the time limit.
     @Test func externalEntitiesAndDTDsAreNeverRead() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let secret = dir.appendingPathComponent("secret.txt")
         try Data("TOP-SECRET-\(UUID().uuidString)".utf8).write(to: secret)
         let fifo = dir.appendingPathComponent("external.dtd").path
@@ -109,7 +109,7 @@ import Glibc
         let bad = bytes.range(of: Data("Bad".utf8))!.upperBound
         bytes.replaceSubrange(bad..<(bad + 2), with: [0xFF, 0xFE])  // "ÿ" was C3 BF: now two stray bytes
         bytes.append(Data((Self.record(minute: 3) + "</HealthData>\n").utf8))
-        let url = try CLI.temporaryDirectory().appendingPathComponent("export.xml")
+        let url = try makeTemporaryDirectory().appendingPathComponent("export.xml")
         try bytes.write(to: url)
         let result = try CLI.run(["convert", url.path])
         #expect(result.status == 65)
@@ -131,7 +131,7 @@ import Glibc
     /// A zip whose entry names climb out (`../`, absolute paths): entries are only ever read, never
     /// extracted, so importing it writes nothing but the store.
     @Test func zipEntryNamesThatClimbOutWriteNothing() throws {
-        let root = try CLI.temporaryDirectory()
+        let root = try makeTemporaryDirectory()
         let work = root.appendingPathComponent("a/b/work")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let absolute = "/tmp/cloudsync-escape-\(UUID().uuidString).xml"

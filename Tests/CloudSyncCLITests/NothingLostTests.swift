@@ -9,7 +9,7 @@ import Testing
 /// Everything through the built binary, as a user runs it.
 @Suite struct NothingLostTests {
     func importedStore() throws -> (dir: URL, store: String) {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("staging.sqlite").path
         let result = try CLI.run(["import", CLI.sample, "--store", store, "-q"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -21,7 +21,7 @@ import Testing
     // MARK: 1. An output that is an input or the store is refused; outputs appear whole or not at all
 
     @Test func anOutputThatIsTheInputIsRefusedAndTheInputKept() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let export = dir.appendingPathComponent("export.zip").path
         try FileManager.default.copyItem(atPath: CLI.sample, toPath: export)
         let original = bytes(export)
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func aFailedRunLeavesThePreviousOutputAndKeepsWhatItReadAsPartial() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let xml = try Data(contentsOf: URL(fileURLWithPath: Paths.sampleXML))
         let cut = dir.appendingPathComponent("cut.xml")
         try xml.prefix(xml.count * 3 / 4).write(to: cut)
@@ -104,7 +104,7 @@ import Testing
     // MARK: 2. A command that only reads never makes a store
 
     @Test func anEmptyFileOrAnotherDatabaseIsNoStoreAndIsLeftAsItIs() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let empty = dir.appendingPathComponent("empty.sqlite").path
         #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         for arguments in [["status"], ["status", "--json"], ["export"], ["aggregate", "--bucket", "day"], ["report", "-o", dir.appendingPathComponent("r.html").path],
@@ -146,7 +146,7 @@ import Testing
         }
         let routes = try CLI.run(["convert", "-", "--kind", "routes"], stdinFile: archive)
         #expect(routes.stderr.contains("2 routes"))
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("s.sqlite").path
         let imported = try CLI.run(["import", "-", "--store", store], stdinFile: archive)
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -172,7 +172,7 @@ import Testing
         """
 
     @Test func iOS8DailyHeartRateSummariesBecomeMetrics() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let input = try writeFile(Self.ios8Summaries, in: dir)
         let result = try CLI.run(["convert", input])
         #expect(result.status == 0)
@@ -206,7 +206,7 @@ import Testing
         """
 
     @Test func aCategorySampleIsKeptApartFromAnotherCategoryOfTheSameSpan() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let input = try writeFile(Self.sleepTwice, in: dir)
         let store = dir.appendingPathComponent("s.sqlite").path
         let result = try CLI.run(["import", input, "--store", store])
@@ -229,7 +229,7 @@ import Testing
     /// repeat of the InBed, the second InBed lost) is upgraded without losing a row, and the next
     /// import adds the lost sample.
     @Test func theUpgradeKeepsEveryRowAndTheNextImportAddsWhatWasLost() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("s.sqlite").path
         do {
             let database = try SQLiteDatabase(path: store, mode: .readWrite)
@@ -285,7 +285,7 @@ import Testing
     /// terminal sends it: the writer dies too, and its end of file is no damage.
     @Test(arguments: ["convert", "import"])
     func ctrlCOnAPipelineIsAnInterruptionNotDamage(_ command: String) throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let xml = dir.appendingPathComponent("export.xml")
         try Data(heartRateExport(count: 4000).utf8).write(to: xml)
         let store = dir.appendingPathComponent("s.sqlite").path
@@ -319,65 +319,5 @@ import Testing
         let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, text)
-    }
-}
-
-/// A shell writer piped into cloudsync, both in one new process group, as a terminal runs a pipeline.
-final class Pipeline {
-    private let writer: pid_t
-    private let reader: pid_t
-    private let stderr: Pipe
-
-    init(writer command: String, reader arguments: [String]) throws {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
-        stderr = Pipe()
-        writer = try Self.spawn(["/bin/sh", "-c", command], group: 0, stdin: nil, stdout: fds[1], stderr: nil, closing: fds[0])
-        reader = try Self.spawn([CLI.binary.path] + arguments, group: writer, stdin: fds[0], stdout: nil,
-                                stderr: stderr.fileHandleForWriting.fileDescriptor, closing: fds[1])
-        close(fds[0])
-        close(fds[1])
-        try stderr.fileHandleForWriting.close()
-    }
-
-    /// SIGINT to the whole group; the reader's exit status and standard error.
-    func interrupt() -> (Int32, String) {
-        kill(-writer, SIGINT)
-        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        var status: Int32 = 0
-        waitpid(reader, &status, 0)
-        kill(-writer, SIGKILL)
-        var ignored: Int32 = 0
-        waitpid(writer, &ignored, 0)
-        return (status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), text)
-    }
-
-    private static func spawn(_ command: [String], group: pid_t, stdin: Int32?, stdout: Int32?, stderr: Int32?, closing: Int32) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addclose(&actions, closing)
-        if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) } else { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
-        if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) } else { posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0) }
-        if let stderr { posix_spawn_file_actions_adddup2(&actions, stderr, 2) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attributes, group)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        let arguments = command.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
-        var pid = pid_t()
-        let result = posix_spawn(&pid, command[0], &actions, &attributes, arguments, environ)
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
-        return pid
     }
 }

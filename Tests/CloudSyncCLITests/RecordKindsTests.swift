@@ -20,10 +20,20 @@ import Testing
         #expect(Set(RecordKinds.names) == Set(Self.expected.keys))
     }
 
+    /// The README's table of CSV columns is each kind's header, as the writer has it.
+    @Test func theReadmeDocumentsEveryKindsCSVColumns() throws {
+        let readme = try String(contentsOf: Paths.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        for kind in RecordKinds.all {
+            let row = readme.split(separator: "\n").first { $0.hasPrefix("| `\(kind.name)` |") }
+            #expect(row?.hasSuffix("| \(kind.csvColumns.joined(separator: ",")) |") == true, "README's CSV row of \(kind.name): \(row ?? "missing")")
+            #expect(readme.contains("(`--kind \(kind.name)`)\n"), "README has no section for \(kind.name)")
+        }
+    }
+
     @Test(arguments: RecordKinds.names)
     func eachKindConvertsStoresAndComesBackTheSame(_ kind: String) throws {
         let expected = try #require(Self.expected[kind])
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("s.sqlite").path
         let converted = try CLI.run(["convert", CLI.sample, "--kind", kind])
         #expect(converted.status == 0, "\(converted.stderr)")

@@ -146,7 +146,7 @@ import ZIPFoundation
     /// 5000 steps every day: the axis is 4500, 5000, 5500 (not 5000 to 5001 with a 5000.5 tick),
     /// and the steps are drawn over their 7-day average (dashed), which they coincide with.
     @Test func aConstantSeriesGetsRoundTicksAroundItAndStaysOverItsAverage() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let noon = 1_717_243_200   // 2024-06-01 12:00 UTC
         let input = try Self.write(Self.xml((0..<20).map { Self.steps(at: noon + $0 * 86_400, 5000) }.joined()), to: dir, name: "export.xml")
@@ -168,7 +168,7 @@ import ZIPFoundation
     /// Weigh-ins on uneven days: each point's x is proportional to its date (and so are the date
     /// ticks'), the value ticks are round, and the band is named for what it is, a day's range.
     @Test func theWeightChartSpacesDatesByTimeAndNamesItsDailyBand() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let morning = 1_709_276_400   // 2024-03-01 07:00 UTC, 08:00 in Paris
         let days = [0, 1, 2, 9, 30, 31, 45]
@@ -204,7 +204,7 @@ import ZIPFoundation
     /// Three routes, two of them a single point: the overview counts 3 and the caption says
     /// 3, 1 drawn, and why the other 2 are not.
     @Test func routesAreCountedAsTheOverviewCountsThem() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let starts = [1_720_940_400, 1_721_026_800, 1_721_113_200]   // 2024-07-14, 15 and 16, 07:00 UTC
         let names = starts.indices.map { "route_\($0).gpx" }
@@ -223,7 +223,7 @@ import ZIPFoundation
     /// A run at 06:30 UTC shows at 08:30, an ECG recorded at 09:15 +0200 shows at 09:15, a run at
     /// 22:30 UTC on 30 June belongs to July; the zone is named once and no time is in UTC.
     @Test func ecgAndWorkoutTimesAreInThePagesZone() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let morning = 1_720_938_600   // 2024-07-14 06:30 UTC
         let midnight = 1_719_786_600  // 2024-06-30 22:30 UTC, 2024-07-01 00:30 in Paris
@@ -247,7 +247,7 @@ import ZIPFoundation
     /// A range without data is named at the top and said to be empty (the whole store's numbers
     /// are said to be the whole store's); a range with data counts what it holds.
     @Test func aRangeIsNamedAndAnEmptyOneSaidToBeEmpty() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = try Self.write(ReportTests.export(), to: dir, name: "export.xml")
         let (empty, store) = try Self.report(input, in: dir, name: "empty", ["--since", "2023-01-01", "--until", "2023-02-01"])
@@ -273,7 +273,7 @@ import ZIPFoundation
     /// and left out of the charts and the calendar. Without an export date, the report's time is
     /// the limit.
     @Test func samplesDatedAfterTheExportAreCountedButNotDrawn() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let may = 1_556_712_000   // 2019-05-01 12:00 UTC
         var body = (0..<31).map { Self.steps(at: may + $0 * 86_400, Double(4000 + $0 * 100)) }.joined()

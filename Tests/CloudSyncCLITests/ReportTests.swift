@@ -99,7 +99,7 @@ import Testing
     }
 
     @Test func theTablesHoldTheNumbersComputedFromTheExportedJSONL() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let (html, store) = try Self.report(Self.export(), in: dir)
         let page = try Self.parse(html)
@@ -130,7 +130,7 @@ import Testing
     }
 
     @Test func whatTheExportHoldsIsEscapedNeverRun() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let (html, _) = try Self.report(Self.export(), in: dir)
         let text = try String(contentsOf: html, encoding: .utf8)
@@ -144,7 +144,7 @@ import Testing
     }
 
     @Test func anEmptyStoreAndAStoreWithOnlyStepsGiveValidPages() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let (empty, _) = try Self.report(Self.export(steps: false, sleep: false, workout: false), in: dir, name: "empty")
         let emptyPage = try Self.parse(empty)
@@ -155,7 +155,7 @@ import Testing
     }
 
     @Test func tenYearsOfDataGiveAValidPageWithEveryDayInTheTable() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // A walk a day at noon UTC, a weighing a week and a run a week, 2015-01-01 to 2024-12-31.
         var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
@@ -209,7 +209,7 @@ import Testing
     /// console error.
     @Test(.enabled(if: chromium != nil, "Chromium is not installed (Debian: chromium)"))
     func chromiumRendersAndPrintsThePage() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let (html, _) = try Self.report(Self.export(), in: dir)
         try Self.screenshot(html, name: "report", height: 3000, in: dir)
@@ -235,7 +235,7 @@ import Testing
     /// two samples dated 2030, as Chromium shows it (`.build/artifacts/report-constant-late.png`).
     @Test(.enabled(if: chromium != nil, "Chromium is not installed (Debian: chromium)"))
     func chromiumRendersAConstantSeriesAndTheNoteOfLateSamples() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2019-06-01 10:00:00 +0200\"/>\n"
         let may = 1_556_712_000   // 2019-05-01 12:00 UTC

@@ -32,7 +32,7 @@ import ZIPFoundation
     }
 
     @Test func aWindowOfLocalDaysGivesTheSameBucketsAsNoWindow() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("s.sqlite").path
         #expect(try CLI.run(["import", try writeFile(Self.halfHourlySteps(), in: dir), "--store", store, "-q"]).status == 0)
         for merge in [[], ["--merge-sources"]] {
@@ -52,7 +52,7 @@ import ZIPFoundation
     // MARK: 13. One definition of pending
 
     @Test func pendingIsTheSameEverywhereAndReachesZero() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("s.sqlite").path
         #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
         let serve = try ServeProcess([], directory: dir)
@@ -80,7 +80,7 @@ import ZIPFoundation
     // MARK: 14. Samples dated after the export
 
     @Test func samplesDatedAfterTheExportAreFlaggedAndKept() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <HealthData locale="en_US">
@@ -104,7 +104,7 @@ import ZIPFoundation
     // MARK: 16, 17. An upload's failure says what would help; targets never reached, and forgotten
 
     @Test func aWrongURLAndARefusedTokenSayWhatWouldHelp() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("s.sqlite").path
         #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
         let token = dir.appendingPathComponent("token").path
@@ -135,7 +135,7 @@ import ZIPFoundation
     // MARK: 19. Our words, not Foundation's
 
     @Test func errorsNameTheFileAndTheProblemInOurWords() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("s.sqlite").path
         #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
         let folder = try CLI.run(["report", "--store", store, "-o", dir.path])
@@ -194,7 +194,7 @@ import ZIPFoundation
     }
 
     @Test func statusNamesTheLatestExportNotTheLastImported() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("s.sqlite").path
         func export(_ date: String, value: Int) throws -> String {
             try writeFile("""

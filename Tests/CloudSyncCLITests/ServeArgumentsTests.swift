@@ -21,7 +21,7 @@ struct ServeArgumentsTests {
         (["--faults", "404"], "fault '404': use 5xx, 429:S, lost:S, stall:S or ok"),
     ])
     func aNumberThatCannotBeMeantIsExit64(_ arguments: [String], _ words: String) throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let database = dir.appendingPathComponent("r.sqlite").path
         let result = try ServeProcess.runToEnd(["--db", database] + arguments)

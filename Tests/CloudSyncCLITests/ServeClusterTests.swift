@@ -33,7 +33,7 @@ struct ServeClusterTests {
         let tokens: URL
 
         init(instances count: Int = 4, serveArguments: [String] = []) throws {
-            directory = try CLI.temporaryDirectory()
+            directory = try makeTemporaryDirectory()
             cluster = try PostgresCluster()
             tokens = directory.appendingPathComponent("tokens")
             try Data(ServeClusterTests.users.map { "\($0) \(ServeClusterTests.token($0))\n" }.joined().utf8).write(to: tokens)
@@ -107,29 +107,22 @@ struct ServeClusterTests {
     }
 
     /// The eight uploads, started at once; returns the running processes and their stderr files.
-    static func startUploads(_ stores: [String: String], to url: String, in directory: URL) throws -> [(user: String, process: Process, log: URL)] {
+    static func startUploads(_ stores: [String: String], to url: String, in directory: URL) throws -> [(user: String, run: BackgroundRun)] {
         try users.map { user in
             let tokenFile = directory.appendingPathComponent("\(user).token")
             try Data(token(user).utf8).write(to: tokenFile)
-            let log = directory.appendingPathComponent("\(user).upload.err")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let process = Process()
-            process.executableURL = CLI.binary
-            process.arguments = ["upload", "--store", stores[user]!, "--server", url, "--token-file", tokenFile.path,
-                                 "--batch-size", "100", "--retry-delay", "0.2", "--max-attempts", "12"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = try FileHandle(forWritingTo: log)
-            try process.run()
-            return (user, process, log)
+            let run = try BackgroundRun(["upload", "--store", stores[user]!, "--server", url, "--token-file", tokenFile.path,
+                                         "--batch-size", "100", "--retry-delay", "0.2", "--max-attempts", "12"],
+                                        stderrPath: directory.appendingPathComponent("\(user).upload.err").path)
+            return (user, run)
         }
     }
 
     /// Waits for every upload and checks each ended well with everything acknowledged.
-    static func finish(_ uploads: [(user: String, process: Process, log: URL)], stores: [String: String]) throws {
+    static func finish(_ uploads: [(user: String, run: BackgroundRun)], stores: [String: String]) throws {
         for upload in uploads {
-            upload.process.waitUntilExit()
-            let log = (try? String(contentsOf: upload.log, encoding: .utf8)) ?? ""
-            #expect(upload.process.terminationStatus == 0, "\(upload.user): \(log)")
+            let (status, log) = upload.run.finish()
+            #expect(status == 0, "\(upload.user): \(log)")
             #expect(try StagingStore(path: stores[upload.user]!, access: .read).queries.status().pending == 0, "\(upload.user): \(log)")
         }
     }
@@ -168,7 +161,7 @@ struct ServeClusterTests {
         try Self.waitForStored(backend, atLeast: Self.users.count * Self.metricsPerUser / 4)
         kill(backend.instances[0].process.processIdentifier, SIGKILL)
         backend.instances[0].process.waitUntilExit()
-        #expect(uploads.contains { $0.process.isRunning }, "the uploads ended before an instance could be killed")
+        #expect(uploads.contains { $0.run.isRunning }, "the uploads ended before an instance could be killed")
         try Self.finish(uploads, stores: stores)
         #expect(try backend.storedPerUser() == Dictionary(uniqueKeysWithValues: Self.users.map { ($0, Self.metricsPerUser) }))
         backend.stopCleanly()
@@ -181,7 +174,7 @@ struct ServeClusterTests {
         try Self.waitForStored(backend, atLeast: Self.users.count * Self.metricsPerUser / 4)
         try backend.cluster.stop()
         Thread.sleep(forTimeInterval: 10)
-        #expect(uploads.contains { $0.process.isRunning }, "the uploads ended while the database was down")
+        #expect(uploads.contains { $0.run.isRunning }, "the uploads ended while the database was down")
         try backend.cluster.start()
         try Self.finish(uploads, stores: stores)
         #expect(try backend.storedPerUser() == Dictionary(uniqueKeysWithValues: Self.users.map { ($0, Self.metricsPerUser) }))
@@ -189,7 +182,7 @@ struct ServeClusterTests {
         let logs = backend.instances.map(\.log).joined()
         #expect(logs.contains("answered 503"), "\(logs.suffix(2000))")
         for instance in backend.instances { #expect(instance.process.isRunning) }
-        let retried = uploads.map { (try? String(contentsOf: $0.log, encoding: .utf8)) ?? "" }.joined()
+        let retried = uploads.map { $0.run.stderr }.joined()
         #expect(retried.contains("retr"), "\(retried.suffix(1000))")
         backend.stopCleanly()
     }
@@ -202,15 +195,15 @@ struct ServeClusterTests {
         let uploads = try Self.startUploads(stores, to: backend.url, in: backend.directory)
         // The uploads are not what this test looks at: killed at the end, not left to spend their retries.
         defer {
-            for upload in uploads where upload.process.isRunning {
-                kill(upload.process.processIdentifier, SIGKILL)
-                upload.process.waitUntilExit()
+            for upload in uploads where upload.run.isRunning {
+                upload.run.send(SIGKILL)
+                upload.run.finish()
             }
         }
         try Self.waitForStored(backend, atLeast: Self.users.count * Self.metricsPerUser / 4)
         try backend.cluster.stop()
         Thread.sleep(forTimeInterval: 3)
-        #expect(uploads.contains { $0.process.isRunning }, "the uploads ended before the database went down")
+        #expect(uploads.contains { $0.run.isRunning }, "the uploads ended before the database went down")
         for (index, instance) in backend.instances.enumerated() {
             let started = Date()
             let status = instance.stop()

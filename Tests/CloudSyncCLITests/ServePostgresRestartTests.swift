@@ -37,7 +37,7 @@ struct ServePostgresRestartTests {
     @Test func everyRequestIsAnsweredInTimeAndEveryAcknowledgedBatchIsStored() throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let serve = try ServeProcess([], directory: dir, database: cluster.url())
         defer { _ = serve.stop() }

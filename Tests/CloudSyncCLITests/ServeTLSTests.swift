@@ -43,7 +43,7 @@ import Testing
 
     @Test(.enabled(if: skipReason == nil, Comment(rawValue: skipReason ?? "")))
     func uploadAndPairTrustAPrivateCAOnlyWithCacert() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let certificates = try Certificates(in: dir)
         let serve = try ServeProcess(["--token-file", try write("tls-token-0123456789abcdef", "serve.token", in: dir)], directory: dir)

@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func eachUserSeesAndCountsOnlyItsOwnUploads() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let tokens = try write("# the family's server\nalice \(Self.alice)\n\nbob\t\(Self.bob)   # Bob's phone\n", "tokens", in: dir)
         let serve = try ServeProcess(["--tokens", tokens], directory: dir)
         defer { _ = serve.stop() }
@@ -66,7 +66,7 @@ import Testing
         ("# nobody\n", "names no user"),
     ])
     func aTokensFileMistakeIsSaidWithItsLine(_ text: String, _ problem: String) throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let tokens = try write(text, "tokens", in: dir)
         let result = try CLI.run(["serve", "--port", "0", "--db", dir.appendingPathComponent("r.sqlite").path, "--tokens", tokens])
         #expect(result.status == 64)
@@ -76,7 +76,7 @@ import Testing
     /// A receiver file made before users existed (schema version 0): its rows become the user
     /// `default`'s, the one of a single --token-file.
     @Test func aReceiverFileFromBeforeUsersIsUpgradedToTheDefaultUser() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let database = dir.appendingPathComponent("received.sqlite").path
         do {
             let old = try SQLiteDatabase(path: database, mode: .readWrite)

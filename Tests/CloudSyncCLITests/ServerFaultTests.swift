@@ -14,7 +14,7 @@ import Glibc
     static let options = ["--timeout", "1", "--max-attempts", "3", "--retry-delay", "0.05"]
 
     func upload(to listener: TCPListener) throws -> (result: CLIResult, seconds: Double, store: String) {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("staging.sqlite").path
         #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
         let started = Date()
@@ -77,7 +77,7 @@ import Glibc
     }
 
     @Test func aServerThatAnswersSlowlyButInTime() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let serve = try ServeProcess(["--delay", "0.4"], directory: dir)
         let store = dir.appendingPathComponent("staging.sqlite").path
         #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
@@ -155,27 +155,20 @@ import Glibc
             Thread.sleep(forTimeInterval: 5)
             close(client)
         }
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("staging.sqlite").path
         #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["upload", "--no-token", "--all-types", "--store", store, "--server", "http://127.0.0.1:\(listener.port)/api/v1"] + Self.options
-        process.environment = ProcessInfo.processInfo.environment.merging(["CLOUDSYNC_TOKEN": token]) { _, new in new }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let upload = try BackgroundRun(["upload", "--no-token", "--all-types", "--store", store, "--server", "http://127.0.0.1:\(listener.port)/api/v1"] + Self.options,
+                                       environment: ["CLOUDSYNC_TOKEN": token])
         Thread.sleep(forTimeInterval: 0.5)
-        let commandLine = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/cmdline"))
+        let commandLine = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(upload.pid)/cmdline"))
         #expect(commandLine.range(of: Data("upload".utf8)) != nil)   // it is the upload we are looking at
         #expect(commandLine.range(of: Data(token.utf8)) == nil)
         if FileManager.default.isExecutableFile(atPath: "/bin/ps") {
             #expect(!String(decoding: try CLI.run(["-eo", "args"], tool: "/bin/ps").stdout, as: UTF8.self).contains(token))
         }
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 69)
+        let (status, stderr) = upload.finish()
+        #expect(status == 69)
         #expect(!stderr.contains(token))
         let asArgument = try CLI.run(["upload", "--store", store, "--server", "http://127.0.0.1:1", "--token", token])
         #expect(asArgument.status == 64)
@@ -186,23 +179,16 @@ import Glibc
     /// before are kept, and the next upload sends the rest; the server ends with each metric once.
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalDuringUploadStopsCleanlyAndTheNextUploadContinues(_ signal: Int32) throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let serve = try ServeProcess(["--delay", "0.5"], directory: dir)
         let store = dir.appendingPathComponent("staging.sqlite").path
         #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["upload", "--no-token", "--all-types", "--store", store, "--server", "\(serve.url)/api/v1", "--batch-size", "4"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let upload = try BackgroundRun(["upload", "--no-token", "--all-types", "--store", store, "--server", "\(serve.url)/api/v1", "--batch-size", "4"])
         let deadline = Date().addingTimeInterval(30)
         while try pending(store) == 24, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        kill(process.processIdentifier, signal)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130, "\(message)")
+        upload.send(signal)
+        let (status, message) = upload.finish()
+        #expect(status == 130, "\(message)")
         #expect(message.contains("interrupted"), "\(message)")
         let left = try pending(store)
         #expect(left > 0 && left < 24)

@@ -34,7 +34,7 @@ struct ImportInProgress {
     let stderr = Pipe()
 
     init(count: Int) throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         input = dir.appendingPathComponent("big.xml")
         store = dir.appendingPathComponent("staging.sqlite").path
         self.count = count
@@ -54,7 +54,7 @@ struct ImportInProgress {
 }
 
 @Suite(.serialized) struct StoreCommandTests {
-    func storePath() throws -> String { try CLI.temporaryDirectory().appendingPathComponent("staging.sqlite").path }
+    func storePath() throws -> String { try makeTemporaryDirectory().appendingPathComponent("staging.sqlite").path }
 
     @Test func importTwiceThenStatusJSON() throws {
         let store = try storePath()
@@ -76,7 +76,7 @@ struct ImportInProgress {
     }
 
     @Test func theDefaultStoreComesFromTheEnvironment() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let result = try CLI.run(["import", CLI.sample, "-q"], environment: ["XDG_DATA_HOME": dir.path])
         #expect(result.status == 0)
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("cloudsync/staging.sqlite").path))

@@ -16,7 +16,7 @@ import Testing
     }
 
     func importedStore() throws -> (dir: URL, store: String) {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("staging.sqlite").path
         #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
         return (dir, store)
@@ -26,7 +26,7 @@ import Testing
 
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalStopsAConversionWhoseInputStalls(_ signal: Int32) throws {
-        let out = try CLI.temporaryDirectory().appendingPathComponent("out.jsonl")
+        let out = try makeTemporaryDirectory().appendingPathComponent("out.jsonl")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         let run = try StalledInput(["convert", "-"], first: export(count: 12_000, open: true),
                                    stdout: try FileHandle(forWritingTo: out))
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func aSignalStopsAnImportWhoseInputStallsAndRecordsItAsInterrupted() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("staging.sqlite").path
         let run = try StalledInput(["import", "-", "--store", store], first: export(count: 5000, open: true))
         Thread.sleep(forTimeInterval: 1)
@@ -66,7 +66,7 @@ import Testing
     // MARK: 2, 3. CloudCare batches into a folder
 
     @Test func aFolderWithAnEarlierRunsBatchesIsRefusedUnlessForced() throws {
-        let dir = try CLI.temporaryDirectory().appendingPathComponent("batches")
+        let dir = try makeTemporaryDirectory().appendingPathComponent("batches")
         let first = "11111111-1111-1111-1111-111111111111", second = "22222222-2222-2222-2222-222222222222"
         let one = try CLI.run(["convert", CLI.sample, "--format", "cloudcare", "--batch-size", "5", "-o", dir.path, "--user-id", first])
         #expect(one.status == 0)
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func anInterruptedCloudCareConversionSaysThatNoBatchWasWritten() throws {
-        let dir = try CLI.temporaryDirectory().appendingPathComponent("batches")
+        let dir = try makeTemporaryDirectory().appendingPathComponent("batches")
         let run = try StalledInput(["convert", "-", "--format", "cloudcare", "-o", dir.path], first: export(count: 3000, open: true))
         Thread.sleep(forTimeInterval: 1)
         let result = run.interrupt(with: SIGINT)
@@ -149,7 +149,7 @@ import Testing
     // MARK: 6, 16. Missing stores and inputs
 
     @Test func aMissingStoreIsNeverCreatedByUploadOrStatus() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("none.sqlite").path
         for arguments in [["upload", "--server", "http://127.0.0.1:9", "--no-token"], ["upload", "--server", "http://127.0.0.1:9", "--dry-run"],
                           ["status"], ["export"], ["aggregate", "--bucket", "day"]] {
@@ -175,7 +175,7 @@ import Testing
         let xml = try Data(contentsOf: CLI.repository.appendingPathComponent("samples/export.xml"))
         let text = String(decoding: xml, as: UTF8.self)
         let cutAt = text.range(of: "/>\n", range: text.index(text.startIndex, offsetBy: 2500)..<text.endIndex)!.upperBound
-        let cut = try CLI.temporaryDirectory().appendingPathComponent("cut.xml")
+        let cut = try makeTemporaryDirectory().appendingPathComponent("cut.xml")
         try Data(text[..<cutAt].utf8).write(to: cut)
         let result = try CLI.run(["convert", cut.path])
         #expect(result.status == 65)
@@ -186,7 +186,7 @@ import Testing
     // MARK: 7. serve on a port in use
 
     @Test func serveOnAPortInUseSaysSoWithItsExitCode() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let first = try ServeProcess([], directory: dir)
         defer { _ = first.stop() }
         let second = try CLI.run(["serve", "--port", String(first.port), "--db", dir.appendingPathComponent("b.sqlite").path])
@@ -198,7 +198,7 @@ import Testing
 
     /// Safe by default: beyond loopback only with a token, or a loudly named flag.
     @Test func serveRefusesTheNetworkWithoutAToken() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let db = dir.appendingPathComponent("open.sqlite").path
         let refused = try CLI.run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", db])
         #expect(refused.status == 64)
@@ -316,7 +316,7 @@ import Testing
 
     @Test func inspectDescribesADamagedExportUpToTheDamage() throws {
         let xml = try Data(contentsOf: CLI.repository.appendingPathComponent("samples/export.xml"))
-        let cut = try CLI.temporaryDirectory().appendingPathComponent("cut.xml")
+        let cut = try makeTemporaryDirectory().appendingPathComponent("cut.xml")
         try xml.prefix(xml.count * 3 / 4).write(to: cut)
         let text = try CLI.run(["inspect", cut.path])
         #expect(text.status == 65)
@@ -334,7 +334,7 @@ import Testing
     // MARK: 18. Counts and summaries
 
     @Test func summariesSayWhatHappenedInGoodEnglish() throws {
-        let one = try CLI.temporaryDirectory().appendingPathComponent("one.xml")
+        let one = try makeTemporaryDirectory().appendingPathComponent("one.xml")
         try Data(heartRateExport(count: 1).utf8).write(to: one)
         let single = try CLI.run(["convert", one.path])
         #expect(single.stderr.contains("1 metric from"))
@@ -400,7 +400,7 @@ import Testing
     // MARK: 20. Progress, status history, serve's log, pair
 
     @Test func progressShowsPercentAndETAWithinTheTerminalsWidth() throws {
-        let input = try CLI.temporaryDirectory().appendingPathComponent("big.xml")
+        let input = try makeTemporaryDirectory().appendingPathComponent("big.xml")
         try export(count: 400_000).write(to: input)
         let run = try TerminalRun(["convert", input.path], columns: 50)
         let (status, screen) = run.finish(timeout: 120)
@@ -424,7 +424,7 @@ import Testing
     }
 
     @Test func serveLogsEachRequestWithItsStatusAndSaysListeningOnce() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let serve = try ServeProcess([], directory: dir)
         _ = try serve.request("GET", "/health")
         _ = try serve.request("POST", "/steps", json: ["samples": "not a list"])
@@ -437,7 +437,7 @@ import Testing
 
     @Test func pairInATerminalShowsTheCodeAndItsExpiry() throws {
         let (_, store) = try importedStore()
-        let out = try CLI.temporaryDirectory().appendingPathComponent("pair.json")
+        let out = try makeTemporaryDirectory().appendingPathComponent("pair.json")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         let run = try TerminalRun(["pair", "--store", store], stdout: try FileHandle(forWritingTo: out))
         let (status, screen) = run.finish(timeout: 20)

@@ -21,7 +21,7 @@ import Testing
     func pending(_ store: String) throws -> Int { try StagingStore(path: store, access: .read).queries.status().pending }
 
     @Test func cloudCareUploadThroughFaultsEndsWithEveryMetricOnce() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let (store, total) = try makeStore(heartRates: 576, in: dir)   // 600 metrics, 6 batches of 100
         // 503, 429 with Retry-After, an acknowledgement lost after the server stored the batch, a server
         // that stops answering, then a 502; and two connections reset on the way.
@@ -53,25 +53,21 @@ import Testing
     /// server exactly once, nothing stays pending, and a third upload sends nothing. For each target.
     @Test(arguments: [("cloudcare", "cloudcare_metric"), ("flo", "flo_sample"), ("steps", "steps_sample")])
     func killDuringUploadThenUploadAgainLosesAndDoublesNothing(_ target: String, _ table: String) throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("staging.sqlite").path
         let input = dir.appendingPathComponent("steps.xml")
         try Data(sampleExport(count: 3000, type: "HKQuantityTypeIdentifierStepCount", unit: "count").utf8).write(to: input)
         #expect(try CLI.run(["import", input.path, "--store", store, "-q"]).status == 0)
         let total = 3000   // all StepCount, all after Flō's recommended start (2021-12-07)
         let serve = try ServeProcess(["--delay", "0.1"], directory: dir)
-        let child = Process()
-        child.executableURL = CLI.binary
-        child.arguments = ["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100", "-q"]
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let child = try BackgroundRun(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100", "-q"])
         let deadline = Date().addingTimeInterval(60)
         while (try serve.count("SELECT count(*) FROM \(table)")) < 500 && child.isRunning && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(child.isRunning, "the upload ended before it could be killed")
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
+        child.send(SIGKILL)
+        child.finish()
         let onServer = try serve.count("SELECT count(*) FROM \(table)")
         #expect(onServer > 0 && onServer < total)
         #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
@@ -90,7 +86,7 @@ import Testing
     }
 
     @Test func aDryRunSendsNothing() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let (store, _) = try makeStore(heartRates: 0, in: dir)
         let serve = try ServeProcess([], directory: dir)
         let dry = try CLI.run(["upload", "--no-token", "--all-types", "--store", store, "--server", serve.url, "--dry-run", "--batch-size", "10"])
@@ -101,7 +97,7 @@ import Testing
     }
 
     @Test func floBackfillIsMarkedCompleteOnlyAfterEveryBatch() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let (store, _) = try makeStore(heartRates: 0, in: dir)
         // The 2023 workout is before the recommended start: the backfill holds the 23 others.
         let serve = try ServeProcess(["--faults", "ok,503,503", "--recommended-start-date", "2024-01-01T00:00:00.000Z"], directory: dir)
@@ -124,7 +120,7 @@ import Testing
         // The uuids are stable: the same metric gives the same uuid in a new store.
         let other = dir.appendingPathComponent("other.sqlite").path
         _ = try CLI.run(["import", CLI.sample, "--store", other, "-q"])
-        let serve2 = try ServeProcess(["--recommended-start-date", "2024-01-01T00:00:00.000Z"], directory: try CLI.temporaryDirectory())
+        let serve2 = try ServeProcess(["--recommended-start-date", "2024-01-01T00:00:00.000Z"], directory: try makeTemporaryDirectory())
         _ = try CLI.run(["upload", "--no-token", "--store", other, "--server", serve2.url, "--target", "flo"])
         let uuids = { (s: ServeProcess) in try SQLiteDatabase(path: s.database, mode: .readOnly).scalarText("SELECT group_concat(uuid) FROM (SELECT uuid FROM flo_sample ORDER BY uuid)") }
         #expect(try uuids(serve) == uuids(serve2))
@@ -145,7 +141,7 @@ import Testing
     }
 
     @Test func stepsGoToTheStepsAPIOnce() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let (store, _) = try makeStore(heartRates: 10, in: dir)
         let serve = try ServeProcess(["--faults", "503"], directory: dir)
         let upload = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "steps"])
@@ -165,7 +161,7 @@ import Testing
     /// otherwise (the HealthStepsSync API takes none), and `serve` with a token wants it on /steps
     /// like on every data route. Without it: one 401, exit 77, and a sentence that says how to give it.
     @Test func stepsSendTheTokenWhenGivenAndServeWithATokenWantsIt() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let (store, _) = try makeStore(heartRates: 0, in: dir)
         let tokenFile = dir.appendingPathComponent("token")
         try Data("steps-token-0123456789abcdef\n".utf8).write(to: tokenFile)
@@ -192,7 +188,7 @@ import Testing
     }
 
     @Test func aWrongTokenFailsFastWithoutARetryStorm() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let (store, _) = try makeStore(heartRates: 0, in: dir)
         let tokenFile = dir.appendingPathComponent("token")
         try Data("right-token\n".utf8).write(to: tokenFile)
@@ -223,7 +219,7 @@ import Testing
     }
 
     @Test func validatesLikeTheRealBackend() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         try Data("t0k3n".utf8).write(to: dir.appendingPathComponent("token"))
         let serve = try ServeProcess(["--token-file", dir.appendingPathComponent("token").path, "--max-body-size", "4096"], directory: dir)
         let path = "/api/v1/wearables/import/apple-health"
@@ -263,7 +259,7 @@ import Testing
     }
 
     @Test func printsThePairingObjectAndItsQRCode() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let store = try importedStore(in: dir)
         let png = dir.appendingPathComponent("qr.png").path
         let result = try CLI.run(["pair", "--store", store, "--device-name", "Test Mac", "--png", png])
@@ -290,7 +286,7 @@ import Testing
     /// holds the same pairing object as standard output.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg"), "zbarimg is not installed: QR decoding skipped"))
     func theQRCodeImageDecodesToThePairingObject() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let png = dir.appendingPathComponent("qr.png").path
         let result = try CLI.run(["pair", "--store", try importedStore(in: dir), "--png", png, "--no-qr"])
         #expect(result.status == 0)
@@ -300,7 +296,7 @@ import Testing
     }
 
     @Test func postsThePairingRequest() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let serve = try ServeProcess([], directory: dir)
         let result = try CLI.run(["pair", "--store", try importedStore(in: dir), "--no-qr",
                                   "--server", "\(serve.url)/api/v1", "--android-user-id", "android-42"])

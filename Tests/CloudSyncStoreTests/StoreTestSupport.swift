@@ -14,16 +14,11 @@ enum StorePaths {
 
     /// A fresh directory and a store path inside it, per test.
     static func newStore(_ name: String = #function) throws -> String {
-        let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("cloudsync-store-\(name.filter { $0.isLetter })-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir.appendingPathComponent("staging.sqlite").path
+        try makeTemporaryDirectory(name).appendingPathComponent("staging.sqlite").path
     }
 
     static func write(_ text: String, _ name: String = "export.xml") throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cloudsync-\(UUID().uuidString)-\(name)")
-        try Data(text.utf8).write(to: url)
-        return url.path
+        try writeFile(text, named: name)
     }
 }
 

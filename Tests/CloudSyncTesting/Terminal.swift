@@ -1,4 +1,3 @@
-import CloudSyncTesting
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -6,15 +5,15 @@ import Glibc
 
 /// cloudsync run with a pseudo-terminal as its standard error (and input), as in a person's
 /// terminal: `isatty` is true, the window has a size, and what it draws is read back.
-final class TerminalRun {
-    let process = Process()
+public final class TerminalRun {
+    public let process = Process()
     private let master: Int32
     private var output = Data()
 
     /// - Parameters:
     ///   - columns: the terminal's width.
     ///   - stdinIsTerminal: standard input is the terminal too (else /dev/null).
-    init(_ arguments: [String], columns: Int = 80, stdinIsTerminal: Bool = false, stdout: FileHandle? = nil) throws {
+    public init(_ arguments: [String], columns: Int = 80, stdinIsTerminal: Bool = false, stdout: FileHandle? = nil) throws {
         // posix_openpt and friends are not in Swift's Glibc module: the same through /dev/ptmx and
         // the Linux ioctls (TIOCSPTLCK unlocks the pair, TIOCGPTN gives its number).
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
@@ -39,7 +38,7 @@ final class TerminalRun {
     deinit { close(master) }
 
     /// Waits for the process (at most `timeout` seconds, then kills it) and returns all it drew.
-    func finish(timeout: Double = 60) -> (status: Int32, screen: String) {
+    public func finish(timeout: Double = 60) -> (status: Int32, screen: String) {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { drain(wait: 50) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -49,7 +48,7 @@ final class TerminalRun {
     }
 
     /// Reads what the terminal received so far.
-    func drain(wait milliseconds: Int32) {
+    public func drain(wait milliseconds: Int32) {
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
         var buffer = [UInt8](repeating: 0, count: 65536)
         while poll(&descriptor, 1, milliseconds) > 0 {
@@ -59,17 +58,17 @@ final class TerminalRun {
         }
     }
 
-    var screen: String { String(decoding: output, as: UTF8.self) }
+    public var screen: String { String(decoding: output, as: UTF8.self) }
 }
 
 /// A child whose standard input is a pipe that delivers some bytes and then stalls (the writer
 /// keeps it open and writes nothing more), as a stalled download piped into cloudsync.
-final class StalledInput {
-    let process = Process()
-    let stderr = Pipe()
+public final class StalledInput {
+    public let process = Process()
+    public let stderr = Pipe()
     private let input = Pipe()
 
-    init(_ arguments: [String], first bytes: Data, stdout: FileHandle = FileHandle.nullDevice) throws {
+    public init(_ arguments: [String], first bytes: Data, stdout: FileHandle = FileHandle.nullDevice) throws {
         signal(SIGPIPE, SIG_IGN)
         process.executableURL = CLI.binary
         process.arguments = arguments
@@ -81,7 +80,7 @@ final class StalledInput {
     }
 
     /// Sends `signal` and returns the exit status, the seconds it took to exit, and stderr.
-    func interrupt(with signal: Int32) -> (status: Int32, seconds: Double, stderr: String) {
+    public func interrupt(with signal: Int32) -> (status: Int32, seconds: Double, stderr: String) {
         let started = Date()
         kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(20)

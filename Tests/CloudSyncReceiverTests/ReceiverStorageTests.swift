@@ -21,8 +21,7 @@ import Testing
     /// A fresh storage of that backend (PostgreSQL's pool running), and what to clean up after.
     private static func storage(_ backend: Backend, limits: PostgresLimits = limits,
                                 _ body: (any ReceiverStorage, PostgresCluster?) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudsync-storage-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try makeTemporaryDirectory("storage")
         defer { try? FileManager.default.removeItem(at: folder) }
         switch backend {
         case .sqlite:
@@ -92,7 +91,7 @@ import Testing
             #expect(state.backfillComplete && state.backfillDate == "2024-05-04")
             #expect(try await storage.floState(owner: "ben").backfillComplete == false)
 
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("steps-\(UUID().uuidString).jsonl")
+            let file = try makeTemporaryDirectory("steps").appendingPathComponent("steps.jsonl")
             defer { try? FileManager.default.removeItem(at: file) }
             let steps = ["a", "b", "a"].map { ReceivedStepsSample(uuid: $0, line: "{\"uuid\":\"\($0)\"}") }
             #expect(try await storage.storeSteps(owner: "ana", steps, appendingTo: file) == 2)

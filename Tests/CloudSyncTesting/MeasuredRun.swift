@@ -1,24 +1,23 @@
-import CloudSyncTesting
 import Foundation
 
 /// A `cloudsync` run whose peak memory is measured by GNU time (`%M`, the child's own maximum
 /// resident set). Not `wait4` from here: a child spawned by this large test process inherits the
 /// parent's high-water mark in `ru_maxrss` when it execs, which made every figure 478 MiB.
-struct MeasuredRun {
-    var status: Int32
-    var stdoutBytes: Int
-    var stderr: String
-    var peakRSSMiB: Double
-    var seconds: Double
+public struct MeasuredRun {
+    public var status: Int32
+    public var stdoutBytes: Int
+    public var stderr: String
+    public var peakRSSMiB: Double
+    public var seconds: Double
 
     /// A peak-memory limit for a test: as given, or four times it when the suite runs under a
     /// sanitizer (scripts/sanitizers.sh says so), whose shadow memory counts in the figure.
-    static func limit(_ mebibytes: Double) -> Double {
+    public static func limit(_ mebibytes: Double) -> Double {
         ProcessInfo.processInfo.environment["CLOUDSYNC_TEST_SANITIZER"] == nil ? mebibytes : 4 * mebibytes
     }
 
-    static func run(_ arguments: [String], in directory: URL? = nil) throws -> MeasuredRun {
-        let scratch = try CLI.temporaryDirectory()
+    public static func run(_ arguments: [String], in directory: URL? = nil) throws -> MeasuredRun {
+        let scratch = try makeTemporaryDirectory()
         let timeFile = scratch.appendingPathComponent("time")
         let stdoutFile = scratch.appendingPathComponent("stdout")
         _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)

@@ -1,20 +1,17 @@
-import CloudSyncKinds
-import CloudSyncStore
-import CloudSyncTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// A real `cloudsync serve` child process on 127.0.0.1 and a free port.
-final class ServeProcess {
-    let process = Process()
-    let port: Int
-    let database: String
-    let stderrPath: String
+public final class ServeProcess {
+    public let process = Process()
+    public let port: Int
+    public let database: String
+    public let stderrPath: String
 
     /// `database`: what `--db` gets (a postgres:// address), else an SQLite file in `directory`.
-    init(_ extraArguments: [String] = [], directory: URL, database: String? = nil, name: String = "serve") throws {
+    public init(_ extraArguments: [String] = [], directory: URL, database: String? = nil, name: String = "serve") throws {
         self.database = database ?? directory.appendingPathComponent("received.sqlite").path
         stderrPath = directory.appendingPathComponent("\(name).err").path
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
@@ -36,19 +33,19 @@ final class ServeProcess {
         port = found
     }
 
-    struct ServeError: Error { let log: String; static func didNotStart(_ log: String) -> ServeError { ServeError(log: log) } }
+    public struct ServeError: Error { public let log: String; static func didNotStart(_ log: String) -> ServeError { ServeError(log: log) } }
 
     /// `cloudsync serve` that must end by itself (a mistake found at start): one that starts
     /// listening instead is stopped after 10 s (status 124) and fails the test rather than hanging it.
-    static func runToEnd(_ arguments: [String]) throws -> CLIResult {
+    public static func runToEnd(_ arguments: [String]) throws -> CLIResult {
         try CLI.run(["10", CLI.binary.path, "serve"] + arguments, tool: "/usr/bin/timeout")
     }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    public var url: String { "http://127.0.0.1:\(port)" }
 
     /// SIGTERM, then the exit status (0 for a clean stop); -1 when it had not ended 30 s later
     /// (it is then killed, so that a test fails instead of hanging).
-    func stop() -> Int32 {
+    public func stop() -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
         process.terminate()
         let deadline = Date().addingTimeInterval(30)
@@ -63,21 +60,16 @@ final class ServeProcess {
 
     deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }
 
-    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-    /// One value from the receiver's SQLite file.
-    func count(_ sql: String) throws -> Int {
-        Int(try SQLiteDatabase(path: database, mode: .readOnly).scalarInt(sql) ?? 0)
-    }
+    public var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// An HTTP request with Foundation's client (independent of the uploader's AsyncHTTPClient).
-    func request(_ method: String, _ path: String, json: Any? = nil, body: Data? = nil, token: String? = nil) throws -> (status: Int, object: [String: Any]) {
+    public func request(_ method: String, _ path: String, json: Any? = nil, body: Data? = nil, token: String? = nil) throws -> (status: Int, object: [String: Any]) {
         try Self.request(method, url + path, json: json, body: body, token: token)
     }
 
     /// The same to any URL, from any thread; `timeout`: seconds without an answer before the
     /// request gives up (status 0).
-    static func request(_ method: String, _ url: String, json: Any? = nil, body: Data? = nil, token: String? = nil,
+    public static func request(_ method: String, _ url: String, json: Any? = nil, body: Data? = nil, token: String? = nil,
                         timeout: TimeInterval = 60) throws -> (status: Int, object: [String: Any]) {
         var request = URLRequest(url: URL(string: url)!, timeoutInterval: timeout)
         request.httpMethod = method
@@ -100,14 +92,14 @@ final class ServeProcess {
 
 /// A TCP proxy on 127.0.0.1 that resets its first `resets` connections (RST, no answer) and then
 /// forwards bytes both ways: connection resets, as a flaky network gives them.
-final class ResettingProxy: @unchecked Sendable {
+public final class ResettingProxy: @unchecked Sendable {
     private var listener: TCPListener!
-    var port: Int { listener.port }
+    public var port: Int { listener.port }
     private let target: Int
     private let lock = NSLock()
     private var resetsLeft: Int
 
-    init(forwardingTo target: Int, resets: Int) throws {
+    public init(forwardingTo target: Int, resets: Int) throws {
         self.target = target
         resetsLeft = resets
         listener = TCPListener { [self] client in handle(client) }
@@ -155,12 +147,12 @@ final class ResettingProxy: @unchecked Sendable {
 
 /// A TCP server on 127.0.0.1 and a free port; each accepted connection is given to `handle` on a
 /// thread of its own.
-final class TCPListener: @unchecked Sendable {
+public final class TCPListener: @unchecked Sendable {
     private let socketDescriptor: Int32
-    let port: Int
+    public let port: Int
     private let handle: @Sendable (Int32) -> Void
 
-    init(handle: @escaping @Sendable (Int32) -> Void) {
+    public init(handle: @escaping @Sendable (Int32) -> Void) {
         // A peer that hangs up must give the writer EPIPE, not a SIGPIPE that ends the test process.
         signal(SIGPIPE, SIG_IGN)
         self.handle = handle
@@ -177,7 +169,7 @@ final class TCPListener: @unchecked Sendable {
 
     deinit { shutdown(socketDescriptor, Int32(SHUT_RDWR)); close(socketDescriptor) }
 
-    static func loopback(port: Int) -> sockaddr_in {
+    public static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
