@@ -39,7 +39,7 @@ enum ExitStatus {
     static let cannotCreateFolder = Meaning(code: 73, text: "the --output folder cannot be made, or is not empty (see --force)")
     static let unwritableOutput = Meaning(code: 74, text: "the output cannot be written, or the disk is full")
     static let busyStore = Meaning(code: 75, text: "the store is in use by another cloudsync process: try again later")
-    static let refusedToken = Meaning(code: 77, text: "the server refused the token (401/403) or the device (CloudCare's 403: pair first)")
+    static let refusedToken = Meaning(code: 77, text: "the server refused the token or the device (401/403; pair first)")
     static let refusedRole = Meaning(code: 77, text: "PostgreSQL refused the role: it does not exist, or its password")
     static let interruptedRun = Meaning(code: 130, text: "interrupted (Ctrl-C, SIGINT or SIGTERM)")
 
