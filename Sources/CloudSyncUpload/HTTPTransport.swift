@@ -13,11 +13,16 @@ public struct HTTPTransport: Sendable {
     let contract: (any UploadContract.Type)?
     /// Counts retries for the summary.
     let retries: RetryCounter
+    /// Polled while a request is in flight and while a retry waits (SIGINT, SIGTERM): a stop is
+    /// heard within a tenth of a second, not after a 30 s timeout or a 300 s `Retry-After`.
+    var shouldStop: @Sendable () -> Bool = { false }
 
     /// An answer as it came: status and body.
     public struct Reply: Sendable {
         public var status: Int
         public var body: [UInt8]
+        /// Its `Retry-After`, as written.
+        var retryAfter: String?
     }
 
     /// Sends the request until it succeeds (2xx) and returns the answer as it came.
@@ -65,9 +70,13 @@ public struct HTTPTransport: Sendable {
                     request.headers.add(name: "Content-Type", value: "application/json")
                     request.body = .bytes(body)
                 }
-                let response = try await client.execute(request, timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
-                let buffer = try await response.body.collect(upTo: 16 << 20)
-                let reply = Reply(status: Int(response.status.code), body: Array(buffer.readableBytesView))
+                let (client, timeout) = (client, TimeAmount.milliseconds(Int64(configuration.requestTimeout * 1000)))
+                let reply = try await Self.unlessStopped(shouldStop) { [request] in
+                    let response = try await client.execute(request, timeout: timeout)
+                    let buffer = try await response.body.collect(upTo: 16 << 20)
+                    return Reply(status: Int(response.status.code), body: Array(buffer.readableBytesView),
+                                 retryAfter: response.headers.first(name: "Retry-After"))
+                }
                 if !(200..<300).contains(reply.status),
                    let failure = contract?.failure(status: reply.status, words: Self.words(reply.body), url: url) {
                     throw failure
@@ -81,12 +90,12 @@ public struct HTTPTransport: Sendable {
                 case 401, 403:
                     throw UploadError.refusedToken(reply.status, Self.words(reply.body), hadToken: configuration.token != nil)
                 case 429:
-                    retryAfter = response.headers.first(name: "Retry-After").flatMap(Self.retryAfterSeconds)
+                    retryAfter = reply.retryAfter.flatMap(Self.retryAfterSeconds)
                     lastProblem = "429 too many requests"
                 case 500..<600:
                     // A 503 with Retry-After: the server is up but its database is not (serve on
                     // PostgreSQL while it restarts); it says when to come back.
-                    retryAfter = response.headers.first(name: "Retry-After").flatMap(Self.retryAfterSeconds)
+                    retryAfter = reply.retryAfter.flatMap(Self.retryAfterSeconds)
                     lastProblem = "\(reply.status) \(Self.words(reply.body))"
                 default:
                     throw UploadError.rejected(reply.status, Self.words(reply.body), what: what)
@@ -110,7 +119,24 @@ public struct HTTPTransport: Sendable {
                 throw UploadError.gaveUp(attempt, lastProblem, what: what)
             }
             retries.increment()
-            try await Task.sleep(for: .seconds(wait))
+            try await Self.unlessStopped(shouldStop) { try await Task.sleep(for: .seconds(wait)) }
+        }
+    }
+
+    /// `work`, or `UploadError.interrupted` as soon as `stop` says so (the work is then cancelled:
+    /// AsyncHTTPClient drops the request, a sleep ends).
+    static func unlessStopped<T: Sendable>(_ stop: @escaping @Sendable () -> Bool,
+                                           _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        if stop() { throw UploadError.interrupted }
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                while !stop() { try await Task.sleep(for: .milliseconds(100)) }
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw UploadError.interrupted }
+            return value
         }
     }
 

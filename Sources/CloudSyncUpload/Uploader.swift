@@ -49,8 +49,8 @@ public final class Uploader {
     private let store: StagingStore
     private let configuration: UploadConfiguration
     public var onProgress: ((Progress) -> Void)?
-    /// Checked between batches (SIGINT, SIGTERM).
-    public var shouldStop: () -> Bool = { false }
+    /// Checked between batches, and polled while a request is in flight or a retry waits (SIGINT, SIGTERM).
+    public var shouldStop: @Sendable () -> Bool = { false }
 
     public init(store: StagingStore, configuration: UploadConfiguration) {
         self.store = store
@@ -122,7 +122,8 @@ public final class Uploader {
                                                   contract: Contract.Type) async throws {
         let retries = RetryCounter()
         defer { report.retries = retries.count }
-        let transport = HTTPTransport(client: client, configuration: configuration, contract: contract, retries: retries)
+        var transport = HTTPTransport(client: client, configuration: configuration, contract: contract, retries: retries)
+        transport.shouldStop = shouldStop
         let targetID = try store.ledger.uploadTargetID(target: configuration.target.rawValue, server: serverKey)
         let window = try await contract.window(recorded: try recordedWindow(targetID), transport: transport)
         let (scope, summary) = try plan(&report, contract: contract, targetID: targetID, window: window)

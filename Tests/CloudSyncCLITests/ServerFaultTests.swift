@@ -146,6 +146,37 @@ import Glibc
         #expect(try pending(store) == 24)
     }
 
+    /// Ctrl-C or SIGTERM while a retry waits for a long `Retry-After`, or while a request waits for
+    /// a server that does not answer: the upload stops within a second (exit 130), not when the
+    /// wait or the timeout ends, and nothing unacknowledged is marked.
+    @Test(arguments: ["503 Service Unavailable\r\nRetry-After: 120", "stall"])
+    func aStopIsHeardWhileARetryWaitsOrARequestHangs(_ answer: String) throws {
+        let listener = TCPListener { client in
+            Self.readRequest(client)
+            if answer == "stall" {
+                Thread.sleep(forTimeInterval: 60)
+            } else {
+                Self.reply(client, "HTTP/1.1 \(answer)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            }
+            close(client)
+        }
+        let dir = try makeTemporaryDirectory()
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        let upload = try BackgroundRun(["upload", "--no-token", "--all-types", "--store", store, "--timeout", "60",
+                                        "--server", "http://127.0.0.1:\(listener.port)/api/v1"])
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(upload.isRunning, "\(upload.stderr)")
+        let signalled = Date()
+        upload.send(SIGINT)
+        let (status, stderr) = upload.finish()
+        let seconds = Date().timeIntervalSince(signalled)
+        #expect(status == 130, "\(stderr)")
+        #expect(seconds < 3, "it took \(seconds) s to stop")
+        #expect(stderr.contains("interrupted"), "\(stderr)")
+        #expect(try pending(store) == 24)
+    }
+
     /// The token comes from the environment or a file, never from arguments: it is not in the
     /// process list while an upload runs, and an option that would put it there does not exist.
     @Test func theTokenIsNeverInTheProcessList() throws {
