@@ -49,6 +49,7 @@ struct Import: ParsableCommand {
             throw usageError("the input is the store \(storeOptions.path) itself: give the export (export.zip or export.xml)", command: "import")
         }
         let store = try storeOptions.open(.write)
+        defer { store.checkpoint() }
         let progress = ProgressLine()
         StopSignal.install()
         do {

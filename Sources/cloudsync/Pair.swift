@@ -58,6 +58,7 @@ struct Pair: AsyncParsableCommand {
         if let png { try files.output(png, option: "--png") }
         try files.standardOutput()
         let store = try storeOptions.open(.update)
+        defer { store.checkpoint() }
         let identity: (userId: String, deviceId: String)
         do {
             let stored = try store.identity()

@@ -123,6 +123,7 @@ struct Upload: AsyncParsableCommand {
         }
         if noToken { configuration.token = nil }
         let store = try storeOptions.open(dryRun ? .read : .update)
+        defer { if !dryRun { store.checkpoint() } }
         let uploader = Uploader(store: store, configuration: configuration)
         let progress = ProgressLine()
         uploader.onProgress = { progress.showUpload(done: $0.done, total: $0.total, seconds: $0.seconds) }
@@ -150,6 +151,7 @@ struct Upload: AsyncParsableCommand {
     /// `--forget`: removes the target and server from the store, saying what went.
     private func forgetTarget() throws {
         let store = try storeOptions.open(.update)
+        defer { store.checkpoint() }
         let key = server.hasSuffix("/") ? String(server.dropLast()) : server
         do {
             guard let forgotten = try store.ledger.forgetTarget(target: target.rawValue, server: key) else {

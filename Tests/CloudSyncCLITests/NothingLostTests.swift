@@ -20,6 +20,27 @@ import Testing
 
     // MARK: 1. An output that is an input or the store is refused; outputs appear whole or not at all
 
+    /// After `import` (and `upload`) ends, the store's file alone is the whole store: a copy of
+    /// `staging.sqlite` made without its `-wal`, as people back files up, holds every metric and
+    /// every acknowledgement.
+    @Test func theStoresFileAloneIsTheWholeStoreOnceACommandEnds() throws {
+        let dir = try makeTemporaryDirectory()
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        let serve = try ServeProcess([], directory: dir)
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        let upload = try CLI.run(["upload", "--no-token", "--store", store, "--server", "\(serve.url)/api/v1", "-q"])
+        #expect(upload.status == 0, "\(upload.stderr)")
+        _ = serve.stop()
+        let wal = (try? FileManager.default.attributesOfItem(atPath: store + "-wal")[.size] as? Int) ?? 0
+        #expect(wal == 0, "the log still holds \(wal) bytes")
+        let copy = try makeTemporaryDirectory("copy").appendingPathComponent("backup.sqlite").path
+        try FileManager.default.copyItem(atPath: store, toPath: copy)
+        let status = try CLI.run(["status", "--store", copy, "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any], "\(status.stderr)")
+        #expect(json["metrics"] as? Int == 24)
+        #expect(json["pending"] as? Int == 0)
+    }
+
     @Test func anOutputThatIsTheInputIsRefusedAndTheInputKept() throws {
         let dir = try makeTemporaryDirectory()
         let export = dir.appendingPathComponent("export.zip").path

@@ -161,6 +161,15 @@ public final class StagingStore: StoreAccess {
     }
 
     /// `PRAGMA integrity_check`: "ok" for a sound file.
+    /// Moves what the write-ahead log holds into the store's file and empties the log, so that the
+    /// file alone is the whole store: a copy of `staging.sqlite` without its `-wal` is a complete
+    /// backup. A command that wrote calls it before it ends, rather than trusting the connection's
+    /// close to do it (a close that comes after the process has exited never does). Best effort: a
+    /// log left behind is replayed by the next open, nothing is lost.
+    public func checkpoint() {
+        _ = try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
     public func integrityCheck() throws -> String {
         try database.scalarText("PRAGMA integrity_check") ?? ""
     }
