@@ -34,7 +34,9 @@ struct OutputOptions: ParsableArguments {
     func validate() throws {
         guard kind == "metrics" || recordKind != nil else {
             let names = ["metrics"] + RecordKinds.names
-            let guess = names.min { EditDistance.between(kind, $0) < EditDistance.between(kind, $1) }
+            // A name begun (`vision`, `clin`) is meant; else the nearest by spelling.
+            let begun = kind.count >= 3 ? names.filter { $0.hasPrefix(kind.lowercased()) } : []
+            let guess = begun.count == 1 ? begun.first : names.min { EditDistance.between(kind, $0) < EditDistance.between(kind, $1) }
                 .flatMap { EditDistance.between(kind, $0) <= max(2, kind.count / 3) ? $0 : nil }
             throw ValidationError("--kind '\(kind)' is not a kind" + (guess.map { "; did you mean \($0)?" } ?? "")
                                   + " (\(names.joined(separator: ", ")))")

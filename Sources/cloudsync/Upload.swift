@@ -206,4 +206,7 @@ struct Upload: AsyncParsableCommand {
     }
 }
 
-extension UploadTarget: ExpressibleByArgument {}
+extension UploadTarget: ExpressibleByArgument {
+    /// `--target CloudCare` is meant as `cloudcare`.
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}

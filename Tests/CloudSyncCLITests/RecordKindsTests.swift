@@ -30,6 +30,15 @@ import Testing
         }
     }
 
+    /// A kind's name begun or misspelt gets the kind meant, exit 64, nothing written.
+    @Test func aKindBegunOrMisspeltIsNamed() throws {
+        for (typed, meant) in [("vision", "vision-prescriptions"), ("audiogram", "audiograms"), ("clincal", "clinical")] {
+            let result = try CLI.run(["convert", CLI.sample, "--kind", typed])
+            #expect(result.status == 64 && result.stdout.isEmpty)
+            #expect(result.stderr.contains("did you mean \(meant)?"), "\(typed): \(result.stderr)")
+        }
+    }
+
     @Test(arguments: RecordKinds.names)
     func eachKindConvertsStoresAndComesBackTheSame(_ kind: String) throws {
         let expected = try #require(Self.expected[kind])

@@ -20,6 +20,15 @@ import Testing
 
     func pending(_ store: String) throws -> Int { try StagingStore(path: store, access: .read).queries.status().pending }
 
+    /// `--target CloudCare`, as the product writes its name, is the cloudcare target.
+    @Test func aTargetInAnyCaseIsThatTarget() throws {
+        let store = try makeTemporaryDirectory().appendingPathComponent("staging.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        let result = try CLI.run(["upload", "--store", store, "--server", "http://127.0.0.1:1", "--target", "CloudCare", "--dry-run"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("(cloudcare)"), "\(result.stderr)")
+    }
+
     @Test func cloudCareUploadThroughFaultsEndsWithEveryMetricOnce() throws {
         let dir = try makeTemporaryDirectory()
         let (store, total) = try makeStore(heartRates: 576, in: dir)   // 600 metrics, 6 batches of 100
