@@ -114,7 +114,7 @@ let package = Package(
         .target(
             name: "CloudSyncReceiver",
             dependencies: [
-                "CloudSyncModel", "CloudSyncExport", "CloudSyncStore",
+                "CloudSyncModel", "CloudSyncExport", "CloudSyncStore", "CloudSyncHealthAutoExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -15,11 +15,20 @@ public final class HealthAutoExportDocument: @unchecked Sendable {
     private enum Storage {
         case bytes([UInt8])
         case mapped(UnsafeMutableRawPointer, Int)
+        /// Someone else's bytes (a request's body), valid while the document is used.
+        case borrowed(UnsafeRawBufferPointer)
     }
 
     public init(bytes: [UInt8], name: String) {
         self.name = name
         storage = .bytes(bytes)
+    }
+
+    /// Reads `bytes` in place, without a copy: a request's body of 50 MB stays one copy in memory.
+    /// The caller keeps the bytes alive while the document is read (`ByteBuffer.withUnsafeReadableBytes`).
+    public init(borrowing bytes: UnsafeRawBufferPointer, name: String) {
+        self.name = name
+        storage = .borrowed(bytes)
     }
 
     /// Maps the file at `path`.
@@ -50,6 +59,7 @@ public final class HealthAutoExportDocument: @unchecked Sendable {
         switch storage {
         case .bytes(let bytes): return bytes.count
         case .mapped(_, let size): return size
+        case .borrowed(let bytes): return bytes.count
         }
     }
 
@@ -58,6 +68,8 @@ public final class HealthAutoExportDocument: @unchecked Sendable {
         case .bytes(let bytes): return try bytes.withUnsafeBufferPointer { try body($0) }
         case .mapped(let address, let size):
             return try body(ByteText(start: address.assumingMemoryBound(to: UInt8.self), count: size))
+        case .borrowed(let bytes):
+            return try body(ByteText(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
         }
     }
 
