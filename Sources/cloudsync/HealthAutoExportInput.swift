@@ -120,7 +120,7 @@ extension Inspect {
                      + String(format: " (read in %.2f s)", report.seconds)]
         for (name, counts) in report.metrics.sorted(by: { $0.key < $1.key }) {
             let type = HealthAutoExportNames.entry(name).map { $0.type.description } ?? "no mapping: kept as \(name)"
-            var line = "  \(name) (\(counts.units)) → \(type): \(counts.points) points"
+            var line = "  \(name) (\(counts.units)) → \(type): \(counted(counts.points, "point"))"
             if counts.summarised > 0 { line += ", \(counts.summarised) summarised" }
             lines.append(line)
         }
