@@ -166,7 +166,7 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer"),
         .target(
             name: "CloudSyncFuzzing",
-            dependencies: ["CloudSyncModel", "CloudSyncExport", "CloudSyncKinds", "CLibFuzzer"],
+            dependencies: ["CloudSyncModel", "CloudSyncExport", "CloudSyncHealthAutoExport", "CloudSyncKinds", "CLibFuzzer"],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "FuzzExport", dependencies: ["CloudSyncFuzzing"], swiftSettings: strictSettings),

@@ -173,3 +173,27 @@ extension Int64 {
         #expect(documented.count == HealthAutoExportNames.names.count)
     }
 }
+
+/// What is and is not JSON on the network (RFC 8259: UTF-8; a byte order mark may be ignored).
+@Suite struct HealthAutoExportEncodingTests {
+    static let document = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2024-01-01 10:11:12 +0000","qty":1,"source":"SOURCE"}]}]}}"#
+
+    @Test func aByteOrderMarkIsIgnored() throws {
+        let collected = Collected()
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(Self.document.utf8)
+        _ = try HealthAutoExportReader(document: HealthAutoExportDocument(bytes: bytes, name: "bom"), metrics: collected, records: collected).run()
+        #expect(collected.metrics.count == 1)
+    }
+
+    @Test(arguments: [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x80]] as [[UInt8]])
+    func invalidUTF8IsRefusedWithItsPath(_ sequence: [UInt8]) throws {
+        let parts = Self.document.components(separatedBy: "SOURCE")
+        let bytes = Array(parts[0].utf8) + sequence + Array(parts[1].utf8)
+        let collected = Collected()
+        let error = try #require(throws: HealthAutoExportError.self) {
+            try HealthAutoExportReader(document: HealthAutoExportDocument(bytes: bytes, name: "bad"), metrics: collected, records: collected).run()
+        }
+        #expect(error.kind == .malformed && error.path == "$.data.metrics[0].data[0].source")
+        #expect(collected.metrics.isEmpty && !collected.finished)
+    }
+}

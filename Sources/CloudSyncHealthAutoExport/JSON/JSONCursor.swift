@@ -22,6 +22,8 @@ struct JSONCursor {
     let baseOffset: Int
 
     init(bytes: ByteText, input: String, arena: TextArena, baseOffset: Int = 0, path: JSONPath = JSONPath()) {
+        // A UTF-8 byte order mark, which RFC 8259 lets a reader ignore (some editors write one).
+        if baseOffset == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
         self.bytes = bytes
         self.input = input
         self.arena = arena
@@ -139,11 +141,40 @@ struct JSONCursor {
                 position += 2   // the escape is checked when it is decoded
                 continue
             }
+            if byte >= 0x80 {
+                try passUTF8Sequence()
+                continue
+            }
             position += 1
         }
         let raw = bytes.slice(start..<position)
         position += 1
         return escaped ? try unescape(raw) : raw
+    }
+
+    /// One UTF-8 sequence of a string (RFC 3629: no overlong forms, no surrogates, nothing past
+    /// U+10FFFF): JSON on the network is UTF-8, and a name or source that is not would be
+    /// repaired silently later.
+    private mutating func passUTF8Sequence() throws {
+        let lead = bytes[position]
+        let length: Int, lowest: UInt32
+        switch lead {
+        case 0xC2...0xDF: (length, lowest) = (2, 0x80)
+        case 0xE0...0xEF: (length, lowest) = (3, 0x800)
+        case 0xF0...0xF4: (length, lowest) = (4, 0x10000)
+        default: throw malformed("byte 0x\(String(lead, radix: 16, uppercase: true)) is not UTF-8")
+        }
+        guard position + length <= bytes.count else { throw malformed("the document ends inside a UTF-8 sequence") }
+        var scalar = UInt32(lead) & (0xFF >> (length + 1))
+        for i in 1..<length {
+            let next = bytes[position + i]
+            guard next & 0xC0 == 0x80 else { throw malformed("byte 0x\(String(next, radix: 16, uppercase: true)) breaks a UTF-8 sequence") }
+            scalar = scalar << 6 | UInt32(next & 0x3F)
+        }
+        guard scalar >= lowest, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
+            throw malformed("an invalid UTF-8 sequence (U+\(String(scalar, radix: 16, uppercase: true)))")
+        }
+        position += length
     }
 
     /// A number's text, checked against JSON's grammar (no `+`, no leading zeros, no `.5`).
