@@ -55,8 +55,8 @@ struct Serve: AsyncParsableCommand {
               cloudsync serve --port 8080 --db received.sqlite &
               cloudsync upload --server http://127.0.0.1:8080/api/v1 --no-token
 
-            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.cannotListenOrReach,
-                               ExitStatus.unwritableDatabase, ExitStatus.refusedRole]))
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.notAStore, ExitStatus.cannotListenOrReach,
+                               ExitStatus.damagedStore, ExitStatus.unwritableDatabase, ExitStatus.busyStore, ExitStatus.refusedRole]))
             """
     )
 
