@@ -69,3 +69,62 @@ import Testing
         #expect(aggregate.status == 0 && aggregate.stdout.filter { $0 == 0x0A }.count > 3000, "\(aggregate.stderr)")
     }
 }
+
+/// `cloudsync mcp` answers from pushed data by the same rule (driven over its standard input with
+/// JSON-RPC lines, as any MCP client does).
+@Suite struct HealthAutoExportMCPTests {
+    static func call(_ store: String, _ tool: String, _ arguments: [String: Any]) throws -> [String: Any] {
+        let lines = [
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
+            #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            String(decoding: try JSONSerialization.data(withJSONObject: ["jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                                                         "params": ["name": tool, "arguments": arguments]]), as: UTF8.self),
+        ]
+        // Standard input stays open until the answer comes: a server may stop at its end.
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["mcp", "--store", store]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        var received = Data()
+        var reply: [String: Any]?
+        while reply == nil {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            received += chunk
+            for line in received.split(separator: 0x0A) {
+                if let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any], object["id"] as? Int == 2 { reply = object }
+            }
+        }
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let answer = try #require(reply, "\(String(decoding: received, as: UTF8.self).prefix(600))")
+        return try #require((answer["result"] as? [String: Any])?["structuredContent"] as? [String: Any], "\(answer)")
+    }
+
+    @Test func seriesCountsEachMomentOnce() throws {
+        let dir = try CLI.temporaryDirectory()
+        let store = dir.appendingPathComponent("store.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store]).status == 0)   // ExportDate 2024-11-03; 1200 steps on Nov 2
+        let push = try writeFile(#"""
+            {"data":{"metrics":[{"name":"step_count","units":"count","data":[
+              {"date":"2024-11-02 00:00:00 -0500","qty":5000,"source":"Alex’s iPhone"},
+              {"date":"2025-01-11 00:00:00 -0500","qty":9999,"source":"Alex’s iPhone"},
+              {"date":"2025-01-12 00:00:00 -0500","qty":777,"source":"Alex’s iPhone"}]},
+             {"name":"step_count","units":"count","data":[
+              {"date":"2025-01-11 10:00:00 -0500","start":"2025-01-11 10:00:00 -0500","end":"2025-01-11 10:05:00 -0500","qty":30,"source":"Alex’s iPhone"},
+              {"date":"2025-01-11 15:00:00 -0500","start":"2025-01-11 15:00:00 -0500","end":"2025-01-11 15:05:00 -0500","qty":40,"source":"Alex’s iPhone"}]}]}}
+            """#, named: "push.json", in: dir)
+        #expect(try CLI.run(["import", push, "--store", store]).status == 0)
+        let series = try Self.call(store, "series", ["type": "steps", "bucket": "day", "timeZone": "America/New_York"])
+        let buckets = try #require(series["buckets"] as? [[String: Any]])
+        let byDay = Dictionary(uniqueKeysWithValues: buckets.map { ($0["label"] as! String, ($0["value"] as! NSNumber).doubleValue) })
+        #expect(byDay == ["2024-11-02": 1200, "2025-01-11": 70, "2025-01-12": 777])
+        let sql = try Self.call(store, "sql", ["query": "SELECT count(*) AS n FROM metrics WHERE superseded != 0"])
+        #expect(((sql["rows"] as? [[Any]])?.first?.first as? NSNumber)?.intValue == 2, "\(sql)")
+    }
+}
