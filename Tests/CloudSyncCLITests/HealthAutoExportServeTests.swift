@@ -93,4 +93,26 @@ import FoundationNetworking
         #expect(try Self.push(serve.url, body: good, token: token).status == 200)
         #expect(try Self.count(store, "SELECT count(*) FROM metric") == 1)
     }
+
+    /// Every real file of the corpus, pushed as the app pushes it: taken whole, and again adds nothing.
+    @Test(.enabled(if: Paths.haeCorpusExists, "needs the shared corpus at ../shared/corpus/hae"))
+    func theRealFilesPushed() throws {
+        let dir = try CLI.temporaryDirectory()
+        let store = dir.appendingPathComponent("store.sqlite").path
+        let serve = try ServeProcess(["--store", store], directory: dir)
+        defer { _ = serve.stop() }
+        var stored = 0
+        for file in Paths.haeCorpusFiles {
+            let body = try Data(contentsOf: URL(fileURLWithPath: file))
+            let first = try Self.push(serve.url, body: body)
+            #expect(first.status == 200, "\(file): \(first.object)")
+            #expect((first.object["unmapped"] as? [String])?.isEmpty == true, "\(file)")
+            let again = try Self.push(serve.url, body: body)
+            #expect(again.object["stored"] as? Int == 0 && again.object["alreadyThere"] as? Int == (first.object["stored"] as? Int ?? -1)
+                    + (first.object["alreadyThere"] as? Int ?? -1), "\(file)")
+            stored += first.object["stored"] as? Int ?? 0
+        }
+        #expect(try Self.count(store, "SELECT count(*) FROM metric") == stored)
+        #expect(try Self.count(store, "SELECT count(*) FROM hae_push") == 2 * Paths.haeCorpusFiles.count)
+    }
 }
