@@ -5,6 +5,7 @@ import PackageDescription
 //   CLibXML2, CloudSyncZlib, CSQLite3   system libraries (C)
 //   CloudSyncModel       HealthMetric and the other records, bytes, dates, numbers, JSON and CloudCare
 //                        writers, the external sort (no C dependency)
+//   CloudSyncHealthAutoExport  Health Auto Export's JSON (pushes and files) read and mapped to HealthMetric
 //   CloudSyncArchive     the input as a file or a zip: seekable (central directory) or streaming, inflate
 //   CloudSyncExport      the readers of each entry kind (export XML via libxml2 SAX, GPX, ECG CSV), the
 //                        mapping to HealthMetric, conversion and inspection
@@ -28,6 +29,7 @@ let package = Package(
         .library(name: "CloudSyncExport", targets: ["CloudSyncExport"]),
         .library(name: "CloudSyncStore", targets: ["CloudSyncStore"]),
         .library(name: "CloudSyncKinds", targets: ["CloudSyncKinds"]),
+        .library(name: "CloudSyncHealthAutoExport", targets: ["CloudSyncHealthAutoExport"]),
         .executable(name: "cloudsync", targets: ["cloudsync"]),
     ],
     dependencies: [
@@ -63,6 +65,13 @@ let package = Package(
             name: "CloudSyncModel",
             swiftSettings: strictSettings
         ),
+        // Health Auto Export's JSON (the iOS app's pushes and files): its reader and its mapping to
+        // HealthMetric, a second source of records beside the export (no C dependency).
+        .target(
+            name: "CloudSyncHealthAutoExport",
+            dependencies: ["CloudSyncModel"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "CloudSyncArchive",
             dependencies: ["CloudSyncModel", "CloudSyncZlib"],
@@ -75,7 +84,7 @@ let package = Package(
         ),
         .target(
             name: "CloudSyncStore",
-            dependencies: ["CloudSyncModel", "CloudSyncExport", "CSQLite3"],
+            dependencies: ["CloudSyncModel", "CloudSyncExport", "CloudSyncHealthAutoExport", "CSQLite3"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -105,7 +114,7 @@ let package = Package(
         .target(
             name: "CloudSyncReceiver",
             dependencies: [
-                "CloudSyncModel", "CloudSyncExport", "CloudSyncStore",
+                "CloudSyncModel", "CloudSyncExport", "CloudSyncStore", "CloudSyncHealthAutoExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -138,6 +147,7 @@ let package = Package(
             name: "cloudsync",
             dependencies: [
                 "CloudSyncModel",
+                "CloudSyncHealthAutoExport",
                 "CloudSyncExport",
                 "CloudSyncStore",
                 "CloudSyncKinds",
@@ -156,7 +166,7 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer"),
         .target(
             name: "CloudSyncFuzzing",
-            dependencies: ["CloudSyncModel", "CloudSyncExport", "CloudSyncKinds", "CLibFuzzer"],
+            dependencies: ["CloudSyncModel", "CloudSyncExport", "CloudSyncHealthAutoExport", "CloudSyncKinds", "CLibFuzzer"],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "FuzzExport", dependencies: ["CloudSyncFuzzing"], swiftSettings: strictSettings),
@@ -172,6 +182,11 @@ let package = Package(
         .testTarget(
             name: "CloudSyncModelTests",
             dependencies: ["CloudSyncModel", "CloudSyncTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CloudSyncHealthAutoExportTests",
+            dependencies: ["CloudSyncHealthAutoExport", "CloudSyncModel", "CloudSyncTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -27,6 +27,10 @@
 #
 # 9. writes `cloudsync report` of the --size-mb export's store: seconds, peak RSS, bytes.
 #
+# 10. Health Auto Export (Benchmarks/generate-hae.py, made-up data, cached in $BENCH_DIR/hae): `import` of a
+#    100 MB file into a fresh store (points/s; target >= 200,000), and pushes to `serve --store`: 50,000
+#    points (target <= 1 s) and 50 MB (serve's peak RSS; target <= 256 MiB).
+#
 # 7. generates the --small-mb export again in iOS 8's dialect (no DTD, compact dates, metadata as
 #    attributes, attribute names with spaces) and prints its `convert` time as a ratio to the floor on the
 #    modern export of the same data (the floor cannot parse the iOS 8 file: it is not well-formed XML).
@@ -350,4 +354,46 @@ if [[ -n "${SECS[convert routes (zip)@$SIZE_MB]:-}" ]]; then
 fi
 [[ -n "$COMPARISON" ]] && echo "$COMPARISON"
 [[ -n "$UPLOAD" ]] && printf '%s' "$UPLOAD"
+
+# --- 10. Health Auto Export: import of a 100 MB file, pushes of 50,000 points and of 50 MB -----------------------
+measure_health_auto_export() {
+    local dir="$BENCH_DIR/hae"
+    mkdir -p "$dir"
+    [[ -f "$dir/100.json" ]] || python3 "$HERE/generate-hae.py" --size-mb 100 --output "$dir/100.json" >&2
+    [[ -f "$dir/50k.json" ]] || python3 "$HERE/generate-hae.py" --size-mb 6.4 --output "$dir/50k.json" --start 2025-01-01 --seed 2 >&2
+    [[ -f "$dir/50mb.json" ]] || python3 "$HERE/generate-hae.py" --size-mb 50 --output "$dir/50mb.json" --start 2025-06-01 --seed 3 >&2
+    local points secs kib
+    points="$(python3 -c 'import json,sys; print(sum(len(m["data"]) for m in json.load(open(sys.argv[1]))["data"]["metrics"]))' "$dir/100.json")"
+    rm -f "$dir/import.store"*
+    /usr/bin/time -f '%e %M' -o "$LOGS/hae-import.time" "$CLOUDSYNC" import "$dir/100.json" --store "$dir/import.store" --quiet \
+        2> "$LOGS/hae-import.err" || { echo "FAIL  import of Health Auto Export JSON: $(tail -n 1 "$LOGS/hae-import.err")"; FAIL=1; return; }
+    read -r secs kib < <(tail -n 1 "$LOGS/hae-import.time")
+    awk -v p="$points" -v s="$secs" -v k="$kib" 'BEGIN { ok = p / s >= 200000
+        printf "%s  import Health Auto Export JSON (100 MB): %d points in %.2f s: %.0f points/s (>= 200,000), peak RSS %.0f MiB\n",
+            ok ? "PASS" : "FAIL", p, s, p / s, k / 1024; exit !ok }' || FAIL=1
+    rm -f "$dir/push.store"* "$dir/push-received.sqlite"*
+    "$CLOUDSYNC" serve --port 0 --db "$dir/push-received.sqlite" --store "$dir/push.store" 2> "$LOGS/hae-serve.err" &
+    local serve=$! port=""
+    for _ in $(seq 100); do
+        port="$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$LOGS/hae-serve.err" | grep -o '[0-9]*$' || true)"
+        [[ -n "$port" ]] && break
+        sleep 0.1
+    done
+    [[ -n "$port" ]] || { kill "$serve"; die "serve --store did not start"; }
+    # No "Expect: 100-continue": curl would wait a second for an answer the app never asks for.
+    local push50k
+    push50k="$(curl -sS -o "$LOGS/hae-50k.out" -w '%{time_total}' -H 'Expect:' -H 'Content-Type: application/json' \
+        --data-binary @"$dir/50k.json" "http://127.0.0.1:$port/health-auto-export")"
+    curl -sS -o "$LOGS/hae-50mb.out" -H 'Expect:' -H 'Content-Type: application/json' \
+        --data-binary @"$dir/50mb.json" "http://127.0.0.1:$port/health-auto-export" > /dev/null
+    # serve's peak resident memory so far (its own, as the kernel counts it).
+    kib="$(awk '/^VmHWM:/ { print $2 }' "/proc/$serve/status")"
+    kill -TERM "$serve"; wait "$serve" || true
+    local stored; stored="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stored"])' "$LOGS/hae-50k.out")"
+    awk -v t="$push50k" -v n="$stored" 'BEGIN { ok = t <= 1 && n >= 50000
+        printf "%s  push of %d points to serve --store: %.2f s (<= 1 s)\n", ok ? "PASS" : "FAIL", n, t; exit !ok }' || FAIL=1
+    awk -v k="$kib" 'BEGIN { ok = k / 1024 <= 256
+        printf "%s  push of 50 MB to serve --store: serve peak RSS %.0f MiB (<= 256 MiB)\n", ok ? "PASS" : "FAIL", k / 1024; exit !ok }' || FAIL=1
+}
+measure_health_auto_export
 exit "$FAIL"

@@ -1,4 +1,5 @@
 import CloudSyncExport
+import CloudSyncHealthAutoExport
 import CloudSyncKinds
 import CloudSyncModel
 import Foundation
@@ -74,8 +75,32 @@ public enum FuzzTargets {
         checkDate(text)
         checkDecimal(text)
         checkJSON(text)
+        checkHealthAutoExport(bytes)
         if let day = ExportDateParser.dayStartSeconds(text) {
             precondition(day % 86_400 == 0, "a day start that is not a UTC midnight")
+        }
+    }
+
+    /// Health Auto Export's reader (what `serve --store` takes from the network): it reads a document
+    /// whole into valid metrics, or refuses it with a path; what it accepts, Foundation reads as JSON too.
+    static func checkHealthAutoExport(_ bytes: UnsafeRawBufferPointer) {
+        let sink = CheckingSink()
+        let records = CountingRecordSink()
+        let document = HealthAutoExportDocument(borrowing: bytes, name: "fuzz")
+        // Foundation takes NUL bytes as a sign of UTF-16 or UTF-32 (RFC 8259 wants UTF-8 on the
+        // network): compared only on inputs without them.
+        let comparable = !bytes.contains(0)
+        let foundation = comparable && (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil
+        do {
+            let report = try HealthAutoExportReader(document: document, metrics: sink, records: records).run()
+            precondition(sink.finished && sink.metrics == report.samples, "the report counts \(report.samples), the sink saw \(sink.metrics)")
+            precondition(foundation || !comparable, "the reader accepted what Foundation does not read as JSON")
+        } catch let error as HealthAutoExportError {
+            // Foundation's parser accepts more than RFC 8259 (a trailing comma in an object, the
+            // fuzzer found), so a refusal is not compared with it.
+            precondition(error.path.hasPrefix("$") && !error.problem.isEmpty && !sink.finished, "a refusal without its path: \(error)")
+        } catch {
+            preconditionFailure("the reader threw something other than HealthAutoExportError: \(error)")
         }
     }
 

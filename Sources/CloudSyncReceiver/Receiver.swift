@@ -85,6 +85,7 @@ public struct Receiver: Sendable {
         }
         addFloRoutes(router)
         addStepsRoutes(router)
+        addHealthAutoExportRoute(router)
         return router
     }
 

@@ -21,6 +21,11 @@ public struct ReceiverConfiguration: Sendable {
     /// count only the others in `total_metrics` (for testing what clients make of that).
     public var dropsUnknownTypes = false
 
+    /// The staging store that takes Health Auto Export's pushes (`serve --store`); nil: no such route.
+    public var healthAutoExportStore: HealthAutoExportPushStore?
+    /// Larger pushes get 413: a month of raw heart rate is about 100 MB.
+    public var maxPushSize = 128 << 20
+
     public init() {}
 
     var resolvedStepsFilePath: String { stepsFilePath ?? databasePath + ".steps.jsonl" }

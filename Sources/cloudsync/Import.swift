@@ -10,6 +10,7 @@ struct Import: ParsableCommand {
         abstract: "Import an export into the staging store: incremental, idempotent, crash-safe.",
         usage: """
             cloudsync import INPUT [--store PATH]
+            cloudsync import FILE.json|FOLDER [--store PATH]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
             """,
         discussion: """
@@ -17,6 +18,11 @@ struct Import: ParsableCommand {
             Same inputs, filters and bad-input rules as convert. A damaged input keeps what came before the \
             damage, records the run as failed with the reason, and exits non-zero. An interrupted import keeps \
             what it committed; run it again to finish.
+
+            Health Auto Export's JSON (the iOS app's files: HealthAutoExport-….json, or a folder of them) goes \
+            into the same store, each file in one transaction: all of it or none of it. Pushed samples \
+            before the export's ExportDate are kept but not counted (see the README, "Keep it current \
+            from your phone").
 
             Example:
               cloudsync import export.zip && cloudsync status
@@ -27,7 +33,7 @@ struct Import: ParsableCommand {
             """
     )
 
-    @Argument(help: "export.zip, export.xml, or - for standard input.")
+    @Argument(help: "export.zip, export.xml, - for standard input, or Health Auto Export's JSON (a file, or a folder of them).")
     var input: String
 
     @OptionGroup var storeOptions: StoreOptions
@@ -44,6 +50,11 @@ struct Import: ParsableCommand {
         if input != "-", access(input, R_OK) != 0 {
             printError(ConversionError.unreadable(input, String(cString: strerror(errno))).description)
             throw ExitStatus.noInput
+        }
+        // Health Auto Export's JSON (a file, or a folder of them): the same store, the same sinks.
+        if let documents = HealthAutoExportInput(input) {
+            try importHealthAutoExport(documents)
+            return
         }
         if let stored = FileIdentity(path: storeOptions.path), [FileIdentity(path: input), input == "-" ? FileIdentity(descriptor: STDIN_FILENO) : nil].contains(stored) {
             throw usageError("the input is the store \(storeOptions.path) itself: give the export (export.zip or export.xml)", command: "import")

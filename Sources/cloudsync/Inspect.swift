@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudSyncExport
+import CloudSyncHealthAutoExport
 import CloudSyncKinds
 import CloudSyncModel
 import Foundation
@@ -24,7 +25,7 @@ struct Inspect: ParsableCommand {
             """
     )
 
-    @Argument(help: "export.zip, export.xml, or - for standard input.")
+    @Argument(help: "export.zip, export.xml, - for standard input, or Health Auto Export's JSON (a file or a folder).")
     var input: String
 
     @Flag(help: "Print the summary as JSON.")
@@ -35,6 +36,10 @@ struct Inspect: ParsableCommand {
         var files = SameFileGuard(command: "inspect")
         files.input(input)
         try files.standardOutput()
+        if let documents = HealthAutoExportInput(input), !documents.files.isEmpty {
+            try inspectHealthAutoExport(documents)
+            return
+        }
         let inspector = ExportInspector()
         let archive = try runArchive(input: input, filter: .all, metrics: inspector, records: CountingRecordSink(),
                                      kinds: RecordKinds.all, quiet: true, observer: inspector) { partial, error in

@@ -1,5 +1,7 @@
 import ArgumentParser
+import CloudSyncKinds
 import CloudSyncReceiver
+import CloudSyncStore
 import Foundation
 import Logging
 
@@ -7,7 +9,7 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a receiver for the three wire contracts (CloudCare, Flō backfill, HealthStepsSync).",
         usage: """
-            cloudsync serve [--host ADDRESS] [--port N] [--db PATH]
+            cloudsync serve [--host ADDRESS] [--port N] [--db PATH] [--store PATH]
                      [--tokens FILE | --token-file FILE] [--steps-file PATH]
                      [--max-body-size BYTES]
                      [--recommended-start-date DATE] [--faults LIST] [--delay S]
@@ -39,6 +41,13 @@ struct Serve: AsyncParsableCommand {
             without a token, since anyone who can reach the machine could then write health data and \
             pairings. --open-to-the-network-without-a-token allows it (a private test network).
 
+            --store PATH also takes Health Auto Export's pushes (the iOS app's REST API automation, JSON, \
+            version 2) at POST /health-auto-export into that staging store (made if needed), each push in one \
+            transaction, with the token as Authorization: Bearer or X-API-Key. The reply says what was stored, \
+            what was already there and what was not kept; 400 or 422 with the JSON path of the first problem; \
+            413 over --max-body-size (128 MiB for pushes unless given: a month of raw heart rate). The store is \
+            held for writing while serve runs.
+
             --drop-unknown-types makes the CloudCare endpoint behave like the real backend, which keeps only \
             the types it knows and counts only those in total_metrics.
 
@@ -46,8 +55,8 @@ struct Serve: AsyncParsableCommand {
               cloudsync serve --port 8080 --db received.sqlite &
               cloudsync upload --server http://127.0.0.1:8080/api/v1 --no-token
 
-            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.cannotListenOrReach,
-                               ExitStatus.unwritableDatabase, ExitStatus.refusedRole]))
+            \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.notAStore, ExitStatus.cannotListenOrReach,
+                               ExitStatus.damagedStore, ExitStatus.unwritableDatabase, ExitStatus.busyStore, ExitStatus.refusedRole]))
             """
     )
 
@@ -60,11 +69,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The receiver's SQLite file, or postgres://USER@HOST:PORT/DB (see above).")
     var db = "cloudsync-serve.sqlite"
 
+    @Option(help: "A staging store (made if needed) taking Health Auto Export's pushes at POST /health-auto-export.")
+    var store: String?
+
     @Option(help: "The steps API's JSONL file (default: next to --db).")
     var stepsFile: String?
 
-    @Option(help: "Largest request body accepted, in bytes (larger get 413).")
-    var maxBodySize = 16 << 20
+    @Option(help: "Largest request body accepted, in bytes (larger get 413); 16 MiB, and 128 MiB for pushes, unless given.")
+    var maxBodySize: Int?
 
     @Option(help: "sync-status's recommendedStartDate.")
     var recommendedStartDate = "2021-12-07T00:00:00.000Z"
@@ -101,7 +113,7 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port \(port) is not a port: give a number from 0 to 65535 (0 picks a free one)")
         }
-        guard maxBodySize >= 1 else {
+        if let maxBodySize, maxBodySize < 1 {
             throw ValidationError("--max-body-size \(maxBodySize) accepts no body: give a number of bytes, at least 1 (16777216 by default)")
         }
         guard delay.isFinite, (0...FaultPlan.longestWait).contains(delay) else {
@@ -132,7 +144,15 @@ struct Serve: AsyncParsableCommand {
         configuration.port = port
         configuration.databasePath = db
         configuration.stepsFilePath = stepsFile
-        configuration.maxBodySize = maxBodySize
+        configuration.maxBodySize = maxBodySize ?? 16 << 20
+        configuration.maxPushSize = maxBodySize ?? 128 << 20
+        if let store {
+            do {
+                configuration.healthAutoExportStore = HealthAutoExportPushStore(store: try StagingStore(path: store, access: .write, configuration: .standard))
+            } catch {
+                throw ExitStatus.report(error)
+            }
+        }
         configuration.recommendedStartDate = recommendedStartDate
         configuration.users = try users()
         configuration.faults = try FaultPlan(parsing: faults)   // checked by validate()
@@ -152,8 +172,10 @@ struct Serve: AsyncParsableCommand {
         }
         let host = self.host
         do {
+            let store = self.store
             try await receiver.run { port in
                 printError("serve: listening on http://\(host):\(port)")
+                if let store { printError("serve: Health Auto Export pushes to http://\(host):\(port)\(Receiver.healthAutoExportPath) go into \(store)") }
             }
         } catch let error as ReceiverError {
             throw Self.report(error)

@@ -42,6 +42,7 @@ struct Status: ParsableCommand {
         var status: StoreStatus
         do {
             status = try store.queries.status(countRepeats: countRepeats)
+            status.healthAutoExport = try store.queries.healthAutoExportStatus()
             for index in status.targets.indices { try scope(&status.targets[index], store) }
         } catch { throw ExitStatus.report(error) }
         if json {
@@ -79,6 +80,7 @@ struct Status: ParsableCommand {
         if let date = status.exportFacts["exportDate"] {
             lines.append("last export: \(date), version \(status.exportFacts["exportVersion"] ?? "?"), locale \(status.exportFacts["locale"] ?? "?")")
         }
+        if let phone = status.healthAutoExport { lines += Self.phoneLines(phone) }
         lines.append("by type:")
         for (type, count) in status.byType.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
             lines.append("  \(String(count).leftPadded(10))  \(type)")

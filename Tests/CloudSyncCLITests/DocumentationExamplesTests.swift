@@ -97,11 +97,15 @@ enum DocumentationExamples {
         return found
     }
 
-    /// The folder the examples of one file run in: the sample as `export.zip`, and a `duckdb`
+    /// The folder the examples of one file run in: the sample as `export.zip`, Health Auto Export's sample
+    /// as `HealthAutoExport-2025-03-08-2025-03-09.json`, and a `duckdb`
     /// command (DuckDB's own engine, from .venv; its CLI is not packaged for Debian).
     static let folder: URL = {
         let dir = try! makeTemporaryDirectory("documentation-examples")
         try! FileManager.default.copyItem(atPath: Paths.sampleZip, toPath: dir.appendingPathComponent("export.zip").path)
+        // What Health Auto Export's file automation writes (our own made-up sample).
+        try! FileManager.default.copyItem(atPath: Paths.sampleHealthAutoExport,
+                                          toPath: dir.appendingPathComponent("HealthAutoExport-2025-03-08-2025-03-09.json").path)
         let bin = dir.appendingPathComponent(".bin")
         try! FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         let duckdb = bin.appendingPathComponent("duckdb")

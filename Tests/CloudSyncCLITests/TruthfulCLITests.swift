@@ -356,7 +356,7 @@ import Testing
         let codes: [String: [Int]] = [
             "convert": [0, 64, 65, 66, 73, 74, 130], "inspect": [0, 64, 65, 66, 130],
             "import": [0, 64, 65, 66, 70, 73, 74, 75, 130], "status": [0, 64, 65, 66, 70], "export": [0, 64, 65, 66, 70, 73, 74],
-            "aggregate": [0, 64, 65, 66, 70], "upload": [0, 64, 65, 66, 69, 70, 73, 75, 77, 130], "serve": [0, 64, 69, 73, 77],
+            "aggregate": [0, 64, 65, 66, 70], "upload": [0, 64, 65, 66, 69, 70, 73, 75, 77, 130], "serve": [0, 64, 65, 69, 70, 73, 75, 77],
             "pair": [0, 64, 65, 66, 69, 70, 73, 74, 75, 77],
         ]
         let readme = try String(contentsOf: CLI.repository.appendingPathComponent("README.md"), encoding: .utf8)

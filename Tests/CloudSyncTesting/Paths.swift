@@ -9,6 +9,14 @@ public enum Paths {
     public static let sampleXML = samples.appendingPathComponent("export.xml").path
     public static let corpus = repository.deletingLastPathComponent().appendingPathComponent("shared/corpus")
     public static var corpusExists: Bool { FileManager.default.fileExists(atPath: corpus.path) }
+    /// Health Auto Export's own sample (made up), and the real files of the corpus.
+    public static let sampleHealthAutoExport = samples.appendingPathComponent("health-auto-export.json").path
+    public static let haeCorpus = corpus.appendingPathComponent("hae")
+    public static var haeCorpusExists: Bool { FileManager.default.fileExists(atPath: haeCorpus.path) }
+    public static var haeCorpusFiles: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: haeCorpus.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+            .map { haeCorpus.appendingPathComponent($0).path }
+    }
 }
 
 /// A fresh temporary directory per test.

@@ -75,6 +75,8 @@ struct ImportSession: StoreAccess {
         // The types the import could not count as it went (StagingStore+HourSummary). After the
         // run's rows are committed: a kill here leaves the summary dirty, not wrong.
         try storeErrors { try refreshHourSummary() }
+        // Health Auto Export's rows before this export's date no longer count (HealthAutoExport/SupersedeRule).
+        try storeErrors { try SupersedeRule(database: database).applyExportDate() }
         return ImportResult(runID: runID, newCount: sink.newCount, duplicateCount: sink.duplicateCount, repeatCount: sink.repeatCount,
                             writtenTwiceCount: sink.writtenTwiceCount, conversion: archive.conversion,
                             records: records.imported.mapValues { ($0.new, $0.already) }, archive: archive)

@@ -314,6 +314,41 @@ enum StoreSchema {
             PRIMARY KEY (run_id, kind)
         ) WITHOUT ROWID;
         """,
+        // 8 → 9: Health Auto Export's pushes and files, a second source beside the export
+        // (docs/store.md, "Two sources, each moment counted once").
+        """
+        -- 1 for a summarised bucket of Health Auto Export ("Summarize Data" on): its interval is its
+        -- start and end dates. A push's rows are the ids hae_push names: no row is written twice to
+        -- say where it came from.
+        ALTER TABLE metric ADD COLUMN summary INTEGER NOT NULL DEFAULT 0;
+        -- Why a pushed row is kept but not counted: 0 it counts; 1 it is before an export's
+        -- ExportDate (the export is the truth there); 2 a summary with a counted individual sample
+        -- of its type in its interval; 3 a summary of the same bucket pushed again later.
+        ALTER TABLE metric ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
+        -- The summaries only, by type and time: the rule reads them, never the export's millions.
+        CREATE INDEX metric_bucket ON metric(type_id, start_date) WHERE summary = 1;
+        -- 'export' or 'health-auto-export'.
+        ALTER TABLE import_run ADD COLUMN source_kind TEXT NOT NULL DEFAULT 'export';
+        -- One row per push (or file) of Health Auto Export, in its import's transaction.
+        CREATE TABLE hae_push (
+            run_id INTEGER PRIMARY KEY REFERENCES import_run(id),
+            received_at INTEGER NOT NULL,
+            via TEXT NOT NULL,              -- push or file
+            automation_name TEXT,
+            automation_id TEXT,
+            aggregation TEXT,
+            period TEXT,
+            session_id TEXT,
+            first_metric_id INTEGER,        -- the rows this push added: ids first_metric_id…last_metric_id
+            last_metric_id INTEGER,
+            stored INTEGER NOT NULL,
+            already INTEGER NOT NULL,
+            not_kept INTEGER NOT NULL
+        );
+        -- The types with rows that do not count: their hour summary is not kept (aggregate reads
+        -- their rows, which know what counts).
+        CREATE TABLE superseded_type (type_id INTEGER PRIMARY KEY);
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -2,6 +2,8 @@ import CloudSyncModel
 
 /// What `cloudsync status` shows. `--json` prints it as is.
 public struct StoreStatus: Sendable, Codable {
+    /// The last push from the phone and what of the pushed data counts (nil: none yet).
+    public var healthAutoExport: HealthAutoExportStatus?
     public struct ImportRun: Sendable, Codable {
         public var id: Int64
         public var input: String

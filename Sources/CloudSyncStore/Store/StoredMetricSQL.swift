@@ -57,9 +57,10 @@ struct MetricConditions {
 
     var whereClause: String { conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ") }
 
-    /// Leaves out repeats (samples alike but for their creation date, after the first): what counts
-    /// each sample once, and what uploads send (docs/store.md).
-    static let countedOnce = "m.is_repeat = 0"
+    /// Leaves out repeats (samples alike but for their creation date, after the first) and pushed
+    /// samples that another source supersedes (`metric.superseded`): what counts each moment once,
+    /// and what uploads send (docs/store.md).
+    static let countedOnce = "m.is_repeat = 0 AND m.superseded = 0"
     /// Not acknowledged by `targetID`.
     static let notAcknowledged = "NOT EXISTS (SELECT 1 FROM upload_ack a WHERE a.target_id = ? AND a.metric_id = m.id)"
 }

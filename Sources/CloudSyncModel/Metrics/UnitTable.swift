@@ -1,6 +1,5 @@
-import CloudSyncArchive
-import CloudSyncModel
 /// The unit rules of `healthmetric.md`: normalise by the unit written in the file, whatever the locale.
+/// In the model so that every source (export.xml, Health Auto Export's JSON) converts by one table.
 public struct UnitConversion: Sendable, Equatable {
     /// canonical = written × scale + offset
     public var scale: Double
@@ -21,11 +20,11 @@ public struct UnitConversion: Sendable, Equatable {
             && a.canonicalUnit?.description == b.canonicalUnit?.description
     }
 
-    static func to(_ unit: StaticString, _ scale: Double = 1, offset: Double = 0) -> UnitConversion {
+    package static func to(_ unit: StaticString, _ scale: Double = 1, offset: Double = 0) -> UnitConversion {
         UnitConversion(scale: scale, offset: offset, canonicalUnit: unit, isRecognised: true)
     }
-    static let keep = UnitConversion(scale: 1, offset: 0, canonicalUnit: nil, isRecognised: true)
-    static let unrecognised = UnitConversion(scale: 1, offset: 0, canonicalUnit: nil, isRecognised: false)
+    package static let keep = UnitConversion(scale: 1, offset: 0, canonicalUnit: nil, isRecognised: true)
+    package static let unrecognised = UnitConversion(scale: 1, offset: 0, canonicalUnit: nil, isRecognised: false)
 }
 
 public enum UnitTable {
@@ -36,7 +35,7 @@ public enum UnitTable {
         return conversion(unit: unit.string, isHeartRate: isHeartRate, isDistance: isDistance)
     }
 
-    static func conversion(unit: String, isHeartRate: Bool, isDistance: Bool) -> UnitConversion {
+    public static func conversion(unit: String, isHeartRate: Bool, isDistance: Bool) -> UnitConversion {
         if let metres = metresPerUnit[unit] {
             return isDistance ? .to("km", metres / 1000) : .to("cm", metres * 100)
         }
@@ -66,6 +65,7 @@ public enum UnitTable {
         case "km/hr": return .to("km/hr")
         case "m/s": return .to("km/hr", 3.6)
         case "mi/hr": return .to("km/hr", 1.609344)
+        case "ft/s": return .to("km/hr", 1.09728)   // Health Auto Export writes stair speeds so
         case "mL": return .to("mL")
         case "L": return .to("mL", 1000)
         case "fl_oz_us": return .to("mL", 29.5735295625)
@@ -77,7 +77,7 @@ public enum UnitTable {
         }
     }
 
-    static let metresPerUnit: [String: Double] = [
+    package static let metresPerUnit: [String: Double] = [
         "km": 1000, "m": 1, "cm": 0.01, "mm": 0.001,
         "mi": 1609.344, "ft": 0.3048, "in": 0.0254, "yd": 0.9144,
     ]

@@ -1,0 +1,97 @@
+import CloudSyncModel
+import Foundation
+
+/// Health Auto Export's JSON as a source of records (`RecordSource`'s second source beside the
+/// export archive): `{"data": {"metrics": [...], "workouts": [...], ...}}` (export version 1 or 2;
+/// also inside a top-level array, as re-serialised files have it) read into the same sinks the
+/// export's records go to. Metrics become `MappedMetric`s, workouts the export's workout metric and
+/// their routes `Route`s. Arrays the store does not keep (`symptoms`, `medications`, `ecg`, …) are
+/// checked, counted and reported by name.
+///
+/// The whole document is checked as it is read: a syntax error or a wrong shape stops it with the
+/// JSON path of the first problem (`HealthAutoExportError`); a caller that must keep nothing of a
+/// refused document (a push) writes into one transaction and rolls it back.
+public final class HealthAutoExportReader {
+    public struct Options: Sendable {
+        /// The push's `automation-aggregation` header: the bucket of date-only points. Without it,
+        /// the dates tell (`Aggregation.inferred`).
+        public var aggregation: Aggregation?
+        public init(aggregation: Aggregation? = nil) { self.aggregation = aggregation }
+    }
+
+    private let document: HealthAutoExportDocument
+    private let options: Options
+    private let metrics: any MetricSink
+    private let records: any RecordSink
+    public let name: String
+
+    /// - Parameters:
+    ///   - metrics: where the metrics (and workouts) go.
+    ///   - records: where the routes go.
+    public init(document: HealthAutoExportDocument, options: Options = Options(), metrics: any MetricSink, records: any RecordSink) {
+        self.document = document
+        self.options = options
+        self.metrics = metrics
+        self.records = records
+        name = document.name
+    }
+
+    /// Reads the document into the sinks, then finishes them (`finishingSinks`; a caller that has
+    /// more to write in the same transaction finishes them itself). On a problem it throws before
+    /// finishing them: what to do with what they hold is the caller's decision.
+    @discardableResult
+    public func run(finishingSinks: Bool = true) throws -> HealthAutoExportReport {
+        let started = DispatchTime.now().uptimeNanoseconds
+        var report = HealthAutoExportReport(input: name)
+        let arena = TextArena(), names = NamePool()
+        let emitter = MetricEmitter(sink: metrics, arena: arena)
+        try document.withBytes { bytes in
+            var cursor = JSONCursor(bytes: bytes, input: name, arena: arena)
+            if try cursor.peekKind() == .array {
+                try cursor.array { cursor, _ in try readEnvelope(&cursor, emitter: emitter, names: names, arena: arena, report: &report) }
+            } else {
+                try readEnvelope(&cursor, emitter: emitter, names: names, arena: arena, report: &report)
+            }
+            try cursor.expectEnd()
+        }
+        if finishingSinks {
+            try metrics.finish()
+            try records.finish()
+        }
+        report.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        return report
+    }
+
+    /// `{"data": {...}}`.
+    private func readEnvelope(_ cursor: inout JSONCursor, emitter: MetricEmitter, names: NamePool, arena: TextArena,
+                              report: inout HealthAutoExportReport) throws {
+        var sawData = false
+        try cursor.object { cursor, key in
+            guard key.equals("data") else {
+                try cursor.skipValue()
+                return
+            }
+            sawData = true
+            try cursor.object { cursor, key in
+                if key.equals("metrics") {
+                    let reader = MetricArrayReader(emitter: emitter, names: names, arena: arena, aggregation: options.aggregation)
+                    try cursor.array { cursor, _ in try reader.read(&cursor, report: &report) }
+                } else if key.equals("workouts") {
+                    let reader = WorkoutReader(emitter: emitter, arena: arena, names: names)
+                    try cursor.array { cursor, _ in try reader.read(&cursor, report: &report, routes: records) }
+                } else {
+                    let name = key.string
+                    var count = 0
+                    if try cursor.peekKind() == .array {
+                        try cursor.array { cursor, _ in count += 1; try cursor.skipValue() }
+                    } else {
+                        try cursor.skipValue()
+                        count = 1
+                    }
+                    if count > 0 { report.notKept(name, count, "the store keeps metrics, workouts and routes") }
+                }
+            }
+        }
+        guard sawData else { throw cursor.shape("no \"data\" object: Health Auto Export writes {\"data\": {\"metrics\": [...]}}") }
+    }
+}

@@ -1,0 +1,93 @@
+import CloudSyncHealthAutoExport
+import CloudSyncStore
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The staging store that `serve --store` writes Health Auto Export's pushes into. Pushes are
+/// imported one at a time on a thread of their own (each is one SQLite transaction of up to a second),
+/// never on the server's event loops.
+public final class HealthAutoExportPushStore: @unchecked Sendable {
+    private let store: StagingStore
+    private let queue = DispatchQueue(label: "cloudsync.serve.health-auto-export")
+
+    /// `store` is opened for writing and used by nothing else from now on.
+    public init(store: StagingStore) { self.store = store }
+
+    public var path: String { store.path }
+
+    func importPush(_ body: ByteBuffer, options: HealthAutoExportReader.Options,
+                    details: PushDetails) async -> Result<HealthAutoExportImportResult, any Error> {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                let result = Result {
+                    try body.withUnsafeReadableBytes { bytes in
+                        try self.store.importHealthAutoExport(HealthAutoExportDocument(borrowing: bytes, name: "the request"),
+                                                              options: options, details: details)
+                    }
+                }
+                continuation.resume(returning: result)
+            }
+        }
+    }
+}
+
+extension Receiver {
+    /// The path to paste into the app's REST API automation (with the token as a header).
+    public static let healthAutoExportPath = "/health-auto-export"
+
+    /// `POST /health-auto-export`: one push, one transaction. 200 with what was stored, what was
+    /// already there and what was not kept, by name; 400 (not JSON) and 422 (not the app's shape)
+    /// with the JSON path of the first problem; 413 over the size limit. Nothing of a refused push
+    /// is stored.
+    func addHealthAutoExportRoute(_ router: Router<ReceiverContext>) {
+        guard let pushes = configuration.healthAutoExportStore else { return }
+        let limit = configuration.maxPushSize
+        router.post(RouterPath(stringLiteral: Self.healthAutoExportPath)) { request, context -> Response in
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: limit)
+            } catch is NIOTooManyBytesError {
+                return JSONResponse.make(.contentTooLarge, ["detail": "request body larger than \(limit) bytes (--max-body-size); nothing was stored"])
+            }
+            let header = { (name: String) -> String? in BearerTokenMiddleware.header(name, of: request) }
+            let aggregationHeader = header("automation-aggregation")
+            let details = PushDetails(via: "push", automationName: header("automation-name"), automationID: header("automation-id"),
+                                      aggregation: aggregationHeader, period: header("automation-period"), sessionID: header("session-id"))
+            let options = HealthAutoExportReader.Options(aggregation: aggregationHeader.flatMap(Aggregation.init(header:)))
+            switch await pushes.importPush(body, options: options, details: details) {
+            case .success(let result):
+                logger.info("health-auto-export push stored", metadata: ["push.stored": "\(result.stored)", "push.already": "\(result.already)",
+                                                                       "push.automation": "\(details.automationName ?? "-")"])
+                return JSONResponse.make(.ok, Self.reply(result))
+            case .failure(let error as HealthAutoExportError):
+                var reply: [String: Any] = ["detail": error.description + "; nothing was stored", "path": error.path]
+                if let offset = error.offset { reply["offset"] = offset }
+                return JSONResponse.make(error.kind == .malformed ? .badRequest : .unprocessableContent, reply)
+            case .failure(let error):
+                logger.error("health-auto-export push failed", metadata: ["error": "\(error)"])
+                let busy = (error as? StoreError).map { if case .locked = $0 { true } else { false } } ?? false
+                return JSONResponse.make(busy ? .serviceUnavailable : .internalServerError,
+                                         ["detail": "the store could not take the push; nothing was stored: \(error)"])
+            }
+        }
+    }
+
+    /// The reply: totals, then by name what was stored, what was already there, what was not kept.
+    static func reply(_ result: HealthAutoExportImportResult) -> [String: Any] {
+        let report = result.report
+        return [
+            "stored": result.stored,
+            "alreadyThere": result.already,
+            "superseded": result.superseded,
+            "storedByType": result.byType.filter { $0.value.new > 0 }.mapValues(\.new),
+            "alreadyThereByType": result.byType.filter { $0.value.already > 0 }.mapValues(\.already),
+            "notKept": report.notKept.mapValues { ["count": $0.count, "reason": $0.reason] },
+            "unmapped": report.unmapped.sorted(),
+            "points": report.points,
+            "workouts": report.workouts,
+            "routes": ["new": result.routes.new, "alreadyThere": result.routes.already],
+        ]
+    }
+}

@@ -1,0 +1,155 @@
+import CloudSyncHealthAutoExport
+import CloudSyncModel
+import CloudSyncStore
+import Foundation
+
+/// Health Auto Export's JSON as an input of `import` and `inspect`: a `.json` file whose start looks
+/// like the app's document, or a folder of them (the app's file automation writes one per period).
+struct HealthAutoExportInput {
+    /// The documents, in name order (the app names them by date: HealthAutoExport-2024-01-01-….json).
+    let files: [String]
+
+    /// nil when `path` is not Health Auto Export's (an export, standard input).
+    init?(_ path: String) {
+        guard path != "-" else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
+        if isDirectory.boolValue {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            files = names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+                .map { (path as NSString).appendingPathComponent($0) }
+        } else {
+            guard Self.looksLikeDocument(path) else { return nil }
+            files = [path]
+        }
+    }
+
+    static func looksLikeDocument(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let prefix = (try? handle.read(upToCount: 4096)) ?? Data()
+        return HealthAutoExportDocument.looksLikeHealthAutoExport(prefix: [UInt8](prefix))
+    }
+}
+
+extension Import {
+    /// `import FILE.json` and `import FOLDER`: each document in its own transaction, through the
+    /// store's Health Auto Export import. A document that is refused stops the run (65, or 66 when
+    /// it cannot be read); the documents before it are kept.
+    func importHealthAutoExport(_ input: HealthAutoExportInput) throws {
+        guard !input.files.isEmpty else {
+            printError("\(self.input): no .json file in the folder")
+            throw ExitStatus.noInput
+        }
+        let store = try storeOptions.open(.write)
+        for file in input.files {
+            do {
+                let document = try HealthAutoExportDocument(path: file)
+                let result = try store.importHealthAutoExport(document, details: .file)
+                if !quiet || !result.report.unmapped.isEmpty { printError(HealthAutoExportSummary.line(result, store: store.path)) }
+            } catch let error as HealthAutoExportError {
+                printError(error.description)
+                printError("nothing of \(file) was imported")
+                throw error.kind == .unreadable ? ExitStatus.noInput : ExitStatus.dataError
+            } catch {
+                throw ExitStatus.report(error)
+            }
+        }
+    }
+}
+
+/// One line per document imported: what was added, what was there, what does not count, what was not kept.
+enum HealthAutoExportSummary {
+    static func line(_ result: HealthAutoExportImportResult, store: String) -> String {
+        let report = result.report
+        var line = "imported \(report.input) into \(store): \(result.stored) new, \(result.already) already there"
+        if result.superseded > 0 { line += ", \(result.superseded) kept but superseded (not counted)" }
+        if report.workouts > 0 { line += "; \(report.workouts) workouts" }
+        if result.routes.new + result.routes.already > 0 { line += "; \(result.routes.new) routes new (\(result.routes.already) already there)" }
+        if !report.unmapped.isEmpty {
+            line += "; no mapping, kept under their own names: " + report.unmapped.sorted().joined(separator: ", ")
+        }
+        if !report.notKept.isEmpty {
+            line += "; not kept: " + report.notKept.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count) (\($0.value.reason))" }
+                .joined(separator: ", ")
+        }
+        line += String(format: " (%.1f s)", report.seconds)
+        return line
+    }
+}
+
+extension Inspect {
+    /// `inspect FILE.json`: what a Health Auto Export document holds, read by the same reader as
+    /// `import` (nothing is stored): per name, the points, samples and summaries, the unit, the
+    /// mapping; workouts and routes; what would not be kept.
+    func inspectHealthAutoExport(_ input: HealthAutoExportInput) throws {
+        var reports: [HealthAutoExportReport] = []
+        for file in input.files {
+            do {
+                let document = try HealthAutoExportDocument(path: file)
+                reports.append(try HealthAutoExportReader(document: document, metrics: DiscardingSink(), records: CountingRecordSink()).run())
+            } catch let error as HealthAutoExportError {
+                printError(error.description)
+                throw error.kind == .unreadable ? ExitStatus.noInput : ExitStatus.dataError
+            }
+        }
+        if json {
+            let objects = reports.map(Self.jsonObject)
+            let value: Any = objects.count == 1 ? objects[0] : objects
+            let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+            try StandardOutput.write(data + Data("\n".utf8))
+        } else {
+            try StandardOutput.write(reports.map(Self.text).joined(separator: "\n") + "\n")
+        }
+    }
+
+    static func jsonObject(_ report: HealthAutoExportReport) -> [String: Any] {
+        var metrics: [String: Any] = [:]
+        for (name, counts) in report.metrics {
+            metrics[name] = ["points": counts.points, "samples": counts.samples, "summarised": counts.summarised, "units": counts.units,
+                             "type": HealthAutoExportNames.entry(name).map { $0.type.description } ?? NSNull()]
+        }
+        return ["input": report.input, "format": "Health Auto Export JSON", "points": report.points, "samples": report.samples,
+                "metrics": metrics, "workouts": report.workouts, "routes": report.routes, "routePoints": report.routePoints,
+                "unmapped": report.unmapped.sorted(),
+                "notKept": report.notKept.mapValues { ["count": $0.count, "reason": $0.reason] }]
+    }
+
+    static func text(_ report: HealthAutoExportReport) -> String {
+        var lines = ["\(report.input): Health Auto Export JSON, \(counted(report.points, "point")) → \(counted(report.samples, "sample"))"
+                     + String(format: " (read in %.2f s)", report.seconds)]
+        for (name, counts) in report.metrics.sorted(by: { $0.key < $1.key }) {
+            let type = HealthAutoExportNames.entry(name).map { $0.type.description } ?? "no mapping: kept as \(name)"
+            var line = "  \(name) (\(counts.units)) → \(type): \(counted(counts.points, "point"))"
+            if counts.summarised > 0 { line += ", \(counts.summarised) summarised" }
+            lines.append(line)
+        }
+        if report.workouts > 0 { lines.append("  workouts: \(report.workouts), routes: \(report.routes) (\(report.routePoints) points)") }
+        for (name, notKept) in report.notKept.sorted(by: { $0.key < $1.key }) {
+            lines.append("  not kept: \(name) \(notKept.count) (\(notKept.reason))")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension Status {
+    /// "from the phone:" in `status`: the last push, and what of the pushed data counts.
+    static func phoneLines(_ phone: HealthAutoExportStatus) -> [String] {
+        var lines: [String] = []
+        if let last = phone.last {
+            var line = "last push:  \(last.receivedAt) "
+            line += last.via == "push" ? "(\(last.automationName.map { "automation \"\($0)\"" } ?? "Health Auto Export"))" : "(file \(last.input))"
+            if let aggregation = last.aggregation { line += ", aggregation \(aggregation)" }
+            line += ": \(last.stored) new, \(last.already) already there"
+            if last.notKept > 0 { line += ", \(last.notKept) not kept" }
+            lines.append(line)
+        }
+        var counted = "from the phone: \(counted(phone.imports, "push", "pushes")) and files, \(phone.counted) samples counted"
+        if phone.superseded > 0 {
+            counted += ", \(phone.superseded) superseded (kept, not counted): \(phone.beforeExportDate) before the export's date, "
+                + "\(phone.summariesWithSamples) summaries with samples in them, \(phone.summariesPushedAgain) summaries pushed again"
+        }
+        lines.append(counted)
+        return lines
+    }
+}

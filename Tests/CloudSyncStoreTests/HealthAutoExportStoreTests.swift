@@ -1,0 +1,134 @@
+import CloudSyncExport
+import CloudSyncHealthAutoExport
+import CloudSyncKinds
+import CloudSyncModel
+@testable import CloudSyncStore
+import Foundation
+import Testing
+
+/// Health Auto Export's documents in the store: each one in one transaction, once, and counted by
+/// the supersede rule beside the export (docs/store.md, "Two sources").
+@Suite struct HealthAutoExportStoreTests {
+    /// A document of step samples: individual ones (`start`/`end`) and day summaries (`date` at midnight).
+    static func steps(samples: [(String, Double)] = [], days: [(String, Double)] = [], source: String = "Watch") -> String {
+        let sampleJSON = samples.map { #"{"date":"\#($0.0)","start":"\#($0.0)","end":"\#($0.0)","qty":\#($0.1),"source":"\#(source)"}"# }
+        let dayJSON = days.map { #"{"date":"\#($0.0) 00:00:00 +0000","qty":\#($0.1),"source":"\#(source)"}"# }
+        var metrics: [String] = []
+        if !sampleJSON.isEmpty { metrics.append(#"{"name":"step_count","units":"count","data":[\#(sampleJSON.joined(separator: ","))]}"#) }
+        if !dayJSON.isEmpty { metrics.append(#"{"name":"step_count","units":"count","data":[\#(dayJSON.joined(separator: ","))]}"#) }
+        return #"{"data":{"metrics":[\#(metrics.joined(separator: ","))]}}"#
+    }
+
+    @discardableResult
+    static func push(_ json: String, into store: StagingStore) throws -> HealthAutoExportImportResult {
+        try store.importHealthAutoExport(HealthAutoExportDocument(bytes: Array(json.utf8), name: "push"),
+                                         details: PushDetails(via: "push", automationName: "test"))
+    }
+
+    static func daily(_ store: StagingStore, merge: Bool = false) throws -> [String: Double] {
+        let rows = try store.queries.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: ["HKQuantityTypeIdentifierStepCount"]),
+                                                                mergeSources: merge))
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.bucket, $0.sum) })
+    }
+
+    @Test func theSamePushAgainAddsNothing() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let json = Self.steps(samples: [("2024-04-02 08:00:00 +0000", 10), ("2024-04-02 09:00:00 +0000", 20)], days: [("2024-04-03", 500)])
+        let first = try Self.push(json, into: store)
+        #expect(first.stored == 3 && first.already == 0)
+        let again = try Self.push(json, into: store)
+        #expect(again.stored == 0 && again.already == 3)
+        #expect(try Self.daily(store) == ["2024-04-02": 30, "2024-04-03": 500])
+    }
+
+    /// The rule: before the ExportDate the export counts; after it the pushed individual samples; a
+    /// day summary only where no individual sample falls in it.
+    @Test func eachMomentCountsOnce() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        // Mar 30 and 31, 24 records a day (100…123 steps); ExportDate 2024-04-01 10:00 UTC.
+        try store.importExport(try StorePaths.write(stepsExport(firstDay: 30, days: 2)))
+        let exportDay = Double((100...123).reduce(0, +))
+        let result = try Self.push(Self.steps(
+            samples: [("2024-03-31 05:30:00 +0000", 7), ("2024-04-01 09:00:00 +0000", 5), ("2024-04-01 12:00:00 +0000", 40),
+                      ("2024-04-02 08:00:00 +0000", 60)],
+            days: [("2024-03-31", 9999), ("2024-04-02", 8888), ("2024-04-03", 777)]), into: store)
+        // Before the ExportDate: the two samples and the Mar 31 summary; Apr 2's summary has a sample in it.
+        #expect(result.stored == 7 && result.superseded == 4)
+        let expected = ["2024-03-30": exportDay, "2024-03-31": exportDay, "2024-04-01": 40, "2024-04-02": 60, "2024-04-03": 777]
+        #expect(try Self.daily(store) == expected)
+        #expect(try Self.daily(store, merge: true) == expected)
+    }
+
+    @Test func aLaterPushOfTheSameBucketReplacesIt() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        try Self.push(Self.steps(days: [("2024-05-01", 3000)]), into: store)
+        try Self.push(Self.steps(days: [("2024-05-01", 9000)]), into: store)   // the same day, later in it
+        #expect(try Self.daily(store) == ["2024-05-01": 9000])
+        // And individual samples pushed later make the summary of their day give way.
+        try Self.push(Self.steps(samples: [("2024-05-01 10:00:00 +0000", 4000), ("2024-05-01 18:00:00 +0000", 5100)]), into: store)
+        #expect(try Self.daily(store) == ["2024-05-01": 9100])
+    }
+
+    @Test func aLaterExportSupersedesWhatWasPushed() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        try Self.push(Self.steps(samples: [("2024-03-05 08:00:00 +0000", 33)], days: [("2024-03-06", 444)]), into: store)
+        #expect(try Self.daily(store) == ["2024-03-05": 33, "2024-03-06": 444])
+        try store.importExport(try StorePaths.write(stepsExport(firstDay: 5, days: 1)))   // ExportDate Apr 1
+        #expect(try Self.daily(store) == ["2024-03-05": Double((100...123).reduce(0, +))])
+        let superseded = try store.database.scalarInt("SELECT count(*) FROM metric WHERE superseded = 1")
+        #expect(superseded == 2)
+    }
+
+    @Test func aRefusedDocumentLeavesNothing() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let bad = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2024-04-02 08:00:00 +0000","qty":1},{"date":"later","qty":2}]}]}}"#
+        #expect(throws: HealthAutoExportError.self) { try Self.push(bad, into: store) }
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric") == 0)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM import_run") == 0)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM hae_push") == 0)
+    }
+
+    @Test func thePushIsRecorded() throws {
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let result = try Self.push(Self.steps(samples: [("2024-04-02 08:00:00 +0000", 10)]), into: store)
+        #expect(try store.database.scalarText("SELECT automation_name FROM hae_push WHERE run_id = ?", [.int(result.runID)]) == "test")
+        #expect(try store.database.scalarText("SELECT source_kind FROM import_run WHERE id = ?", [.int(result.runID)]) == "health-auto-export")
+    }
+
+    /// The hour summary (which `aggregate` reads for long ranges) gives what the rows give: a type
+    /// with rows that do not count is left to its rows.
+    @Test func theHourSummaryAgreesWithTheRule() throws {
+        var configuration = StagingStore.Configuration.standard
+        configuration.hourSummaryDenseCount = 100
+        let store = try StagingStore(path: try StorePaths.newStore(), access: .write, configuration: configuration)
+        var samples: [(String, Double)] = []
+        for day in 2...11 {
+            for hour in 0..<24 {
+                for minute in [5, 25, 45] { samples.append((String(format: "2024-04-%02d %02d:%02d:00 +0000", day, hour, minute), 1)) }
+            }
+        }
+        try Self.push(Self.steps(samples: samples), into: store)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric_hour") ?? 0 > 0)
+        try Self.push(Self.steps(days: [("2024-04-05", 5000), ("2024-04-20", 500)]), into: store)
+        var expected: [String: Double] = [:]
+        for day in 2...11 { expected[String(format: "2024-04-%02d", day)] = 72 }
+        expected["2024-04-20"] = 500
+        #expect(try Self.daily(store) == expected)
+        // An export dated Apr 6 10:00 with one record on Apr 3: the export is the truth before it.
+        let export = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2024-04-06 10:00:00 +0000"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Watch" unit="count" startDate="2024-04-03 12:00:00 +0000" endDate="2024-04-03 12:10:00 +0000" value="1234"/>
+            </HealthData>
+            """
+        try store.importExport(try StorePaths.write(export))
+        expected["2024-04-02"] = nil
+        expected["2024-04-03"] = 1234
+        expected["2024-04-04"] = nil
+        expected["2024-04-05"] = nil
+        expected["2024-04-06"] = 3 * 14   // 10:00 to midnight
+        #expect(try Self.daily(store) == expected)
+        #expect(try Self.daily(store, merge: true) == expected)
+    }
+}
