@@ -3,17 +3,25 @@
 /// a sample it says "maybe" to can be a repeat, so only those are looked up.
 ///
 /// Why: checking every new row with an index lookup cost 1.6 s of a 15.6 s import of the 1 GB
-/// export (2.4 million rows, 11 repeats). Fixed size, so memory stays flat: 16 MiB.
+/// export (2.4 million rows, 11 repeats). Sized by the export, about 14 bits per sample, between
+/// 2 and 16 MiB, so memory stays flat: 8 MiB for the 1 GB export (16 MiB made the import's peak
+/// RSS 8 MiB larger), 16 MiB from 4.8 million samples on.
 ///
 /// Blocked: a sample's three bits are in one 64-bit word, so a sample costs one cache miss. With
 /// two bits anywhere in the 16 MiB, the two misses were 5% of all the import's CPU samples (the
 /// store thread's largest entry after SQLite's own). About 1 in 2,000 samples is looked up for
-/// nothing at 2.4 million samples, 1 in 10 at 24 million.
+/// nothing at 2.4 million samples (8 MiB), 1 in 10 at 24 million (16 MiB).
 struct SeenSamples {
-    private static let wordCount = 1 << 21
+    private let wordMask: Int
     private var words: [UInt64]
 
-    init() { words = [UInt64](repeating: 0, count: Self.wordCount) }
+    /// `expectedSamples`: about how many samples the export holds (nil: unknown, the largest filter).
+    init(expectedSamples: Int?) {
+        var wordCount = 1 << 18
+        while wordCount < 1 << 21 && wordCount * 4 < (expectedSamples ?? .max) { wordCount <<= 1 }
+        wordMask = wordCount - 1
+        words = [UInt64](repeating: 0, count: wordCount)
+    }
 
     /// Adds the sample; true when it may have been added before.
     mutating func insert(type: Int64, start: Int64, end: Int64, source: Int64, value: Double, unit: Int64, category: Int64) -> Bool {
@@ -32,7 +40,7 @@ struct SeenSamples {
         mix(valueBits)
         mix(UInt64(bitPattern: unit))
         mix(UInt64(bitPattern: category))
-        let word = Int(truncatingIfNeeded: h) & (Self.wordCount - 1)
+        let word = Int(truncatingIfNeeded: h) & wordMask
         let bits: UInt64 = 1 << ((h >> 32) & 63) | 1 << ((h >> 38) & 63) | 1 << ((h >> 44) & 63)
         return words.withUnsafeMutableBufferPointer { words in
             let seen = words[word] & bits == bits
