@@ -16,7 +16,7 @@ struct SeenSamples {
     private var words: [UInt64]
 
     /// `expectedSamples`: about how many samples the export holds (nil: unknown, the largest filter).
-    init(expectedSamples: Int?) {
+    init(expectedSamples: Int? = nil) {
         var wordCount = 1 << 18
         while wordCount < 1 << 21 && wordCount * 4 < (expectedSamples ?? .max) { wordCount <<= 1 }
         wordMask = wordCount - 1
