@@ -59,9 +59,10 @@ struct HourSummaryBuilder {
     }
 
     /// A type has a summary when it has at least `denseCount` samples: every type (tests set more).
-    /// Only dense types (10,000 samples, two per hour) had one, and a sparse type's monthly series
-    /// over 21 years read its rows: up to 700 ms on the 3 GB export's store; its hours answer in
-    /// a few ms. The summary of every type of the 1 GB export is 765,000 hours for 2.4 million rows.
+    /// Only dense types (10,000 samples, two per hour) had one, and a series of another type read
+    /// its rows. With every type's (1.23 million hours for the 3 GB export's 7.25 million samples),
+    /// `series`, `compare_periods` and `aggregate` over all years answer any type in at most 62 ms
+    /// (p95, `Benchmarks/series_bench.py`).
     static let denseCount = 1
 
     static func isDense(rows: Int, hours: Int, denseCount: Int = denseCount) -> Bool { rows >= max(denseCount, 1) }

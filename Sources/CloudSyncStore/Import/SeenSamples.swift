@@ -3,23 +3,21 @@
 /// a sample it says "maybe" to can be a repeat, so only those are looked up.
 ///
 /// Why: checking every new row with an index lookup cost 1.6 s of a 15.6 s import of the 1 GB
-/// export (2.4 million rows, 11 repeats). Sized by the export, about 14 bits per sample, between
-/// 2 and 16 MiB, so memory stays flat: 8 MiB for the 1 GB export (16 MiB made the import's peak
-/// RSS 8 MiB larger), 16 MiB from 4.8 million samples on.
+/// export (2.4 million rows, 11 repeats). Sized by the export, about 16 bits per sample, between
+/// 2 and 12 MiB, so memory stays flat: 9 MiB for the 1 GB export, 12 MiB from 6.3 million samples
+/// on (16 MiB made the import's peak RSS 97 MiB on the 3 GB export, over the 96 MiB goal).
 ///
 /// Blocked: a sample's three bits are in one 64-bit word, so a sample costs one cache miss. With
 /// two bits anywhere in the 16 MiB, the two misses were 5% of all the import's CPU samples (the
 /// store thread's largest entry after SQLite's own). About 1 in 2,000 samples is looked up for
-/// nothing at 2.4 million samples (8 MiB), 1 in 10 at 24 million (16 MiB).
+/// nothing at 2.4 million samples, 1 in 50 at 7 million, 1 in 8 at 24 million.
 struct SeenSamples {
-    private let wordMask: Int
+    private static let minimumWords = 1 << 18, maximumWords = 3 << 19
     private var words: [UInt64]
 
     /// `expectedSamples`: about how many samples the export holds (nil: unknown, the largest filter).
     init(expectedSamples: Int? = nil) {
-        var wordCount = 1 << 18
-        while wordCount < 1 << 21 && wordCount * 4 < (expectedSamples ?? .max) { wordCount <<= 1 }
-        wordMask = wordCount - 1
+        let wordCount = min(max((expectedSamples ?? .max) / 4, Self.minimumWords), Self.maximumWords)
         words = [UInt64](repeating: 0, count: wordCount)
     }
 
@@ -40,7 +38,8 @@ struct SeenSamples {
         mix(valueBits)
         mix(UInt64(bitPattern: unit))
         mix(UInt64(bitPattern: category))
-        let word = Int(truncatingIfNeeded: h) & wordMask
+        // The low 32 bits scaled to the word count (any count, not only powers of two).
+        let word = Int(((h & 0xFFFF_FFFF) &* UInt64(words.count)) >> 32)
         let bits: UInt64 = 1 << ((h >> 32) & 63) | 1 << ((h >> 38) & 63) | 1 << ((h >> 44) & 63)
         return words.withUnsafeMutableBufferPointer { words in
             let seen = words[word] & bits == bits

@@ -240,7 +240,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         // A dated sample later in this run may be this one: it must find it to fill in the date.
         if created == nil { undatedTypes.insert(keys.type) }
         try insert.step()
-        insert.reset()
+        insert.rewind()   // all 12 parameters are bound above, every time
     }
 
     /// The counts as of the last commit: what the store holds of this run.
