@@ -47,8 +47,7 @@ struct ImportSession: StoreAccess {
             return database.lastInsertRowID
         }
         let sink = try storeErrors { try StoreImportSink(database: database, runID: runID, commitEvery: configuration.importCommitEvery,
-                                                              denseCount: configuration.hourSummaryDenseCount,
-                                                              expectedSamples: Self.expectedSamples(input)) }
+                                                              denseCount: configuration.hourSummaryDenseCount) }
         let records = StoreRecordSink(database: database, runID: runID, kinds: configuration.kinds)
         try storeErrors { try sink.begin() }
         // The whole archive: export.xml's metrics, then the records of every kind the store keeps,
@@ -112,18 +111,6 @@ struct ImportSession: StoreAccess {
             let upsert = try database.prepare("INSERT OR REPLACE INTO export_fact(key, value) VALUES (?, ?)")
             for (key, value) in facts { try upsert.run([.text(key), .text(value)]) }
         }
-    }
-
-    /// About how many samples an export holds, from its XML's size (a generated record is about 430
-    /// bytes, a real one 300 to 500): nil for standard input. A zip's XML is its largest `.xml` entry.
-    static func expectedSamples(_ input: String) -> Int? {
-        let path = ExportSources.seekablePath(input)
-        guard FileKind(path: path) == .regular else { return nil }   // a pipe: unknown
-        if let zip = try? SeekableZip(path: path) {
-            let xml = zip.directory.entries.filter { $0.path.hasSuffix(".xml") && !$0.path.hasSuffix("export_cda.xml") }
-            return xml.map(\.uncompressedSize).max().map { Int($0 / 400) }
-        }
-        return FileKind.size(path: path).map { Int($0 / 400) }
     }
 
     /// An export date as written (`2024-11-02 12:00:00 +0100`), as seconds since 1970.

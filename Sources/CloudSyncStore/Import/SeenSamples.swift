@@ -3,23 +3,19 @@
 /// a sample it says "maybe" to can be a repeat, so only those are looked up.
 ///
 /// Why: checking every new row with an index lookup cost 1.6 s of a 15.6 s import of the 1 GB
-/// export (2.4 million rows, 11 repeats). Sized by the export, about 16 bits per sample, between
-/// 2 and 12 MiB, so memory stays flat: 9 MiB for the 1 GB export, 12 MiB from 6.3 million samples
-/// on (16 MiB made the import's peak RSS 97 MiB on the 3 GB export, over the 96 MiB goal).
+/// export (2.4 million rows, 11 repeats). Fixed size, so memory stays flat: 10 MiB. At 16 MiB the
+/// 3 GB export's import peaked at 97 MiB, over the 96 MiB goal; sized by the export (2 MiB for
+/// 256 MB, 12 MiB for 10 GB) it made `Benchmarks/scale.sh` fail: 21 MiB more at 10 GB than at 256 MB.
 ///
 /// Blocked: a sample's three bits are in one 64-bit word, so a sample costs one cache miss. With
 /// two bits anywhere in the 16 MiB, the two misses were 5% of all the import's CPU samples (the
-/// store thread's largest entry after SQLite's own). About 1 in 2,000 samples is looked up for
-/// nothing at 2.4 million samples, 1 in 50 at 7 million, 1 in 8 at 24 million.
+/// store thread's largest entry after SQLite's own). About 1 in 700 samples is looked up for
+/// nothing at 2.4 million samples, 1 in 60 at 7 million, 1 in 5 at 24 million.
 struct SeenSamples {
-    private static let minimumWords = 1 << 18, maximumWords = 3 << 19
+    private static let wordCount = 5 << 18
     private var words: [UInt64]
 
-    /// `expectedSamples`: about how many samples the export holds (nil: unknown, the largest filter).
-    init(expectedSamples: Int? = nil) {
-        let wordCount = min(max((expectedSamples ?? .max) / 4, Self.minimumWords), Self.maximumWords)
-        words = [UInt64](repeating: 0, count: wordCount)
-    }
+    init() { words = [UInt64](repeating: 0, count: Self.wordCount) }
 
     /// Adds the sample; true when it may have been added before.
     mutating func insert(type: Int64, start: Int64, end: Int64, source: Int64, value: Double, unit: Int64, category: Int64) -> Bool {
@@ -39,7 +35,7 @@ struct SeenSamples {
         mix(UInt64(bitPattern: unit))
         mix(UInt64(bitPattern: category))
         // The low 32 bits scaled to the word count (any count, not only powers of two).
-        let word = Int(((h & 0xFFFF_FFFF) &* UInt64(words.count)) >> 32)
+        let word = Int(((h & 0xFFFF_FFFF) &* UInt64(Self.wordCount)) >> 32)
         let bits: UInt64 = 1 << ((h >> 32) & 63) | 1 << ((h >> 38) & 63) | 1 << ((h >> 44) & 63)
         return words.withUnsafeMutableBufferPointer { words in
             let seen = words[word] & bits == bits

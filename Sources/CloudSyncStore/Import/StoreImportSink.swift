@@ -74,9 +74,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         type_id = ?1 AND start_date = ?2 AND end_date = ?3 AND source_id = ?4 AND value = ?5 AND unit_id = ?6 AND category_id = ?7
         """
 
-    /// `expectedSamples`: about how many samples the export holds, to size the filter of an import into an empty store.
-    init(database: SQLiteDatabase, runID: Int64, commitEvery: Int = 50_000, denseCount: Int = HourSummaryBuilder.denseCount,
-         expectedSamples: Int? = nil) throws {
+    init(database: SQLiteDatabase, runID: Int64, commitEvery: Int = 50_000, denseCount: Int = HourSummaryBuilder.denseCount) throws {
         self.database = database
         hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount)
         self.runID = runID
@@ -119,7 +117,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         categories = try NameTable(database, table: "category_value")
         checkedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
         storedBefore = checkedUpTo
-        if storedBefore == 0 { seen = SeenSamples(expectedSamples: expectedSamples) }
+        if storedBefore == 0 { seen = SeenSamples() }
         var undated = Set<Int64>()
         let undatedRows = try database.prepare("SELECT DISTINCT type_id FROM metric WHERE created_at = \(StoreSchema.undated)")
         while try undatedRows.step() { undated.insert(undatedRows.int64(0)) }
@@ -337,7 +335,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
 
     func finish() throws {
         try commit(final: true)
-        // The filter's 16 MiB go back before the archive's other entries are read: the import's
+        // The filter's 10 MiB go back before the archive's other entries are read: the import's
         // peak RSS came there (125 MiB on the 1 GB export).
         seen = nil
     }
