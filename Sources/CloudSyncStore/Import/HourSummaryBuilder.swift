@@ -61,7 +61,7 @@ struct HourSummaryBuilder {
     /// A type has a summary when it has at least `denseCount` samples: every type (tests set more).
     /// Only dense types (10,000 samples, two per hour) had one, and a series of another type read
     /// its rows. With every type's (1.23 million hours for the 3 GB export's 7.25 million samples),
-    /// `series`, `compare_periods` and `aggregate` over all years answer any type in at most 62 ms
+    /// `series`, `compare_periods` and `aggregate` over all years answer any type in at most 64 ms
     /// (p95, `Benchmarks/series_bench.py`).
     static let denseCount = 1
 

@@ -17,7 +17,8 @@ import CloudSyncModel
 /// merging needs every source in start order. Another type's plain statistics do not need order:
 /// when its rows go back in time (the next source), its hours so far are written and it goes on.
 /// Types the store already had are rebuilt too: their new rows may change the merged values of
-/// old ones. Repeats are never counted here (the sink marks them before it adds a row).
+/// old ones. A repeat is never counted: into a new store the sink marks it before it would add it
+/// here; into a store with rows it is found at the commit, and its type is left to the rebuild.
 final class OnlineHourSummary {
     private final class TypeHours {
         let cumulative: Bool
