@@ -187,6 +187,59 @@ import Testing
         #expect(try store.database.scalarInt("SELECT total(sum * 7 + merged_sum * 3 + count) FROM metric_hour") == kept)
     }
 
+    /// Every type has a summary (schema 10): a sparse one, and one whose second source comes after the
+    /// first, going back in time. A store of version 9, whose sparse types had none, gets theirs at its
+    /// next import; until then their rows answer.
+    @Test func everyTypeHasASummaryAndAnUpgradedStoreGetsTheMissingOnes() throws {
+        let path = try StorePaths.newStore()
+        var phoneHeartRates = ""
+        for day in 0..<4 {
+            for hour in stride(from: 0, to: 24, by: 3) {
+                let at = String(format: "2024-03-%02d %02d:10:00 +0000", day + 1, hour)
+                phoneHeartRates += Self.step("Phone", "iPhone", at, at, Double(70 + hour), type: "HKQuantityTypeIdentifierHeartRate", unit: "count/min")
+            }
+        }
+        let bodyMass = (1...3).map {
+            Self.step("Scale", "Withings", "2024-03-0\($0) 07:00:00 +0000", "2024-03-0\($0) 07:00:00 +0000", Double(70 + $0),
+                      type: "HKQuantityTypeIdentifierBodyMass", unit: "kg")
+        }.joined()
+        let input = try StorePaths.write(Self.overlappingExport(days: 0..<4, seed: 5, extra: phoneHeartRates + bodyMass))
+        let current = "SELECT count(*) FROM metric_hour_state WHERE summarised = 1 AND dirty_from IS NULL"
+        do {
+            let store = try StagingStore(path: path, access: .write)
+            try store.importExport(input)
+            #expect(try store.database.scalarInt(current) == 3)   // steps, heart rate, body mass
+            try Self.expectSameEveryWay(store, "new store")
+            // As a store of version 9 left it: the sparse type without a summary.
+            try store.database.execute("""
+                DELETE FROM metric_hour WHERE type_id = (SELECT id FROM metric_type WHERE name = 'HKQuantityTypeIdentifierBodyMass');
+                UPDATE metric_hour_state SET summarised = -1, dirty_from = NULL, dirty_to = NULL
+                    WHERE type_id = (SELECT id FROM metric_type WHERE name = 'HKQuantityTypeIdentifierBodyMass');
+                PRAGMA user_version = 9
+                """)
+        }
+        let upgraded = try StagingStore(path: path, access: .write)
+        #expect(try upgraded.database.scalarInt("SELECT count(*) FROM metric_hour_state WHERE summarised = 0 AND dirty_from IS NOT NULL") == 1)
+        try Self.expectSameEveryWay(upgraded, "upgraded, before its import")
+        let again = try upgraded.importExport(input)
+        #expect(again.newCount == 0)
+        #expect(try upgraded.database.scalarInt(current) == 3)
+        #expect(try upgraded.database.scalarInt("SELECT count(*) FROM metric_hour h JOIN metric_type t ON t.id = h.type_id WHERE t.name LIKE '%BodyMass'") == 3)
+        try Self.expectSameEveryWay(upgraded, "upgraded, after its import")
+    }
+
+    private static func expectSameEveryWay(_ store: StagingStore, _ what: String) throws {
+        for bucket in [AggregateBucket.hour, .day, .month] {
+            for zone in [nil, TimeZone(identifier: "Europe/Paris")!] {
+                for merge in [false, true] {
+                    let (summary, rows) = try bothWays(store, AggregateOptions(bucket: bucket, timeZone: zone, mergeSources: merge))
+                    #expect(!rows.isEmpty)
+                    expectSame(summary, rows, "\(what): \(bucket) \(zone?.identifier ?? "UTC") merge \(merge)")
+                }
+            }
+        }
+    }
+
     @Test func aZoneOfHalfHoursAndADirtyTypeReadTheRows() throws {
         var configuration = StagingStore.Configuration.standard
         configuration.hourSummaryDenseCount = 100

@@ -6,16 +6,19 @@ import CloudSyncModel
 /// needs no second pass. Reading the rows back after the import took 2.2–3 s of the 1 GB
 /// export's 18 s; counting them here costs a fraction of that.
 ///
-/// Only dense types get a summary (`HourSummaryBuilder.isDense`: 10,000 samples or more, two or
-/// more per hour); the others are read from their rows as fast. A type is judged when the import
-/// moves on to another type (exports list records type by type), or at the end; until then its
-/// hours wait here (heart rate's 69,000 hours: 5.5 MB). Writing every type's hours cost the 1 GB
-/// import 3 s (765,000 rows); the dense ones are 229,000.
+/// Every type gets a summary (`HourSummaryBuilder.isDense`: `denseCount` samples, 1 unless a test
+/// sets more), so that `series`, `compare_periods` and `aggregate` answer any type from its hours.
+/// A type's hours are added to `metric_hour` at each commit (their statistics add up, so an hour
+/// split by a commit is whole after the next); a type with fewer than `denseCount` samples keeps
+/// its hours here until the import moves on to another type.
 ///
-/// The hours are added to `metric_hour` at each commit (their statistics add up, so an hour split
-/// by a commit is whole after the next). A type whose rows come out of start order, or that gets a
-/// repeat, is left to the rebuild from the rows (`HourSummaryBuilder`); so are types the store
-/// already had, whose new rows may change the merged values of old ones.
+/// A type whose values merge across sources (steps, distances…) and whose rows come out of start
+/// order (listed source by source) is left to the rebuild from the rows (`HourSummaryBuilder`):
+/// merging needs every source in start order. Another type's plain statistics do not need order:
+/// when its rows go back in time (the next source), its hours so far are written and it goes on.
+/// Types the store already had are rebuilt too: their new rows may change the merged values of
+/// old ones. A repeat is never counted: into a new store the sink marks it before it would add it
+/// here; into a store with rows it is found at the commit, and its type is left to the rebuild.
 final class OnlineHourSummary {
     private final class TypeHours {
         let cumulative: Bool
@@ -93,11 +96,16 @@ final class OnlineHourSummary {
             }
         }
         guard let type = current else { return }
-        guard start >= type.lastStart else { return leave(typeID) }
+        if start < type.lastStart {
+            guard !type.cumulative else { return leave(typeID) }
+            // Written now: the hours to come go back in time, where a search from the end would be slow.
+            if type.dense { try write(typeID, type) }
+        }
         type.lastStart = start
         let key = HourSummaryBuilder.HourKey(unit: unit, hour: HourSummaryBuilder.hour(of: start))
         if type.hours.add(key, value) { type.hourCount += 1 }
         type.rows += 1
+        if !type.dense && type.rows >= denseCount { type.dense = true }
         if type.cumulative { type.merger.add(start: start, end: end, rank: try rank(), value: value, payload: key, emit: type.addMerged) }
     }
 
@@ -119,15 +127,16 @@ final class OnlineHourSummary {
 
     /// Adds the hours counted since the last commit to `metric_hour`, in the open transaction.
     func write() throws {
-        for case let (typeID, .counted(type)) in types {
-            guard type.dense else { continue }   // its hours wait for the judgement
-            for (key, hour) in type.hours.hours {
-                try hour.bind(to: upsert, typeID: typeID, key: key)
-                try upsert.run()
-            }
-            // Not keeping the capacity: 35 types' buffers of a commit's hours held 46 MB.
-            type.hours.hours.removeAll()
+        for case let (typeID, .counted(type)) in types where type.dense { try write(typeID, type) }   // others wait for the judgement
+    }
+
+    private func write(_ typeID: Int64, _ type: TypeHours) throws {
+        for (key, hour) in type.hours.hours {
+            try hour.bind(to: upsert, typeID: typeID, key: key)
+            try upsert.run()
         }
+        // Not keeping the capacity: 35 types' buffers of a commit's hours held 46 MB.
+        type.hours.hours.removeAll()
     }
 
     /// The rows are all in: the merged values still pending are counted, and the types counted

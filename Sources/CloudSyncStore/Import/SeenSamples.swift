@@ -3,13 +3,19 @@
 /// a sample it says "maybe" to can be a repeat, so only those are looked up.
 ///
 /// Why: checking every new row with an index lookup cost 1.6 s of a 15.6 s import of the 1 GB
-/// export (2.4 million rows, 11 repeats). Fixed size, so memory stays flat: 16 MiB, two probes;
-/// at 10 million samples about 2 in 100 are looked up for nothing.
+/// export (2.4 million rows, 11 repeats). Fixed size, so memory stays flat: 10 MiB. At 16 MiB the
+/// 3 GB export's import peaked at 97 MiB, over the 96 MiB goal; sized by the export (2 MiB for
+/// 256 MB, 12 MiB for 10 GB) it made `Benchmarks/scale.sh` fail: 21 MiB more at 10 GB than at 256 MB.
+///
+/// Blocked: a sample's three bits are in one 64-bit word, so a sample costs one cache miss. With
+/// two bits anywhere in the 16 MiB, the two misses were 5% of all the import's CPU samples (the
+/// store thread's largest entry after SQLite's own). About 1 in 700 samples is looked up for
+/// nothing at 2.4 million samples, 1 in 60 at 7 million, 1 in 5 at 24 million.
 struct SeenSamples {
-    private static let bitCount = 1 << 27
-    private var bits: [UInt64]
+    private static let wordCount = 5 << 18
+    private var words: [UInt64]
 
-    init() { bits = [UInt64](repeating: 0, count: Self.bitCount / 64) }
+    init() { words = [UInt64](repeating: 0, count: Self.wordCount) }
 
     /// Adds the sample; true when it may have been added before.
     mutating func insert(type: Int64, start: Int64, end: Int64, source: Int64, value: Double, unit: Int64, category: Int64) -> Bool {
@@ -28,14 +34,13 @@ struct SeenSamples {
         mix(valueBits)
         mix(UInt64(bitPattern: unit))
         mix(UInt64(bitPattern: category))
-        let first = Int(truncatingIfNeeded: h) & (Self.bitCount - 1)
-        let second = Int(truncatingIfNeeded: h >> 32) & (Self.bitCount - 1)
-        let seen = isSet(first) && isSet(second)
-        set(first)
-        set(second)
-        return seen
+        // The low 32 bits scaled to the word count (any count, not only powers of two).
+        let word = Int(((h & 0xFFFF_FFFF) &* UInt64(Self.wordCount)) >> 32)
+        let bits: UInt64 = 1 << ((h >> 32) & 63) | 1 << ((h >> 38) & 63) | 1 << ((h >> 44) & 63)
+        return words.withUnsafeMutableBufferPointer { words in
+            let seen = words[word] & bits == bits
+            words[word] |= bits
+            return seen
+        }
     }
-
-    private func isSet(_ bit: Int) -> Bool { bits[bit >> 6] & (1 << UInt64(bit & 63)) != 0 }
-    private mutating func set(_ bit: Int) { bits[bit >> 6] |= 1 << UInt64(bit & 63) }
 }

@@ -24,9 +24,13 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     private let findAlike: SQLiteStatement
     private let findSame: SQLiteStatement
     private let markRepeats, markRepeat: SQLiteStatement
-    /// Into an empty store: the samples this run added, and the new rows that may repeat one.
-    private var seen: SeenSamples?
-    private var mayRepeat: [Int64] = []
+    // The properties written per record are `@exclusivity(unchecked)`: one thread at a time owns
+    // the sink (the mapping thread), and the dynamic checks were 3% of that thread's samples.
+
+    /// Into an empty store: the samples this run added (a new row it may have seen is looked up at
+    /// once), and the repeats marked since the last commit, to add to `metric_summary` after it.
+    @exclusivity(unchecked) private var seen: SeenSamples?
+    @exclusivity(unchecked) private var repeatsToCount: [(type: Int64, unit: Int64, source: Int64)] = []
     private let addToSummary, addRepeatToSummary: SQLiteStatement
     /// This transaction's new rows per (type, unit, source), for `metric_summary`.
     private var newInSummary: [SummaryKey: (count: Int64, first: Int64, last: Int64, longest: Int64)] = [:]
@@ -35,19 +39,19 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     /// The hour summary of the types new to the store, counted as the rows are inserted.
     private let hourSummary: OnlineHourSummary
     /// Merge ranks by device id (the device's name is at hand when its id is first seen).
-    private var deviceRanks: [Int64: Int64] = [:]
+    @exclusivity(unchecked) private var deviceRanks: [Int64: Int64] = [:]
     private let progress: SQLiteStatement
     private let types, sources, units, devices, versions, categories: NameTable
-    private var metadata = ByteBuffer(capacity: 4096)
+    @exclusivity(unchecked) private var metadata = ByteBuffer(capacity: 4096)
     private let commitEvery: Int
-    private var sinceCommit = 0
+    @exclusivity(unchecked) private var sinceCommit = 0
     /// Rows above this id are this run's and not yet checked for repeats.
     private var checkedUpTo: Int64
     /// Rows above this id are this run's.
     private let storedBefore: Int64
     /// The types of which the store holds samples without a creation date (read once).
     private var undatedTypes: Set<Int64>
-    private(set) var newCount = 0
+    @exclusivity(unchecked) private(set) var newCount = 0
     /// Samples the store had before this run.
     private(set) var duplicateCount = 0
     /// Records this export wrote twice (same sample, same or no creation date): stored once.
@@ -134,13 +138,16 @@ final class StoreImportSink: MetricSink, ConversionObserver {
             try insertRow(keys, metric, created: created)
             if database.changes > 0 {
                 newCount += 1
-                if seen?.insert(type: typeID, start: metric.startDate, end: metric.endDate, source: sourceID,
-                                value: metric.value, unit: unitID, category: keys.category) == true {
-                    mayRepeat.append(database.lastInsertRowID)
-                }
+                // A repeat is marked now, before the hour summary counts it: counted once, its
+                // type stays counted as it is inserted instead of being rebuilt from its rows.
+                let isRepeat = seen?.insert(type: typeID, start: metric.startDate, end: metric.endDate, source: sourceID,
+                                            value: metric.value, unit: unitID, category: keys.category) == true
+                    ? try markIfRepeat(database.lastInsertRowID) : false
                 addToRunningSummary(SummaryKey(type: typeID, unit: unitID, source: sourceID), metric.startDate, metric.endDate)
-                try hourSummary.add(typeID: typeID, typeName: metric.type, unit: unitID, start: metric.startDate, end: metric.endDate,
-                                    value: metric.value, rank: rank(sourceID, metric))
+                if !isRepeat {
+                    try hourSummary.add(typeID: typeID, typeName: metric.type, unit: unitID, start: metric.startDate, end: metric.endDate,
+                                        value: metric.value, rank: rank(sourceID, metric))
+                }
             } else {
                 countStored(try sameRow(keys, metric, created: created))
             }
@@ -231,7 +238,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         // A dated sample later in this run may be this one: it must find it to fill in the date.
         if created == nil { undatedTypes.insert(keys.type) }
         try insert.step()
-        insert.reset()
+        insert.rewind()   // all 12 parameters are bound above, every time
     }
 
     /// The counts as of the last commit: what the store holds of this run.
@@ -240,6 +247,7 @@ final class StoreImportSink: MetricSink, ConversionObserver {
     /// The open transaction was rolled back: the counts go back to the last commit's.
     func rolledBack() {
         (newCount, duplicateCount, repeatCount, writtenTwiceCount) = committed
+        repeatsToCount.removeAll()
     }
 
     /// `final`: the last commit of the run, where the types counted online are marked current.
@@ -254,36 +262,39 @@ final class StoreImportSink: MetricSink, ConversionObserver {
         sinceCommit = 0
     }
 
+    /// Into an empty store, a new row the filter could not rule out: marked now if it repeats an
+    /// earlier row (in the open transaction, which adds it).
+    private func markIfRepeat(_ id: Int64) throws -> Bool {
+        defer { markRepeat.reset() }
+        try markRepeat.bind(1, id)
+        guard try markRepeat.step() else { return false }
+        repeatsToCount.append((markRepeat.int64(0), markRepeat.int64(1), markRepeat.int64(2)))
+        return true
+    }
+
     /// Marks this transaction's new rows that repeat a stored sample, in the same transaction, so a
-    /// killed import never leaves an unmarked repeat behind.
+    /// killed import never leaves an unmarked repeat behind. Into an empty store they are marked
+    /// already (`markIfRepeat`), and left out of the hour summary.
     private func markRepeatsSinceLastCommit() throws {
-        var marked: [(Int64, Int64, Int64)] = []
-        func collect(_ statement: SQLiteStatement) throws {
-            while try statement.step() { marked.append((statement.int64(0), statement.int64(1), statement.int64(2))) }
-            statement.reset()
-        }
-        if seen != nil {
-            // Into an empty store: only the rows the filter could not rule out.
-            for id in mayRepeat {
-                try markRepeat.bind(1, id)
-                try collect(markRepeat)
-            }
-            mayRepeat.removeAll(keepingCapacity: true)
-        } else {
+        var marked = repeatsToCount
+        repeatsToCount.removeAll(keepingCapacity: true)
+        if seen == nil {
             try markRepeats.bind(1, checkedUpTo)
-            try collect(markRepeats)
+            while try markRepeats.step() { marked.append((markRepeats.int64(0), markRepeats.int64(1), markRepeats.int64(2))) }
+            markRepeats.reset()
+            // Counted as it was inserted: the rebuild from the rows leaves it out.
+            for repeated in marked { hourSummary.leave(repeated.type) }
         }
         repeatCount += marked.count
         for (type, unit, source) in marked {
             try addRepeatToSummary.run([.int(type), .int(unit), .int(source)])
-            hourSummary.leave(type)   // counted once: the rebuild from the rows leaves it out
         }
         checkedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? checkedUpTo
     }
 
     /// The key being counted and its counts: records come grouped by type and source, so the
     /// dictionary is touched when the key changes, not once per row.
-    private var running: (key: SummaryKey, count: Int64, first: Int64, last: Int64, longest: Int64)?
+    @exclusivity(unchecked) private var running: (key: SummaryKey, count: Int64, first: Int64, last: Int64, longest: Int64)?
 
     private func addToRunningSummary(_ key: SummaryKey, _ start: Int64, _ end: Int64) {
         if let current = running, current.key == key {
@@ -322,7 +333,12 @@ final class StoreImportSink: MetricSink, ConversionObserver {
 
     private struct SummaryKey: Hashable { var type, unit, source: Int64 }
 
-    func finish() throws { try commit(final: true) }
+    func finish() throws {
+        try commit(final: true)
+        // The filter's 10 MiB go back before the archive's other entries are read: the import's
+        // peak RSS came there (125 MiB on the 1 GB export).
+        seen = nil
+    }
 
     /// The input was damaged or the run was stopped: keep every metric written so far.
     func abandon() throws { try commit() }

@@ -12,7 +12,11 @@ public final class SQLiteDatabase {
         public static let readOnly = OpenMode(flags: SQLITE_OPEN_READONLY)
     }
 
+    /// Process-wide settings, applied once before the first connection (SQLite refuses them after).
+    private static let configured: Void = { _ = cloudsync_sqlite_disable_memory_statistics() }()
+
     public init(path: String, mode: OpenMode = .readWrite) throws {
+        Self.configured
         self.path = path
         var db: OpaquePointer?
         let status = sqlite3_open_v2(path, &db, mode.flags | SQLITE_OPEN_NOMUTEX, nil)

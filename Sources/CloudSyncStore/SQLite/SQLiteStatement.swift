@@ -99,6 +99,11 @@ public final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets for the next use, keeping the values bound: for a statement whose parameters are all
+    /// bound again before each step (the import's row insert, where `sqlite3_clear_bindings` was
+    /// 0.9% of the CPU samples).
+    public func rewind() { sqlite3_reset(handle) }
+
     // MARK: Columns (0-based)
 
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }

@@ -349,6 +349,15 @@ enum StoreSchema {
         -- their rows, which know what counts).
         CREATE TABLE superseded_type (type_id INTEGER PRIMARY KEY);
         """,
+        // 9 → 10: every type has an hour summary, not only dense ones (issue 24). The types that had
+        // none are marked dirty over their whole range: the next import builds their summary, and
+        // until then queries read their rows.
+        """
+        UPDATE metric_hour_state SET summarised = 0,
+            dirty_from = (SELECT min(first_start) FROM metric_summary s WHERE s.type_id = metric_hour_state.type_id),
+            dirty_to = (SELECT max(last_end) FROM metric_summary s WHERE s.type_id = metric_hour_state.type_id)
+            WHERE summarised < 0;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -50,12 +50,15 @@ public enum CumulativeTypes {
     public static func contains(_ type: String) -> Bool { markers.contains { type.contains($0) } }
 }
 
-/// Turns instants into bucket labels in a time zone. The zone's offset is looked up once per UTC
-/// hour (offsets only change on the hour), not per sample.
+/// Turns instants into bucket labels in a time zone. An instant takes the offset of the start of
+/// its UTC hour (offsets change on the hour), looked up when the zone's offset may have changed: at
+/// its next transition, not once per hour. Per hour, the lookups were most of a series over years
+/// read from the hour summary (ICU's `getOffset` and `dayToFields` for each of 187,000 hours).
 struct BucketLabeler {
     let bucket: AggregateBucket
     let zone: TimeZone?
-    private var offsetHour = Int64.min
+    /// `offset` holds for the instants from `offsetFrom` to before `offsetUntil`.
+    private var offsetFrom = Int64.max, offsetUntil = Int64.min
     private var offset: Int64 = 0
 
     init(bucket: AggregateBucket, zone: TimeZone?) {
@@ -65,16 +68,22 @@ struct BucketLabeler {
 
     /// A sortable key of the bucket holding `instant`.
     mutating func key(_ instant: Int64) -> Int64 {
-        if let zone {
-            let hour = instant >= 0 ? instant / 3600 : (instant - 3599) / 3600
-            if hour != offsetHour {
-                offsetHour = hour
-                offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(hour * 3600))))
-            }
+        if let zone, instant < offsetFrom || instant >= offsetUntil {
+            let hourStart = Self.hour(of: instant) * 3600
+            let date = Date(timeIntervalSince1970: TimeInterval(hourStart))
+            offset = Int64(zone.secondsFromGMT(for: date))
+            // Up to the start of the first hour that starts at or after the transition.
+            offsetFrom = hourStart
+            offsetUntil = zone.nextDaylightSavingTimeTransition(after: date).map {
+                (Self.hour(of: Int64($0.timeIntervalSince1970.rounded(.up)) - 1) + 1) * 3600
+            } ?? .max
+            if offsetUntil <= offsetFrom { offsetUntil = offsetFrom + 3600 }
         }
         let local = instant + offset
         return key(local: local)
     }
+
+    private static func hour(of instant: Int64) -> Int64 { instant >= 0 ? instant / 3600 : (instant - 3599) / 3600 }
 
     /// Whether the offset of the last instant keyed is a whole number of hours, so that a UTC hour
     /// falls in one bucket (every zone but a few: India +5:30, Nepal +5:45, Newfoundland -3:30…).

@@ -106,8 +106,9 @@ public final class StagingStore: StoreAccess {
         // WAL: readers never block the writer; NORMAL: a commit survives any crash of the process.
         try database.execute("PRAGMA journal_mode = WAL")
         try database.execute("PRAGMA synchronous = NORMAL")
-        // 32 MiB of page cache keeps the identity index's hot pages in memory during imports.
-        try database.execute("PRAGMA cache_size = -32768")
+        // 16 MiB of page cache: an import's rows come in identity order (type by type, in time), so
+        // the pages it inserts into are few. 32 MiB made the import's peak RSS 16 MiB larger.
+        try database.execute("PRAGMA cache_size = -16384")
         try database.execute("PRAGMA temp_store = FILE")
         for step in version..<StoreSchema.currentVersion {
             try database.transaction {
