@@ -11,7 +11,7 @@ import Foundation
 /// The whole document is checked as it is read: a syntax error or a wrong shape stops it with the
 /// JSON path of the first problem (`HealthAutoExportError`); a caller that must keep nothing of a
 /// refused document (a push) writes into one transaction and rolls it back.
-public final class HealthAutoExportReader {
+public final class HealthAutoExportReader: RecordSource {
     public struct Options: Sendable {
         /// The push's `automation-aggregation` header: the bucket of date-only points. Without it,
         /// the dates tell (`Aggregation.inferred`).
@@ -40,7 +40,10 @@ public final class HealthAutoExportReader {
     /// more to write in the same transaction finishes them itself). On a problem it throws before
     /// finishing them: what to do with what they hold is the caller's decision.
     @discardableResult
-    public func run(finishingSinks: Bool = true) throws -> HealthAutoExportReport {
+    public func run() throws -> HealthAutoExportReport { try run(finishingSinks: true) }
+
+    @discardableResult
+    public func run(finishingSinks: Bool) throws -> HealthAutoExportReport {
         let started = DispatchTime.now().uptimeNanoseconds
         var report = HealthAutoExportReport(input: name)
         let arena = TextArena(), names = NamePool()

@@ -159,15 +159,3 @@ public final class ArchiveConverter: RecordSource {
         return error.description
     }
 }
-
-/// A source of records: it reads its input and hands every metric and record to the sinks it was
-/// given. The export archive is one (`ArchiveConverter`); Health Auto Export's JSON is another. A
-/// new source is a new reader behind this protocol, not a second pipeline: the sinks (JSON Lines,
-/// CSV, the store) take what any source gives.
-public protocol RecordSource: AnyObject {
-    associatedtype Report
-    /// The input as messages name it.
-    var name: String { get }
-    @discardableResult
-    func run() throws -> Report
-}
