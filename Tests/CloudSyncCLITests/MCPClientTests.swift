@@ -5,7 +5,7 @@ import Testing
 /// `cloudsync mcp` driven by the official MCP Python SDK (a real client, from `.venv`): every tool
 /// with valid and hostile arguments, answers compared with numbers the client computes itself from
 /// the export it wrote. The checks are in Tests/Python/mcp_client_check.py.
-@Suite(.enabled(if: MCPClient.isInstalled, "the MCP Python SDK is not in .venv (scripts/install-test-tools.sh): MCP client tests skipped"))
+@Suite(.enabled(if: MCPClient.isInstalled, "the MCP Python SDK or DuckDB is not in .venv (scripts/install-test-tools.sh): MCP client tests skipped"))
 struct MCPClientTests {
     @Test func everyToolAnswersARealClientAndRefusesHostileCalls() throws {
         let work = try makeTemporaryDirectory()
@@ -20,6 +20,6 @@ struct MCPClientTests {
 enum MCPClient {
     static let python = DuckDB.python
     static var isInstalled: Bool {
-        FileManager.default.isExecutableFile(atPath: python) && (try? CLI.run(["-c", "import mcp"], tool: python).status) == 0
+        FileManager.default.isExecutableFile(atPath: python) && (try? CLI.run(["-c", "import mcp, duckdb"], tool: python).status) == 0
     }
 }
