@@ -12,27 +12,11 @@ import FoundationNetworking
     /// The headers Health Auto Export's REST automation sends, plus the token as the user adds it.
     static func push(_ url: String, body: Data, token: String? = nil, apiKey: String? = nil, session: String = "session-1",
                      aggregation: String? = nil) throws -> (status: Int, object: [String: Any]) {
-        var request = URLRequest(url: URL(string: url + "/health-auto-export")!, timeoutInterval: 60)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Keep it current", forHTTPHeaderField: "automation-name")
-        request.setValue("5B1D2E7A-0C7E-4D35-9A7A-5F3C1E2B9D10", forHTTPHeaderField: "automation-id")
-        if let aggregation { request.setValue(aggregation, forHTTPHeaderField: "automation-aggregation") }
-        request.setValue("Since Last Sync", forHTTPHeaderField: "automation-period")
-        request.setValue(session, forHTTPHeaderField: "session-id")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let apiKey { request.setValue(apiKey, forHTTPHeaderField: "X-API-Key") }
-        let done = DispatchSemaphore(value: 0)
-        final class Box: @unchecked Sendable { var status = 0; var data = Data() }
-        let box = Box()
-        URLSession.shared.dataTask(with: request) { data, response, _ in
-            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            box.data = data ?? Data()
-            done.signal()
-        }.resume()
-        done.wait()
-        return (box.status, (try? JSONSerialization.jsonObject(with: box.data)) as? [String: Any] ?? [:])
+        var headers = ["automation-name": "Keep it current", "automation-id": "5B1D2E7A-0C7E-4D35-9A7A-5F3C1E2B9D10",
+                       "automation-period": "Since Last Sync", "session-id": session]
+        if let aggregation { headers["automation-aggregation"] = aggregation }
+        if let apiKey { headers["X-API-Key"] = apiKey }
+        return try ServeProcess.request("POST", url + "/health-auto-export", body: body, token: token, headers: headers)
     }
 
     static func count(_ store: String, _ sql: String) throws -> Int {

@@ -70,10 +70,11 @@ public final class ServeProcess {
     /// The same to any URL, from any thread; `timeout`: seconds without an answer before the
     /// request gives up (status 0).
     public static func request(_ method: String, _ url: String, json: Any? = nil, body: Data? = nil, token: String? = nil,
-                        timeout: TimeInterval = 60) throws -> (status: Int, object: [String: Any]) {
+                               headers: [String: String] = [:], timeout: TimeInterval = 60) throws -> (status: Int, object: [String: Any]) {
         var request = URLRequest(url: URL(string: url)!, timeoutInterval: timeout)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let json { request.httpBody = try JSONSerialization.data(withJSONObject: json) }
         if let body { request.httpBody = body }
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
