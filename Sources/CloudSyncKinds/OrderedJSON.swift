@@ -6,8 +6,26 @@ import Foundation
 enum OrderedJSON {
     /// The text of the top-level member `name` of the object `text`.
     static func member(_ name: String, in text: String) -> String? {
+        guard let member = members(text)?.first(where: { $0.key == name }) else { return nil }
+        return String(decoding: member.value, as: UTF8.self)
+    }
+
+    /// The members of an object of strings, in order.
+    static func stringPairs(_ text: String) -> [(key: String, value: String)]? {
+        guard let members = members(text) else { return nil }
+        var pairs: [(key: String, value: String)] = []
+        for member in members {
+            guard let value = decodeString(member.value) else { return nil }
+            pairs.append((member.key, value))
+        }
+        return pairs
+    }
+
+    /// The top-level members of the object `text`, in order: each key, and its value as written.
+    private static func members(_ text: String) -> [(key: String, value: ArraySlice<UInt8>)]? {
         let bytes = Array(text.utf8)
         var i = 0
+        var members: [(key: String, value: ArraySlice<UInt8>)] = []
         guard skipSpace(bytes, &i), bytes[i] == UInt8(ascii: "{") else { return nil }
         i += 1
         while skipSpace(bytes, &i), bytes[i] != UInt8(ascii: "}") {
@@ -16,31 +34,11 @@ enum OrderedJSON {
             guard skipSpace(bytes, &i), bytes[i] == UInt8(ascii: ":") else { return nil }
             i += 1
             guard skipSpace(bytes, &i), let valueEnd = endOfValue(bytes, i) else { return nil }
-            if key == name { return String(decoding: bytes[i..<valueEnd], as: UTF8.self) }
+            members.append((key, bytes[i..<valueEnd]))
             i = valueEnd
             if skipSpace(bytes, &i), bytes[i] == UInt8(ascii: ",") { i += 1 }
         }
-        return nil
-    }
-
-    /// The members of an object of strings, in order.
-    static func stringPairs(_ text: String) -> [(key: String, value: String)]? {
-        let bytes = Array(text.utf8)
-        var i = 0
-        var pairs: [(key: String, value: String)] = []
-        guard skipSpace(bytes, &i), bytes[i] == UInt8(ascii: "{") else { return nil }
-        i += 1
-        while skipSpace(bytes, &i), bytes[i] != UInt8(ascii: "}") {
-            guard let keyEnd = endOfValue(bytes, i), let key = decodeString(bytes[i..<keyEnd]) else { return nil }
-            i = keyEnd
-            guard skipSpace(bytes, &i), bytes[i] == UInt8(ascii: ":") else { return nil }
-            i += 1
-            guard skipSpace(bytes, &i), let valueEnd = endOfValue(bytes, i), let value = decodeString(bytes[i..<valueEnd]) else { return nil }
-            pairs.append((key, value))
-            i = valueEnd
-            if skipSpace(bytes, &i), bytes[i] == UInt8(ascii: ",") { i += 1 }
-        }
-        return pairs
+        return members
     }
 
     /// Moves past whitespace; false at the end.
