@@ -32,7 +32,10 @@ public enum HealthServer {
                 return .init(content: [.text(text: "\(error)", annotations: nil, _meta: nil)], isError: true)
             }
         }
-        try await server.start(transport: LineTransport())
+        let transport = LineTransport()
+        try await server.start(transport: transport)
         await server.waitUntilCompleted()
+        // The input ended (a script that pipes its requests in and closes): answer what was asked.
+        await transport.answeredEverything(within: 60)
     }
 }

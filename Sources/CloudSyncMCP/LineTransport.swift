@@ -19,6 +19,9 @@ actor LineTransport: Transport {
     private let output: Int32
     private let messages: AsyncThrowingStream<Data, any Error>
     private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
+    /// Requests read and answers written: the SDK's server answers each request in a task of its
+    /// own and stops at the end of the input without waiting for them, so `run` waits here.
+    private let tally = RequestTally()
 
     init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
         self.input = input
@@ -27,7 +30,7 @@ actor LineTransport: Transport {
     }
 
     func connect() async throws {
-        let input = input, continuation = continuation
+        let input = input, continuation = continuation, tally = tally
         let reader = Thread {
             var pending: [UInt8] = []
             var scanned = 0  // bytes of `pending` already known to hold no line break
@@ -39,7 +42,11 @@ actor LineTransport: Transport {
                 pending.append(contentsOf: buffer[..<n])
                 var lineStart = 0
                 while let newline = pending[scanned...].firstIndex(of: 0x0A) {
-                    if newline > lineStart { continuation.yield(Data(pending[lineStart..<newline])) }
+                    if newline > lineStart {
+                        let message = Data(pending[lineStart..<newline])
+                        tally.read(RequestTally.requests(in: message))
+                        continuation.yield(message)
+                    }
                     lineStart = newline + 1
                     scanned = lineStart
                 }
@@ -61,7 +68,14 @@ actor LineTransport: Transport {
 
     func disconnect() async { continuation.finish() }
 
+    /// Returns once every request read has been answered, or after `seconds`.
+    func answeredEverything(within seconds: Double) async {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !tally.allAnswered && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
     func send(_ data: Data) async throws {
+        defer { tally.answered(RequestTally.answers(in: data)) }
         var message = data
         message.append(0x0A)
         try message.withUnsafeBytes { bytes in
@@ -76,4 +90,24 @@ actor LineTransport: Transport {
     }
 
     nonisolated func receive() -> AsyncThrowingStream<Data, any Error> { messages }
+}
+
+/// How many requests came in and how many answers went out (JSON-RPC: a request has a `method` and
+/// an `id`, an answer an `id` and no `method`; a batch counts each of its members).
+final class RequestTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var requestsRead = 0
+    private var answersWritten = 0
+
+    func read(_ count: Int) { lock.withLock { requestsRead += count } }
+    func answered(_ count: Int) { lock.withLock { answersWritten += count } }
+    var allAnswered: Bool { lock.withLock { answersWritten >= requestsRead } }
+
+    static func requests(in message: Data) -> Int { members(message).filter { $0["method"] != nil && $0["id"] != nil }.count }
+    static func answers(in message: Data) -> Int { members(message).filter { $0["method"] == nil && $0["id"] != nil }.count }
+
+    private static func members(_ message: Data) -> [[String: Any]] {
+        let value = try? JSONSerialization.jsonObject(with: message)
+        return (value as? [[String: Any]]) ?? (value as? [String: Any]).map { [$0] } ?? []
+    }
 }
