@@ -9,8 +9,11 @@ import PackageDescription
 //   CloudSyncArchive     the input as a file or a zip: seekable (central directory) or streaming, inflate
 //   CloudSyncExport      the readers of each entry kind (export XML via libxml2 SAX, GPX, ECG CSV), the
 //                        mapping to HealthMetric, conversion and inspection
-//   CloudSyncStore       the SQLite staging store (import, status, export, aggregate)
+//   CloudSyncStore       the SQLite staging store: one import session that any source writes into, one
+//                        definition of what counts, the queries and the upload ledger (the model and SQLite only)
 //   CloudSyncKinds       the record kinds besides metrics (routes, ECGs, …): how each is read and kept, and their registry
+//   CloudSyncSources     an input a person names as the source that reads it (an export, Health Auto
+//                        Export's JSON), and the sources run into the store's import session
 //   CloudSyncUpload      the uploader (AsyncHTTPClient) for CloudCare, Flō backfill, HealthStepsSync
 //   CloudSyncReceiver    `serve`: the receiver of the three wire contracts (Hummingbird)
 //   CloudSyncPairing     the pairing object and its QR code (libqrencode)
@@ -30,6 +33,7 @@ let package = Package(
         .library(name: "CloudSyncStore", targets: ["CloudSyncStore"]),
         .library(name: "CloudSyncKinds", targets: ["CloudSyncKinds"]),
         .library(name: "CloudSyncHealthAutoExport", targets: ["CloudSyncHealthAutoExport"]),
+        .library(name: "CloudSyncSources", targets: ["CloudSyncSources"]),
         .executable(name: "cloudsync", targets: ["cloudsync"]),
     ],
     dependencies: [
@@ -84,12 +88,17 @@ let package = Package(
         ),
         .target(
             name: "CloudSyncStore",
-            dependencies: ["CloudSyncModel", "CloudSyncExport", "CloudSyncHealthAutoExport", "CSQLite3"],
+            dependencies: ["CloudSyncModel", "CSQLite3"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "CloudSyncKinds",
             dependencies: ["CloudSyncModel", "CloudSyncExport", "CloudSyncStore"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CloudSyncSources",
+            dependencies: ["CloudSyncModel", "CloudSyncExport", "CloudSyncHealthAutoExport", "CloudSyncStore", "CloudSyncKinds"],
             swiftSettings: strictSettings
         ),
         .systemLibrary(
@@ -114,7 +123,7 @@ let package = Package(
         .target(
             name: "CloudSyncReceiver",
             dependencies: [
-                "CloudSyncModel", "CloudSyncExport", "CloudSyncStore", "CloudSyncHealthAutoExport",
+                "CloudSyncModel", "CloudSyncStore", "CloudSyncHealthAutoExport", "CloudSyncSources",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -151,6 +160,7 @@ let package = Package(
                 "CloudSyncExport",
                 "CloudSyncStore",
                 "CloudSyncKinds",
+                "CloudSyncSources",
                 "CloudSyncUpload",
                 "CloudSyncReceiver",
                 "CloudSyncPairing",
@@ -203,7 +213,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncStoreTests",
-            dependencies: ["CloudSyncStore", "CloudSyncExport", "CloudSyncModel", "CloudSyncKinds", "CSQLite3", "CloudSyncTesting"],
+            dependencies: ["CloudSyncStore", "CloudSyncExport", "CloudSyncModel", "CloudSyncKinds", "CloudSyncSources",
+                           "CloudSyncHealthAutoExport", "CSQLite3", "CloudSyncTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -232,7 +243,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncCLITests",
-            dependencies: ["CloudSyncExport", "CloudSyncModel", "CloudSyncStore", "CloudSyncKinds", "CloudSyncUpload", "CloudSyncReceiver",
+            dependencies: ["CloudSyncExport", "CloudSyncModel", "CloudSyncStore", "CloudSyncKinds", "CloudSyncSources", "CloudSyncUpload", "CloudSyncReceiver",
                            "cloudsync", "CloudSyncTesting", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),

@@ -21,53 +21,48 @@ public final class HealthAutoExportReader: RecordSource {
 
     private let document: HealthAutoExportDocument
     private let options: Options
-    private let metrics: any MetricSink
-    private let records: any RecordSink
     public let name: String
 
-    /// - Parameters:
-    ///   - metrics: where the metrics (and workouts) go.
-    ///   - records: where the routes go.
-    public init(document: HealthAutoExportDocument, options: Options = Options(), metrics: any MetricSink, records: any RecordSink) {
+    public init(document: HealthAutoExportDocument, options: Options = Options()) {
         self.document = document
         self.options = options
-        self.metrics = metrics
-        self.records = records
         name = document.name
     }
 
-    /// Reads the document into the sinks, then finishes them (`finishingSinks`; a caller that has
-    /// more to write in the same transaction finishes them itself). On a problem it throws before
-    /// finishing them: what to do with what they hold is the caller's decision.
-    @discardableResult
-    public func run() throws -> HealthAutoExportReport { try run(finishingSinks: true) }
-
-    @discardableResult
-    public func run(finishingSinks: Bool) throws -> HealthAutoExportReport {
+    /// Reads the document into the sinks: metrics (and workouts) to `sinks.metrics`, finished at the
+    /// end; routes to `sinks.records`. On a problem it throws before finishing anything: what to do
+    /// with what the sinks hold is the caller's decision (the store rolls the document back). A
+    /// document has no facts of an export to tell.
+    public func read(into sinks: SourceSinks, control: RunControl) throws -> HealthAutoExportReport {
         let started = DispatchTime.now().uptimeNanoseconds
         var report = HealthAutoExportReport(input: name)
         let arena = TextArena(), names = NamePool()
-        let emitter = MetricEmitter(sink: metrics, arena: arena)
-        try document.withBytes { bytes in
+        let emitter = MetricEmitter(sink: sinks.metrics, arena: arena)
+        do {
+            try document.withBytes { bytes in
             var cursor = JSONCursor(bytes: bytes, input: name, arena: arena)
             if try cursor.peekKind() == .array {
-                try cursor.array { cursor, _ in try readEnvelope(&cursor, emitter: emitter, names: names, arena: arena, report: &report) }
+                try cursor.array { cursor, _ in
+                    try readEnvelope(&cursor, emitter: emitter, names: names, arena: arena, routes: sinks.records, report: &report)
+                }
             } else {
-                try readEnvelope(&cursor, emitter: emitter, names: names, arena: arena, report: &report)
+                try readEnvelope(&cursor, emitter: emitter, names: names, arena: arena, routes: sinks.records, report: &report)
             }
             try cursor.expectEnd()
+            }
+            if control.shouldStop() { throw ConversionError.interrupted }
+        } catch {
+            try? sinks.metrics.abandon()
+            throw error
         }
-        if finishingSinks {
-            try metrics.finish()
-            try records.finish()
-        }
+        try sinks.metrics.finish()
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         return report
     }
 
     /// `{"data": {...}}`.
     private func readEnvelope(_ cursor: inout JSONCursor, emitter: MetricEmitter, names: NamePool, arena: TextArena,
-                              report: inout HealthAutoExportReport) throws {
+                              routes: any RecordSink, report: inout HealthAutoExportReport) throws {
         var sawData = false
         try cursor.object { cursor, key in
             guard key.equals("data") else {
@@ -81,7 +76,7 @@ public final class HealthAutoExportReader: RecordSource {
                     try cursor.array { cursor, _ in try reader.read(&cursor, report: &report) }
                 } else if key.equals("workouts") {
                     let reader = WorkoutReader(emitter: emitter, arena: arena, names: names)
-                    try cursor.array { cursor, _ in try reader.read(&cursor, report: &report, routes: records) }
+                    try cursor.array { cursor, _ in try reader.read(&cursor, report: &report, routes: routes) }
                 } else {
                     let name = key.string
                     var count = 0

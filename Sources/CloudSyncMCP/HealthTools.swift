@@ -46,7 +46,7 @@ final class HealthTools: @unchecked Sendable {
     // MARK: overview
 
     private func overview() throws -> (Value, String) {
-        let overview = try store.queries.overview()
+        let overview = try OverviewQuery(store).overview()
         var text = "\(counted(overview.metrics, "metric")) of \(counted(overview.types.count, "type")) from \(counted(overview.sources.count, "source"))"
         if overview.repeats > 0 { text += " (and \(counted(overview.repeats, "repeat")), counted once)" }
         let records = RecordKinds.all.compactMap { kind in
@@ -117,7 +117,7 @@ final class HealthTools: @unchecked Sendable {
         // Pages cover the stored samples only: a start before the first one begins at it, and there is
         // no next page past the last one (nor for a type never recorded).
         var cursor: String?
-        if let stored = try store.queries.sampleRange(filter: MetricFilter(types: [type])) {
+        if let stored = try OverviewQuery(store).sampleRange(filter: MetricFilter(types: [type])) {
             let first = max(range.since ?? stored.first, stored.first)
             let limit = min(range.until ?? (stored.last + 1), stored.last + 1)
             let pageEnd = PageWindow.end(from: first, buckets: Self.bucketsPerPage, bucket: bucket, zone: zone)
@@ -141,12 +141,14 @@ final class HealthTools: @unchecked Sendable {
     private func aggregate(type: String, bucket: AggregateBucket, zone: TimeZone?, range: (since: Int64?, until: Int64?),
                            merge: Bool) throws -> Series {
         let filter = MetricFilter(types: [type], since: range.since, until: range.until)
-        let rows = try store.queries.aggregate(AggregateOptions(bucket: bucket, filter: filter, timeZone: zone, mergeSources: merge))
+        // Sleep's buckets are its nights' minutes asleep (AggregateQuery+Sleep), an amount like steps.
+        let rows = try AggregateQuery(store).aggregate(AggregateOptions(bucket: bucket, filter: filter, timeZone: zone, mergeSources: merge))
+            .filter { $0.category == nil || $0.category == "asleep" }
         guard let first = rows.first else {
             return Series(type: type, unit: "", statistic: "", buckets: [], truncated: false, cursor: nil,
                           note: try absence(of: type, range: range))
         }
-        let cumulative = CumulativeTypes.contains(first.type)
+        let cumulative = CumulativeTypes.contains(first.type) || first.category != nil
         // A type stored in two units (rare) gives the buckets of the unit most samples have.
         let unit = Dictionary(grouping: rows, by: \.unit).max { $0.value.map(\.count).reduce(0, +) < $1.value.map(\.count).reduce(0, +) }!.key
         let buckets = rows.filter { $0.unit == unit }.map {
@@ -161,7 +163,7 @@ final class HealthTools: @unchecked Sendable {
     /// is no type is refused with the store's closest names (`TypeResolution`).
     private func resolvedType(_ arguments: ToolArguments) throws -> String {
         let given = try arguments.requiredString("type")
-        let stored = try store.queries.sampleTypes()
+        let stored = try OverviewQuery(store).sampleTypes()
         switch TypeResolution.resolve(given, stored: stored) {
         case .stored(let name), .notRecorded(let name):
             return name
@@ -178,7 +180,7 @@ final class HealthTools: @unchecked Sendable {
 
     /// Why a question has no data: the type was never recorded, or not in that range.
     private func absence(of type: String, range: (since: Int64?, until: Int64?)) throws -> String {
-        guard let stored = try store.queries.sampleRange(filter: MetricFilter(types: [type])) else {
+        guard let stored = try OverviewQuery(store).sampleRange(filter: MetricFilter(types: [type])) else {
             return "the store has no \(MetricFilter.shortName(type)) samples: that type was never recorded (overview lists the types it has)"
         }
         return "no \(type) samples in that range: the store has them from \(UTCDateFormatter.string(stored.first)) to \(UTCDateFormatter.string(stored.last))"
@@ -263,17 +265,9 @@ final class HealthTools: @unchecked Sendable {
     private func sleep(_ arguments: ToolArguments) throws -> (Value, String) {
         let zone = try arguments.timeZone("timeZone")
         let range = try arguments.range(zone: zone)
-        // A night began the evening before the samples after midnight: look 12 hours further on both sides.
-        let nights = try store.queries.sleepNights(since: range.since.map { $0 + 12 * 3600 - 86_400 }, until: range.until.map { $0 + 12 * 3600 },
-                                           zone: zone).filter { night in
-            // The range's local dates: a night is in it when the evening it began is.
-            func localDate(_ instant: Int64) -> Substring {
-                UTCDateFormatter.string(instant + Int64(zone?.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant))) ?? 0)).prefix(10)
-            }
-            if let since = range.since, night.night < localDate(since) { return false }
-            if let until = range.until, night.night >= localDate(until) { return false }
-            return true
-        }
+        // A night is in the range when the evening it began is (SleepQuery: the same nights as
+        // `aggregate` and the report).
+        let nights = try SleepQuery(store).nights(since: range.since, until: range.until, zone: zone)
         .map { night in
             var readable = night
             for stage in [\SleepNight.inBed, \.asleep, \.core, \.deep, \.rem, \.awake] { readable[keyPath: stage] = Readable.number(night[keyPath: stage]) }
@@ -292,7 +286,7 @@ final class HealthTools: @unchecked Sendable {
     private func workouts(_ arguments: ToolArguments) throws -> (Value, String) {
         let range = try arguments.range(zone: nil)
         let limit = try arguments.int("limit", default: 100, in: 1...1000)
-        let found = try store.queries.workouts(activity: try arguments.string("type"), since: range.since, until: range.until, limit: limit)
+        let found = try WorkoutQuery(store).workouts(activity: try arguments.string("type"), since: range.since, until: range.until, limit: limit)
         let workouts = found.workouts.map { workout in
             var readable = workout
             readable.duration = Readable.number(workout.duration)
@@ -314,7 +308,7 @@ final class HealthTools: @unchecked Sendable {
     private func workoutRoute(_ arguments: ToolArguments) throws -> (Value, String) {
         let start = try ToolArguments.instant(try arguments.requiredString("start"), name: "start", zone: nil, isEnd: false)
         let maxPoints = try arguments.int("maxPoints", default: 500, in: 2...5000)
-        guard let route = try store.queries.route(at: start, maxPoints: maxPoints) else {
+        guard let route = try RouteQuery(store).route(at: start, maxPoints: maxPoints) else {
             return (.object(["found": false, "note": "no stored route for a workout at that time"]), "No stored route for a workout at that time.")
         }
         var feature = ByteBuffer(capacity: 64 << 10)
@@ -346,19 +340,19 @@ final class HealthTools: @unchecked Sendable {
             // A date: every recording of that day in the zone, each with its voltages; an answer
             // holds at most 20,000 voltages, shared between them.
             if let day = try ToolArguments.dayRange(at, name: "recordedAt", zone: zone) {
-                let count = try store.queries.ecgs(since: day.since, until: day.until).count
+                let count = try ECGQuery(store).ecgs(since: day.since, until: day.until).count
                 guard count > 0 else { return try answer([], note: "no ECG recorded on \(at)", withSamples: true) }
                 let each = max(2, min(maxSamples, 20_000 / count))
-                return try answer(try store.queries.ecgs(since: day.since, until: day.until, maxSamples: each), note: nil, withSamples: true)
+                return try answer(try ECGQuery(store).ecgs(since: day.since, until: day.until, maxSamples: each), note: nil, withSamples: true)
             }
             let instant = try ToolArguments.instant(at, name: "recordedAt", zone: zone, isEnd: false)
-            guard let recording = try store.queries.ecg(recordedAt: instant, maxSamples: maxSamples) else {
+            guard let recording = try ECGQuery(store).ecg(recordedAt: instant, maxSamples: maxSamples) else {
                 return try answer([], note: "no ECG recorded at \(at) (a date, 2024-10-21, gives every ECG of that day)", withSamples: true)
             }
             return try answer([recording], note: nil, withSamples: true)
         }
         let range = try arguments.range(zone: zone)
-        let recordings = try store.queries.ecgs(since: range.since, until: range.until)
+        let recordings = try ECGQuery(store).ecgs(since: range.since, until: range.until)
         return try answer(recordings, note: recordings.isEmpty ? "no ECG recordings in that range" : nil, withSamples: false)
     }
 
@@ -368,30 +362,35 @@ final class HealthTools: @unchecked Sendable {
         let type = try resolvedType(arguments)
         let range = try arguments.range(zone: nil)
         let limit = try arguments.int("limit", default: 100, in: 1...1000)
-        var after: (start: Int64, id: Int64)?
+        var after: SampleQuery.Cursor?
         if let cursor = try arguments.string("cursor") {
             let parts = cursor.split(separator: ":").compactMap { Int64($0) }
             guard parts.count == 2 else { throw ToolError("cursor '\(cursor)' is not one this tool gave") }
-            after = (parts[0], parts[1])
+            after = SampleQuery.Cursor(start: parts[0], id: parts[1])
         }
-        let page = try store.queries.samples(filter: MetricFilter(types: [type], since: range.since, until: range.until), after: after, limit: limit)
-        let note = page.samples.isEmpty && after == nil ? try absence(of: type, range: range) : nil
-        let cursor = page.next.map { "\($0.start):\($0.id)" }
-        var text = note ?? "\(counted(page.samples.count, "\(MetricFilter.shortName(type)) sample"))"
+        // Built directly from the stored rows' bytes: through JSONEncoder and back (`Value(_:)`) a
+        // page of 100 took ~60 ms.
+        var records: [Value] = []
+        var lines: [String] = []
+        let next = try SampleQuery(store).samples(filter: MetricFilter(types: [type], since: range.since, until: range.until),
+                                                  after: after, limit: limit) { sample in
+            let start = UTCDateFormatter.string(sample.startDate), unit = sample.unit.string, source = sample.sourceApp.string
+            records.append(.object(["type": .string(sample.type.string), "start": .string(start),
+                                    "end": .string(UTCDateFormatter.string(sample.endDate)), "value": Series.number(sample.value),
+                                    "unit": .string(unit), "source": .string(source), "device": .string(sample.device.string),
+                                    "metadata": .string((sample.metadataJSON ?? .empty).string)]))
+            // Raw samples: their values as stored.
+            lines.append("\(start) \(NumberFormatting.string(sample.value)) \(unit) (\(source))")
+        }
+        let note = records.isEmpty && after == nil ? try absence(of: type, range: range) : nil
+        let cursor = next.map { "\($0.start):\($0.id)" }
+        var text = note ?? "\(counted(records.count, "\(MetricFilter.shortName(type)) sample"))"
         if let cursor { text += " (more: cursor \(cursor))" }
-        // Raw samples: their values as stored.
-        text += TextList.lines(page.samples, noun: "sample") { "\($0.start) \(NumberFormatting.string($0.value)) \($0.unit) (\($0.source))" }
-        // Built directly: through JSONEncoder and back (`Value(_:)`) a page of 100 took ~60 ms.
-        var object: [String: Value] = ["records": .array(page.samples.map(Self.value)), "truncated": .bool(cursor != nil)]
+        text += TextList.lines(lines, noun: "sample") { $0 }
+        var object: [String: Value] = ["records": .array(records), "truncated": .bool(cursor != nil)]
         if let cursor { object["cursor"] = .string(cursor) }
         if let note { object["note"] = .string(note) }
         return (.object(object), text)
-    }
-
-    private static func value(_ sample: StoredSample) -> Value {
-        .object(["type": .string(sample.type), "start": .string(sample.start), "end": .string(sample.end),
-                 "value": Series.number(sample.value), "unit": .string(sample.unit), "source": .string(sample.source),
-                 "device": .string(sample.device), "metadata": .string(sample.metadata), "isRepeat": .bool(sample.isRepeat)])
     }
 
     private func runSQL(_ arguments: ToolArguments) throws -> (Value, String) {

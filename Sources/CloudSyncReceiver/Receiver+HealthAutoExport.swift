@@ -1,4 +1,6 @@
 import CloudSyncHealthAutoExport
+import CloudSyncModel
+import CloudSyncSources
 import CloudSyncStore
 import Foundation
 import Hummingbird
@@ -18,12 +20,12 @@ public final class HealthAutoExportPushStore: @unchecked Sendable {
     public var path: String { store.path }
 
     func importPush(_ body: ByteBuffer, options: HealthAutoExportReader.Options,
-                    details: PushDetails) async -> Result<HealthAutoExportImportResult, any Error> {
+                    details: PushDetails) async -> Result<DocumentImportResult, any Error> {
         await withCheckedContinuation { continuation in
             queue.async {
                 let result = Result {
                     try body.withUnsafeReadableBytes { bytes in
-                        try self.store.importHealthAutoExport(HealthAutoExportDocument(borrowing: bytes, name: "the request"),
+                        try self.store.importDocument(HealthAutoExportDocument(borrowing: bytes, name: "the request"),
                                                               options: options, details: details)
                     }
                 }
@@ -58,7 +60,7 @@ extension Receiver {
             let options = HealthAutoExportReader.Options(aggregation: aggregationHeader.flatMap(Aggregation.init(header:)))
             switch await pushes.importPush(body, options: options, details: details) {
             case .success(let result):
-                logger.info("health-auto-export push stored", metadata: ["push.stored": "\(result.stored)", "push.already": "\(result.already)",
+                logger.info("health-auto-export push stored", metadata: ["push.stored": "\(result.stored.new)", "push.already": "\(result.stored.already)",
                                                                        "push.automation": "\(details.automationName ?? "-")"])
                 return JSONResponse.make(.ok, Self.reply(result))
             case .failure(let error as HealthAutoExportError):
@@ -75,19 +77,20 @@ extension Receiver {
     }
 
     /// The reply: totals, then by name what was stored, what was already there, what was not kept.
-    static func reply(_ result: HealthAutoExportImportResult) -> [String: Any] {
-        let report = result.report
+    static func reply(_ result: DocumentImportResult) -> [String: Any] {
+        let (report, stored) = (result.report, result.stored)
+        let routes = stored.records[RouteKind.name] ?? (0, 0)
         return [
-            "stored": result.stored,
-            "alreadyThere": result.already,
-            "superseded": result.superseded,
-            "storedByType": result.byType.filter { $0.value.new > 0 }.mapValues(\.new),
-            "alreadyThereByType": result.byType.filter { $0.value.already > 0 }.mapValues(\.already),
+            "stored": stored.new,
+            "alreadyThere": stored.already,
+            "superseded": stored.superseded,
+            "storedByType": stored.byType.filter { $0.value.new > 0 }.mapValues(\.new),
+            "alreadyThereByType": stored.byType.filter { $0.value.already > 0 }.mapValues(\.already),
             "notKept": report.notKept.mapValues { ["count": $0.count, "reason": $0.reason] },
             "unmapped": report.unmapped.sorted(),
             "points": report.points,
             "workouts": report.workouts,
-            "routes": ["new": result.routes.new, "alreadyThere": result.routes.already],
+            "routes": ["new": routes.new, "alreadyThere": routes.already],
         ]
     }
 }

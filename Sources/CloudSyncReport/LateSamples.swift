@@ -28,18 +28,17 @@ struct LateSamples {
     /// summary), so that a store without any reads nothing more.
     static func find(_ store: StagingStore, overview: StoreOverview, now: Int64, since: Int64?, until: Int64?,
                      zone: TimeZone?) throws -> LateSamples {
-        let exportDate = try store.queries.latestExportDate()
+        let exportDate = try OverviewQuery(store).latestExportDate()
         var late = LateSamples(limit: exportDate ?? now, limitIsExportDate: exportDate != nil)
         let from = max(since ?? .min, late.until)
         let types = overview.types.filter { (ReportData.epochSeconds($0.last) ?? .max) >= late.until }.map(\.type)
         if !types.isEmpty && from < (until ?? .max) {
-            let rows = try store.queries.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: types, since: from, until: until),
-                                                            timeZone: zone))
-            late.count = rows.reduce(0) { $0 + $1.count }
-            late.firstDay = rows.map(\.bucket).min()
-            late.lastDay = rows.map(\.bucket).max()
+            let counts = try OverviewQuery(store).counts(filter: MetricFilter(types: types, since: from, until: until), zone: zone)
+            late.count = counts.reduce(0) { $0 + $1.count }
+            late.firstDay = counts.map(\.firstDay).min()
+            late.lastDay = counts.map(\.lastDay).max()
         }
-        if from < (until ?? .max) { late.ecgs = try store.queries.ecgs(since: from, until: until).count }
+        if from < (until ?? .max) { late.ecgs = try ECGQuery(store).ecgs(since: from, until: until).count }
         return late
     }
 

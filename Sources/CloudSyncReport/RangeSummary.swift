@@ -28,18 +28,10 @@ struct RangeSummary {
     /// Every type's samples starting in the range, by day in `zone`; `routes` as `RouteTally` counted them.
     static func load(_ store: StagingStore, since: Int64?, until: Int64?, zone: TimeZone?, routes: Int) throws -> RangeSummary {
         var summary = RangeSummary(since: since, until: until, routes: routes)
-        let rows = try store.queries.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(since: since, until: until), timeZone: zone))
-        var byType: [String: TypeCount] = [:]
-        for row in rows {
-            let key = "\(row.type)\u{0}\(row.unit)"
-            var count = byType[key] ?? TypeCount(type: row.type, unit: row.unit, count: 0, first: row.bucket, last: row.bucket)
-            count.count += row.count
-            count.first = min(count.first, row.bucket)
-            count.last = max(count.last, row.bucket)
-            byType[key] = count
+        summary.types = try OverviewQuery(store).counts(filter: MetricFilter(since: since, until: until), zone: zone).map {
+            TypeCount(type: $0.type, unit: $0.unit, count: $0.count, first: $0.firstDay, last: $0.lastDay)
         }
-        summary.types = byType.values.sorted { ($0.type, $0.unit) < ($1.type, $1.unit) }
-        summary.ecgs = try store.queries.ecgs(since: since, until: until).count
+        summary.ecgs = try ECGQuery(store).ecgs(since: since, until: until).count
         return summary
     }
 

@@ -44,7 +44,7 @@ struct ReportData {
     static let maxECGs = 10
 
     static func load(_ store: StagingStore, _ options: Options) throws -> ReportData {
-        let overview = try store.queries.overview()
+        let overview = try OverviewQuery(store).overview()
         let late = try LateSamples.find(store, overview: overview, now: options.now, since: options.since, until: options.until,
                                         zone: options.zone)
         var data = ReportData(overview: overview, late: late)
@@ -52,7 +52,7 @@ struct ReportData {
         var drawn = options
         drawn.until = min(options.until ?? .max, late.until)
         func aggregate(_ types: [String], _ bucket: AggregateBucket, merge: Bool) throws -> [AggregateRow] {
-            try store.queries.aggregate(AggregateOptions(bucket: bucket, filter: MetricFilter(types: types, since: drawn.since, until: drawn.until),
+            try AggregateQuery(store).aggregate(AggregateOptions(bucket: bucket, filter: MetricFilter(types: types, since: drawn.since, until: drawn.until),
                                                  timeZone: drawn.zone, mergeSources: merge))
         }
         let steps = try aggregate(["stepCount"], .day, merge: true)
@@ -66,11 +66,11 @@ struct ReportData {
         for row in try aggregate(bodyTypes, .day, merge: false) {
             data.body[MetricFilter.shortName(row.type), default: []].append(Point(row))
         }
-        data.nights = try store.queries.sleepNights(since: drawn.since, until: drawn.until, zone: drawn.zone)
-        data.workouts = try store.queries.workouts(since: drawn.since, until: drawn.until, limit: 1_000_000).workouts
+        data.nights = try SleepQuery(store).nights(since: drawn.since, until: drawn.until, zone: drawn.zone)
+        data.workouts = try WorkoutQuery(store).workouts(since: drawn.since, until: drawn.until, limit: 1_000_000).workouts
         data.routes = try RouteTally.load(store, since: options.since, until: options.until, late: late, workouts: data.workouts)
-        for summary in try store.queries.ecgs(since: drawn.since, until: drawn.until).suffix(maxECGs) {
-            if let at = epochSeconds(summary.recordedAt), let recording = try store.queries.ecg(recordedAt: at, maxSamples: 5000) {
+        for summary in try ECGQuery(store).ecgs(since: drawn.since, until: drawn.until).suffix(maxECGs) {
+            if let at = epochSeconds(summary.recordedAt), let recording = try ECGQuery(store).ecg(recordedAt: at, maxSamples: 5000) {
                 data.ecgs.append(recording)
             }
         }
@@ -82,19 +82,17 @@ struct ReportData {
 
     /// The goals of each day's ActivitySummary (stored as its metadata).
     private mutating func loadGoals(_ store: StagingStore, _ options: Options) throws {
-        var after: (start: Int64, id: Int64)?
-        while true {
-            let page = try store.queries.samples(filter: MetricFilter(types: ["activitySummary"], since: options.since, until: options.until),
-                                         after: after, limit: 1000)
-            for sample in page.samples {
-                let day = String(sample.start.prefix(10))
-                let metadata = (try? JSONSerialization.jsonObject(with: Data(sample.metadata.utf8))) as? [String: Any] ?? [:]
+        var after: SampleQuery.Cursor?
+        repeat {
+            after = try SampleQuery(store).samples(filter: MetricFilter(types: ["activitySummary"], since: options.since, until: options.until),
+                                                   after: after, limit: 1000) { sample in
+                let day = String(UTCDateFormatter.string(sample.startDate).prefix(10))
+                let json = sample.metadataJSON.map { Data($0) } ?? Data()
+                let metadata = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] ?? [:]
                 if let goal = Self.number(metadata["activeEnergyBurnedGoal"]) { energyGoal[day] = goal }
                 if let goal = Self.number(metadata["appleExerciseTimeGoal"]) { exerciseGoal[day] = goal }
             }
-            guard let next = page.next else { break }
-            after = next
-        }
+        } while after != nil
     }
 
     private static func number(_ value: Any?) -> Double? {

@@ -22,7 +22,7 @@ struct RouteTally {
     static func load(_ store: StagingStore, since: Int64?, until: Int64?, late: LateSamples, workouts: [WorkoutSummary]) throws -> RouteTally {
         var tally = RouteTally(lateWords: late.after)
         let ranged = since != nil || until != nil
-        let routes = try store.queries.routeSummaries().filter { route in
+        let routes = try RouteQuery(store).routeSummaries().filter { route in
             guard ranged else { return true }
             // A route without a date belongs to no range.
             guard let start = route.start else { return false }
@@ -43,7 +43,7 @@ struct RouteTally {
         tally.older = drawable.count - recent.count
         let byStart = Dictionary(workouts.compactMap { workout in ReportData.epochSeconds(workout.start).map { ($0, workout) } }) { a, _ in a }
         for summary in recent {
-            guard let route = try store.queries.route(id: summary.id, maxPoints: 200) else { continue }
+            guard let route = try RouteQuery(store).route(id: summary.id, maxPoints: 200) else { continue }
             tally.drawn.append((summary.workoutStart.flatMap { byStart[$0] }, route))
         }
         return tally

@@ -22,13 +22,14 @@ public enum CloudCareUpload: UploadContract {
     public static let takesEveryTypeOnRequest = true
     public static let batchPath = "/wearables/import/apple-health"
 
-    public static func appendBody(_ batch: [PendingMetric], _ context: BatchContext, to out: inout ByteBuffer) {
+    public static func appendBody(_ batch: PendingBatch, _ context: BatchContext, to out: inout ByteBuffer) {
         let range = context.range.firstStart.map { ($0, context.range.lastEnd ?? $0) }
         CloudCareEnvelope.appendHead(identity: context.identity, range: range, to: &out)
-        var metric = MappedMetric()
-        for (i, pending) in batch.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            pending.withMapped(&metric) { MetricJSON.append($0, to: &out) }
+        var first = true
+        batch.forEach { metric in
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            MetricJSON.append(metric, to: &out)
         }
         CloudCareEnvelope.appendTail(to: &out)
     }
@@ -36,11 +37,10 @@ public enum CloudCareUpload: UploadContract {
     /// `total_metrics` counts only the metrics of types CloudCare knows. The shortfall is put on the
     /// batch's types it does not take when they account for it exactly; otherwise it is recorded as
     /// not said by the server.
-    public static func receipt(_ reply: Reply, for batch: [PendingMetric]) -> BatchReceipt {
+    public static func receipt(_ reply: Reply, for batch: PendingBatch) -> BatchReceipt {
         var receipt = BatchReceipt(stored: reply.storedCount ?? 0, duplicates: reply.duplicateCount ?? 0)
         guard reply.totalMetrics < batch.count else { return receipt }
-        var byType: [String: Int] = [:]
-        for metric in batch where !CloudCareContract.takes(metric.type) { byType[metric.type, default: 0] += 1 }
+        let byType = batch.countByType().filter { !CloudCareContract.takes($0.key) }
         let missing = batch.count - reply.totalMetrics
         receipt.notTaken = byType.values.reduce(0, +) == missing ? byType : [Uploader.unexplained: missing]
         return receipt

@@ -33,29 +33,33 @@ public enum FloUpload: UploadContract {
     /// `{"samples":[{dataType, deviceManufacturer, deviceModel, deviceName, endDate, metadata,
     /// sourceBundleId, sourceName, startDate, unit, uuid, value}]}`, the keys sorted. The stored
     /// metadata object goes in as it is (it is JSON already).
-    public static func appendBody(_ batch: [PendingMetric], _ context: BatchContext, to out: inout CloudSyncModel.ByteBuffer) {
+    public static func appendBody(_ batch: PendingBatch, _ context: BatchContext, to out: inout CloudSyncModel.ByteBuffer) {
         out.append("{\"samples\":[")
-        for (i, metric) in batch.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            let isApple = metric.device.hasPrefix("Apple") || metric.device.hasPrefix("iPhone") || metric.device.hasPrefix("iPad")
+        var first = true
+        batch.forEach { metric in
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            let device = metric.device
+            let isApple = device.hasPrefix("Apple") || device.hasPrefix("iPhone") || device.hasPrefix("iPad")
             out.append("{\"dataType\":")
-            RecordJSON.appendString(metric.type, to: &out)
+            out.appendJSONString(metric.type)
             out.append(isApple ? ",\"deviceManufacturer\":\"Apple Inc.\",\"deviceModel\":" : ",\"deviceManufacturer\":null,\"deviceModel\":")
-            RecordJSON.appendString(metric.device, to: &out)
+            out.appendJSONString(device)
             out.append(",\"deviceName\":")
-            RecordJSON.appendString(metric.device, to: &out)
+            out.appendJSONString(device)
             out.append(",\"endDate\":\"")
             UTCDateFormatter.appendMilliseconds(metric.endDate * 1000, to: &out)
             out.append("\",\"metadata\":")
-            out.append(metric.metadataJSON.first == "{" ? metric.metadataJSON : "{}")
+            let metadata = metric.metadataJSON ?? .empty
+            if metadata.first == UInt8(ascii: "{") { out.append(metadata) } else { out.append("{}") }
             out.append(",\"sourceBundleId\":null,\"sourceName\":")
-            RecordJSON.appendString(metric.sourceApp, to: &out)
+            out.appendJSONString(metric.sourceApp)
             out.append(",\"startDate\":\"")
             UTCDateFormatter.appendMilliseconds(metric.startDate * 1000, to: &out)
             out.append("\",\"unit\":")
-            RecordJSON.appendString(metric.unit, to: &out)
+            out.appendJSONString(metric.unit)
             out.append(",\"uuid\":\"")
-            out.append(metric.stableUUID)
+            metric.appendStableUUID(to: &out)
             out.append("\",\"value\":")
             NumberFormatting.append(metric.value, to: &out)
             out.append(UInt8(ascii: "}"))
@@ -63,7 +67,7 @@ public enum FloUpload: UploadContract {
         out.append("]}")
     }
 
-    public static func receipt(_ reply: Reply, for batch: [PendingMetric]) -> BatchReceipt {
+    public static func receipt(_ reply: Reply, for batch: PendingBatch) -> BatchReceipt {
         BatchReceipt(stored: reply.inserted, duplicates: reply.duplicates ?? 0)
     }
 

@@ -17,28 +17,30 @@ public enum StepsUpload: UploadContract {
 
     /// `{"samples":[{count, endDate, sourceBundleId, sourceDeviceName, startDate, uuid}]}`, the keys
     /// sorted, dates with milliseconds, `count` an integer.
-    public static func appendBody(_ batch: [PendingMetric], _ context: BatchContext, to out: inout ByteBuffer) {
+    public static func appendBody(_ batch: PendingBatch, _ context: BatchContext, to out: inout ByteBuffer) {
         out.append("{\"samples\":[")
-        for (i, metric) in batch.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
+        var first = true
+        batch.forEach { metric in
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
             out.append("{\"count\":")
             out.appendInteger(Int64(metric.value.rounded()))
             out.append(",\"endDate\":\"")
             UTCDateFormatter.appendMilliseconds(metric.endDate * 1000, to: &out)
             out.append("\",\"sourceBundleId\":")
-            RecordJSON.appendString(metric.sourceApp, to: &out)
+            out.appendJSONString(metric.sourceApp)
             out.append(",\"sourceDeviceName\":")
-            RecordJSON.appendString(metric.device, to: &out)
+            out.appendJSONString(metric.device)
             out.append(",\"startDate\":\"")
             UTCDateFormatter.appendMilliseconds(metric.startDate * 1000, to: &out)
             out.append("\",\"uuid\":\"")
-            out.append(metric.stableUUID)
+            metric.appendStableUUID(to: &out)
             out.append("\"}")
         }
         out.append("]}")
     }
 
-    public static func receipt(_ reply: Reply, for batch: [PendingMetric]) -> BatchReceipt {
+    public static func receipt(_ reply: Reply, for batch: PendingBatch) -> BatchReceipt {
         BatchReceipt(stored: reply.saved)
     }
 }

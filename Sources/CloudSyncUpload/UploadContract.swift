@@ -22,9 +22,9 @@ public protocol UploadContract: Sendable {
     /// Where a batch goes, under the server's base URL.
     static var batchPath: String { get }
     /// A batch's body.
-    static func appendBody(_ batch: [PendingMetric], _ context: BatchContext, to out: inout ByteBuffer)
+    static func appendBody(_ batch: PendingBatch, _ context: BatchContext, to out: inout ByteBuffer)
     /// What the reply says of the batch it acknowledges.
-    static func receipt(_ reply: Reply, for batch: [PendingMetric]) -> BatchReceipt
+    static func receipt(_ reply: Reply, for batch: PendingBatch) -> BatchReceipt
     /// Before the batches: the window the server asks for (Flō's sync-status). `recorded` is the
     /// window an earlier upload recorded; `transport` is nil in a dry run, which asks no server.
     static func window(recorded: String?, transport: HTTPTransport?) async throws -> UploadWindow

@@ -173,7 +173,7 @@ public final class Uploader {
                 var out = CloudSyncModel.ByteBuffer(capacity: batch.count * 400 + 512)
                 contract.appendBody(batch, context, to: &out)
                 let body = HTTPTransport.requestBody(out)
-                let what = "a batch of \(batch.count) metrics (\(UTCDateFormatter.string(batch[0].startDate)) …)"
+                let what = "a batch of \(batch.count) metrics (\(UTCDateFormatter.string(batch.firstStart ?? 0)) …)"
                 group.addTask {
                     do {
                         return .sent(batch, try await transport.send(.POST, contract.batchPath, body: body, what: what,
@@ -215,7 +215,7 @@ public final class Uploader {
     public static let unexplained = "(types the server did not say)"
 
     private enum BatchOutcome<Reply: Sendable>: Sendable {
-        case sent([PendingMetric], Reply)
-        case failed([PendingMetric], any Error)
+        case sent(PendingBatch, Reply)
+        case failed(PendingBatch, any Error)
     }
 }

@@ -64,7 +64,7 @@ struct Aggregate: ParsableCommand {
         let store = try storeOptions.open(.read)
         let rows: [AggregateRow]
         do {
-            rows = try store.queries.aggregate(AggregateOptions(bucket: bucket, filter: try filters.makeFilter(zone: try ZoneName.resolve(tz)),
+            rows = try AggregateQuery(store).aggregate(AggregateOptions(bucket: bucket, filter: try filters.makeFilter(zone: try ZoneName.resolve(tz)),
                                                         timeZone: try ZoneName.resolve(tz), mergeSources: mergeSources,
                                                         countRepeats: countRepeats))
         } catch {
@@ -81,24 +81,37 @@ struct Aggregate: ParsableCommand {
         case .csv:
             // The same RFC 4180 writer as `convert --format csv`.
             var out = ByteBuffer(capacity: 1 << 16)
-            out.appendCSVRow(["type", "bucket", "unit", "count", "sum", "average", "minimum", "maximum"])
-            for row in rows {
-                out.appendCSVRow([row.type, row.bucket, row.unit, String(row.count), number(row.sum), number(row.average),
-                                  number(row.minimum), number(row.maximum)])
-            }
+            out.appendCSVRow(Self.columns(rows))
+            for row in rows { out.appendCSVRow(Self.cells(row, rows, number)) }
             try StandardOutput.write(out.withBytes { Data($0) })
         case .table:
-            let header = ["type", "bucket", "unit", "count", "sum", "average", "minimum", "maximum"]
-            let cells = rows.map { [$0.type, $0.bucket, $0.unit, String($0.count), number($0.sum), number($0.average), number($0.minimum), number($0.maximum)] }
+            let header = Self.columns(rows)
+            let cells = rows.map { Self.cells($0, rows, number) }
+            let textColumns = header.count - 5
             let widths = header.indices.map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
             var text = ""
             for row in [header] + cells {
                 text += row.enumerated().map { column, cell in
-                    column < 3 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0) : cell.leftPadded(widths[column])
+                    column < textColumns ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0) : cell.leftPadded(widths[column])
                 }.joined(separator: "  ") + "\n"
             }
             try StandardOutput.write(text)
         }
+    }
+}
+
+extension Aggregate {
+    /// The columns: `category` (asleep or in bed) only when sleep is among the rows, so that every
+    /// other output keeps its columns.
+    static func columns(_ rows: [AggregateRow]) -> [String] {
+        let categories = rows.contains { $0.category != nil }
+        return ["type"] + (categories ? ["category"] : []) + ["bucket", "unit", "count", "sum", "average", "minimum", "maximum"]
+    }
+
+    static func cells(_ row: AggregateRow, _ rows: [AggregateRow], _ number: (Double) -> String) -> [String] {
+        let categories = rows.contains { $0.category != nil }
+        return [row.type] + (categories ? [row.category ?? ""] : [])
+            + [row.bucket, row.unit, String(row.count), number(row.sum), number(row.average), number(row.minimum), number(row.maximum)]
     }
 }
 

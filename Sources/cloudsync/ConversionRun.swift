@@ -1,6 +1,8 @@
 import CloudSyncExport
+import CloudSyncHealthAutoExport
 import CloudSyncKinds
 import CloudSyncModel
+import CloudSyncSources
 import Foundation
 
 /// Refuses `-` when standard input is a terminal: nobody types an export, and a run waiting for
@@ -11,18 +13,20 @@ func checkStandardInput(_ input: String, command: String) throws {
                      command: command)
 }
 
-/// Runs a conversion with progress, the summary line and exit codes; shared by `convert` and
-/// `inspect`. When the run stops early, `partial` gets what was learnt before the stop, and the
-/// message says what the output holds (from the sink: JSON Lines keep every complete line,
+/// Runs export.xml's metrics into `sink` with progress, the summary line and exit codes; shared by
+/// `convert` and `inspect`. When the run stops early, `partial` gets what was learnt before the stop,
+/// and the message says what the output holds (from the sink: JSON Lines keep every complete line,
 /// CloudCare batches are written only at the end).
 @discardableResult
 func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, quiet: Bool,
                    observer: (any ConversionObserver)? = nil,
                    partial: ((ConversionReport, ConversionError) -> Void)? = nil) throws -> ConversionReport {
-    let converter = ExportConverter(input: input, filter: filter, sink: sink)
-    let progress = prepare(converter, observer: observer)
+    let converter = ExportConverter(input: input, filter: filter)
+    converter.observer = observer
+    let progress = ProgressLine()
     do {
-        let report = try converter.run()
+        let report = try SourceRunner.run(converter, into: SourceSinks(metrics: sink, records: CountingRecordSink()),
+                                          control: progress.control())
         progress.clear()
         if !quiet || report.invalidCount > 0 { printError(String(report.summary.dropFirst("cloudsync: ".count))) }
         return report
@@ -49,10 +53,11 @@ func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, qu
 func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, records: any RecordSink, kinds: [any ArchiveKind.Type],
                 quiet: Bool, observer: (any ConversionObserver)? = nil,
                 partial: ((ArchiveConverter.Report, ConversionError) -> Void)? = nil) throws -> ArchiveConverter.Report {
-    let converter = ArchiveConverter(input: input, filter: filter, metrics: metrics, records: records, kinds: kinds)
-    let progress = prepare(converter, observer: observer)
+    let converter = ArchiveConverter(input: input, filter: filter, kinds: kinds)
+    converter.observer = observer
+    let progress = ProgressLine()
     do {
-        let report = try converter.run()
+        let report = try SourceRunner.run(converter, into: SourceSinks(metrics: metrics, records: records), control: progress.control())
         progress.clear()
         for damage in report.damaged { printError("\(report.conversion.input) (\(damage.entry)): skipped: \(damage.problem)") }
         if !quiet || !report.damaged.isEmpty || !report.notes.isEmpty { printError(archiveSummary(report)) }
@@ -60,6 +65,40 @@ func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, re
     } catch let error as ConversionError {
         progress.clear()
         partial?(converter.currentReport, error)
+        printError(error.description)
+        throw ExitStatus.code(for: error)
+    }
+}
+
+/// Runs Health Auto Export's files into the sinks with the summary and exit codes: `convert` of the
+/// phone's JSON. A document that cannot be read (66) or is refused (65) stops the run, named with the
+/// JSON path of its first problem.
+func runDocuments(_ files: [String], filter: MetricFilter, metrics: any MetricSink, records: any RecordSink, quiet: Bool) throws {
+    guard !files.isEmpty else {
+        printError("no .json file in the folder")
+        throw ExitStatus.noInput
+    }
+    let progress = ProgressLine()
+    let (sinks, filtered) = Filtering.sinks(filter, SourceSinks(metrics: metrics, records: records))
+    let source = HealthAutoExportFiles(files)
+    let started = Date()
+    do {
+        let reports = try SourceRunner.run(source, into: sinks, control: progress.control())
+        progress.clear()
+        let written = reports.reduce(0) { $0 + $1.samples } - filtered.filteredOut
+        let notKept = reports.flatMap(\.notKept).reduce(into: [String: Int]()) { $0[$1.key, default: 0] += $1.value.count }
+        if !quiet || !notKept.isEmpty {
+            var line = "\(counted(written, "metric")) from \(source.name)" + String(format: " in %.1f s", Date().timeIntervalSince(started))
+            if filtered.filteredOut > 0 { line += "; \(filtered.filteredOut) filtered out" }
+            if !notKept.isEmpty { line += "; not kept: " + notKept.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
+            printError(line)
+        }
+    } catch let error as HealthAutoExportError {
+        progress.clear()
+        printError(error.description)
+        throw error.kind == .unreadable ? ExitStatus.noInput : ExitStatus.dataError
+    } catch let error as ConversionError {
+        progress.clear()
         printError(error.description)
         throw ExitStatus.code(for: error)
     }
@@ -77,22 +116,3 @@ func archiveSummary(_ report: ArchiveConverter.Report) -> String {
 /// The kinds of record besides metrics, for a command's help: `--kind` takes their names.
 let recordKindsHelp = "Kinds of record besides metrics (--kind): " + RecordKinds.all.map { "\($0.name) (\($0.noun.plural))" }
     .joined(separator: ", ") + "; each as JSON Lines or CSV, routes also as GeoJSON."
-
-/// What the runners set on either converter: the observer, progress on the terminal, and the stop
-/// signals.
-protocol ObservedConversion: AnyObject {
-    var observer: (any ConversionObserver)? { get set }
-    var onProgress: ((ExportConverter.Progress) -> Void)? { get set }
-    var shouldStop: @Sendable () -> Bool { get set }
-}
-
-extension ExportConverter: ObservedConversion {}
-extension ArchiveConverter: ObservedConversion {}
-
-private func prepare(_ converter: some ObservedConversion, observer: (any ConversionObserver)?) -> ProgressLine {
-    let progress = ProgressLine()
-    converter.observer = observer
-    converter.onProgress = progress.show
-    converter.shouldStop = StopSignal.installed()
-    return progress
-}

@@ -2,6 +2,7 @@ import ArgumentParser
 import CloudSyncExport
 import CloudSyncKinds
 import CloudSyncModel
+import CloudSyncSources
 import Foundation
 
 struct Convert: ParsableCommand {
@@ -16,7 +17,9 @@ struct Convert: ParsableCommand {
             """,
         discussion: """
             INPUT is an export.zip, an export.xml, or - for standard input (zip or XML). Records that cannot \
-            be valid metrics are skipped and counted on stderr; the run still succeeds.
+            be valid metrics are skipped and counted on stderr; the run still succeeds. INPUT may also be \
+            Health Auto Export's JSON (HealthAutoExport-….json, or a folder of them): its metrics and workouts \
+            in the same formats, its workout routes with --kind routes.
 
             \(recordKindsHelp)
 
@@ -27,6 +30,7 @@ struct Convert: ParsableCommand {
               cloudsync convert export.zip --kind routes --format geojson > routes.json
               cloudsync convert export.zip --kind ecg > ecg.jsonl
               cloudsync convert export.zip --kind clinical > clinical.jsonl
+              cloudsync convert HealthAutoExport-2024-11-02.json --format csv > phone.csv
 
             \(ExitStatus.help([ExitStatus.successSkipping, ExitStatus.badArguments, ExitStatus.damagedInput,
                                ExitStatus.unreadableInput, ExitStatus.cannotCreateFolder, ExitStatus.unwritableOutput,
@@ -34,7 +38,7 @@ struct Convert: ParsableCommand {
             """
     )
 
-    @Argument(help: "export.zip, export.xml, or - for standard input.")
+    @Argument(help: "export.zip, export.xml, - for standard input, or Health Auto Export's JSON (a file, or a folder of them).")
     var input: String
 
     @OptionGroup var outputs: OutputOptions
@@ -62,10 +66,16 @@ struct Convert: ParsableCommand {
         files.input(input)
         try outputs.check(files)
         let filter = try filters.makeFilter()
+        let documents: [String]?
+        if case .healthAutoExport(let files) = InputSource(input) { documents = files } else { documents = nil }
         if let kind = outputs.recordKind {
             let records: any RecordSink
             do { records = try outputs.makeRecordSink(kind) } catch { throw ExitStatus.report(error) }
-            try runArchive(input: input, filter: filter, metrics: DiscardingSink(), records: records, kinds: [kind], quiet: quiet)
+            if let documents {
+                try runDocuments(documents, filter: filter, metrics: DiscardingSink(), records: records, quiet: quiet)
+            } else {
+                try runArchive(input: input, filter: filter, metrics: DiscardingSink(), records: records, kinds: [kind], quiet: quiet)
+            }
             return
         }
         let sink: any MetricSink
@@ -76,6 +86,10 @@ struct Convert: ParsableCommand {
         } catch {
             throw ExitStatus.report(error)
         }
-        try runConversion(input: input, filter: filter, sink: sink, quiet: quiet)
+        if let documents {
+            try runDocuments(documents, filter: filter, metrics: sink, records: CountingRecordSink(), quiet: quiet)
+        } else {
+            try runConversion(input: input, filter: filter, sink: sink, quiet: quiet)
+        }
     }
 }

@@ -12,10 +12,14 @@ struct Export: ParsableCommand {
             cloudsync export [--store PATH]
                      [--kind metrics|KIND]
                      [--format jsonl|csv|cloudcare|geojson] [--output PATH] [--force]
-                     [--batch-size N] [--pending]
+                     [--batch-size N] [--pending] [--count-repeats]
                      [--types T,…] [--since DATE] [--until DATE] [--quiet]
             """,
         discussion: """
+            The metrics are those status and aggregate count: each sample once; with --count-repeats, also \
+            the samples alike but for their creation date (as convert writes them). Rows kept but superseded \
+            (pushed by the phone where the export is the truth) are never exported.
+
             \(recordKindsHelp)
 
             Examples:
@@ -34,6 +38,9 @@ struct Export: ParsableCommand {
     @Flag(help: "Only what status calls pending: what an upload to CloudCare would send now (its types, each sample once, not acknowledged by the CloudCare server last sent to).")
     var pending = false
 
+    @Flag(help: "Also the repeats: samples alike but for their creation date (status --count-repeats counts the same).")
+    var countRepeats = false
+
     @OptionGroup var filters: FilterOptions
 
     @Flag(name: .shortAndLong, help: "No summary on stderr.")
@@ -41,7 +48,7 @@ struct Export: ParsableCommand {
 
     /// The stored records of `kind`, in the chosen format.
     private func export<Kind: ArchiveRecordKind>(_ kind: Kind.Type, from store: StagingStore, filter: MetricFilter) throws -> Int {
-        try store.queries.export(Kind.self, filter: filter, to: try outputs.makeRecordSink(Kind.self))
+        try ExportQuery(store).records(Kind.self, filter: filter, to: try outputs.makeRecordSink(Kind.self))
     }
 
     func run() throws {
@@ -57,7 +64,7 @@ struct Export: ParsableCommand {
                 return
             }
             let sink = try outputs.makeSink { try store.identity() }
-            let count = try store.queries.export(filter: filter, pendingOnly: pending, to: sink)
+            let count = try ExportQuery(store).metrics(filter: filter, countRepeats: countRepeats, pendingOnly: pending, to: sink)
             if !quiet {
                 var line = "exported \(counted(count, "metric")) from \(store.path)"
                 if pending { line += " (pending: what an upload to CloudCare would send)" }

@@ -1,51 +1,24 @@
 import CloudSyncHealthAutoExport
 import CloudSyncModel
+import CloudSyncKinds
+import CloudSyncSources
 import CloudSyncStore
 import Foundation
-
-/// Health Auto Export's JSON as an input of `import` and `inspect`: a `.json` file whose start looks
-/// like the app's document, or a folder of them (the app's file automation writes one per period).
-struct HealthAutoExportInput {
-    /// The documents, in name order (the app names them by date: HealthAutoExport-2024-01-01-….json).
-    let files: [String]
-
-    /// nil when `path` is not Health Auto Export's (an export, standard input).
-    init?(_ path: String) {
-        guard path != "-" else { return nil }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
-        if isDirectory.boolValue {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-            files = names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
-                .map { (path as NSString).appendingPathComponent($0) }
-        } else {
-            guard Self.looksLikeDocument(path) else { return nil }
-            files = [path]
-        }
-    }
-
-    static func looksLikeDocument(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let prefix = (try? handle.read(upToCount: 4096)) ?? Data()
-        return HealthAutoExportDocument.looksLikeHealthAutoExport(prefix: [UInt8](prefix))
-    }
-}
 
 extension Import {
     /// `import FILE.json` and `import FOLDER`: each document in its own transaction, through the
     /// store's Health Auto Export import. A document that is refused stops the run (65, or 66 when
     /// it cannot be read); the documents before it are kept.
-    func importHealthAutoExport(_ input: HealthAutoExportInput) throws {
-        guard !input.files.isEmpty else {
+    func importHealthAutoExport(_ files: [String]) throws {
+        guard !files.isEmpty else {
             printError("\(self.input): no .json file in the folder")
             throw ExitStatus.noInput
         }
         let store = try storeOptions.open(.write)
-        for file in input.files {
+        for file in files {
             do {
                 let document = try HealthAutoExportDocument(path: file)
-                let result = try store.importHealthAutoExport(document, details: .file)
+                let result = try store.importDocument(document, details: .file)
                 if !quiet || !result.report.unmapped.isEmpty { printError(HealthAutoExportSummary.line(result, store: store.path)) }
             } catch let error as HealthAutoExportError {
                 printError(error.description)
@@ -60,12 +33,13 @@ extension Import {
 
 /// One line per document imported: what was added, what was there, what does not count, what was not kept.
 enum HealthAutoExportSummary {
-    static func line(_ result: HealthAutoExportImportResult, store: String) -> String {
-        let report = result.report
-        var line = "imported \(report.input) into \(store): \(result.stored) new, \(result.already) already there"
-        if result.superseded > 0 { line += ", \(result.superseded) kept but superseded (not counted)" }
+    static func line(_ result: DocumentImportResult, store: String) -> String {
+        let (report, stored) = (result.report, result.stored)
+        var line = "imported \(report.input) into \(store): \(stored.new) new, \(stored.already) already there"
+        if stored.superseded > 0 { line += ", \(stored.superseded) kept but superseded (not counted)" }
         if report.workouts > 0 { line += "; \(report.workouts) workouts" }
-        if result.routes.new + result.routes.already > 0 { line += "; \(result.routes.new) routes new (\(result.routes.already) already there)" }
+        let routes: (new: Int, already: Int) = stored.records[RouteKind.name] ?? (0, 0)
+        if routes.new + routes.already > 0 { line += "; \(routes.new) routes new (\(routes.already) already there)" }
         if !report.unmapped.isEmpty {
             line += "; no mapping, kept under their own names: " + report.unmapped.sorted().joined(separator: ", ")
         }
@@ -82,12 +56,13 @@ extension Inspect {
     /// `inspect FILE.json`: what a Health Auto Export document holds, read by the same reader as
     /// `import` (nothing is stored): per name, the points, samples and summaries, the unit, the
     /// mapping; workouts and routes; what would not be kept.
-    func inspectHealthAutoExport(_ input: HealthAutoExportInput) throws {
+    func inspectHealthAutoExport(_ files: [String]) throws {
         var reports: [HealthAutoExportReport] = []
-        for file in input.files {
+        for file in files {
             do {
                 let document = try HealthAutoExportDocument(path: file)
-                reports.append(try HealthAutoExportReader(document: document, metrics: DiscardingSink(), records: CountingRecordSink()).run())
+                reports.append(try SourceRunner.run(HealthAutoExportReader(document: document),
+                                                    into: SourceSinks(metrics: DiscardingSink(), records: CountingRecordSink())))
             } catch let error as HealthAutoExportError {
                 printError(error.description)
                 throw error.kind == .unreadable ? ExitStatus.noInput : ExitStatus.dataError

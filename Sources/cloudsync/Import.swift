@@ -2,6 +2,7 @@ import ArgumentParser
 import CloudSyncExport
 import CloudSyncKinds
 import CloudSyncModel
+import CloudSyncSources
 import CloudSyncStore
 import Foundation
 
@@ -51,9 +52,9 @@ struct Import: ParsableCommand {
             printError(ConversionError.unreadable(input, String(cString: strerror(errno))).description)
             throw ExitStatus.noInput
         }
-        // Health Auto Export's JSON (a file, or a folder of them): the same store, the same sinks.
-        if let documents = HealthAutoExportInput(input) {
-            try importHealthAutoExport(documents)
+        // Health Auto Export's JSON (a file, or a folder of them): the same store, the same door.
+        if case .healthAutoExport(let files) = InputSource(input) {
+            try importHealthAutoExport(files)
             return
         }
         if let stored = FileIdentity(path: storeOptions.path), [FileIdentity(path: input), input == "-" ? FileIdentity(descriptor: STDIN_FILENO) : nil].contains(stored) {
@@ -62,24 +63,20 @@ struct Import: ParsableCommand {
         let store = try storeOptions.open(.write)
         defer { store.checkpoint() }
         let progress = ProgressLine()
-        StopSignal.install()
         do {
-            let result = try store.importExport(input, filter: filter) { converter in
-                converter.onProgress = progress.show
-                converter.shouldStop = { StopSignal.received }
-            }
+            let result = try store.importExport(input, filter: filter, control: progress.control())
             progress.clear()
-            let conversion = result.conversion
+            let (conversion, stored) = (result.conversion, result.stored)
             if !quiet || conversion.invalidCount > 0 || conversion.samplesAfterExport.count > 0 {
                 for damage in result.archive.damaged { printError("\(conversion.input) (\(damage.entry)): skipped: \(damage.problem)") }
-                var line = "imported \(input == "-" ? "standard input" : input) into \(store.path): \(result.newCount) new"
-                if result.repeatCount > 0 {
-                    line += " (\(counted(result.repeatCount, "repeat")) among them: samples alike but for their creation date, kept and counted once)"
+                var line = "imported \(input == "-" ? "standard input" : input) into \(store.path): \(stored.new) new"
+                if stored.repeats > 0 {
+                    line += " (\(counted(stored.repeats, "repeat")) among them: samples alike but for their creation date, kept and counted once)"
                 }
-                line += ", \(result.duplicateCount) already there"
-                if result.writtenTwiceCount > 0 { line += ", \(result.writtenTwiceCount) written twice in the export (stored once)" }
+                line += ", \(stored.already) already there"
+                if stored.writtenTwice > 0 { line += ", \(stored.writtenTwice) written twice in the export (stored once)" }
                 for kind in RecordKinds.all {
-                    guard let records = result.records[kind.name], records.new + records.already > 0 else { continue }
+                    guard let records = stored.records[kind.name], records.new + records.already > 0 else { continue }
                     line += "; \(counted(records.new, kind.noun.singular, kind.noun.plural)) new (\(records.already) already there)"
                 }
                 for note in result.archive.notes { line += "; \(note)" }

@@ -3,6 +3,7 @@ import CloudSyncExport
 import CloudSyncHealthAutoExport
 import CloudSyncKinds
 import CloudSyncModel
+import CloudSyncSources
 import Foundation
 
 struct Inspect: ParsableCommand {
@@ -36,8 +37,8 @@ struct Inspect: ParsableCommand {
         var files = SameFileGuard(command: "inspect")
         files.input(input)
         try files.standardOutput()
-        if let documents = HealthAutoExportInput(input), !documents.files.isEmpty {
-            try inspectHealthAutoExport(documents)
+        if case .healthAutoExport(let files) = InputSource(input), !files.isEmpty {
+            try inspectHealthAutoExport(files)
             return
         }
         let inspector = ExportInspector()

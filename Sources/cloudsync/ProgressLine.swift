@@ -1,4 +1,3 @@
-import CloudSyncExport
 import CloudSyncModel
 import Foundation
 
@@ -8,7 +7,7 @@ import Foundation
 struct ProgressLine {
     let enabled = isatty(STDERR_FILENO) == 1
 
-    func show(_ progress: ExportConverter.Progress) {
+    func show(_ progress: SourceProgress) {
         guard enabled else { return }
         var parts: [String] = []
         var eta: Double?
@@ -33,6 +32,14 @@ struct ProgressLine {
             parts.append("ETA \(Self.duration(Double(total - done) / rate))")
         }
         write(parts)
+    }
+
+    /// How a run shows its progress here and hears Ctrl-C and SIGTERM.
+    func control() -> RunControl {
+        let line = self
+        var control = RunControl(shouldStop: StopSignal.installed())
+        if enabled { control.onProgress = { line.show($0) } }
+        return control
     }
 
     func clear() {

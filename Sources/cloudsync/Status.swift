@@ -41,8 +41,8 @@ struct Status: ParsableCommand {
         let store = try storeOptions.open(.read)
         var status: StoreStatus
         do {
-            status = try store.queries.status(countRepeats: countRepeats)
-            status.healthAutoExport = try store.queries.healthAutoExportStatus()
+            status = try StatusQuery(store).status(countRepeats: countRepeats)
+            status.healthAutoExport = try StatusQuery(store).pushes()
             for index in status.targets.indices { try scope(&status.targets[index], store) }
         } catch { throw ExitStatus.report(error) }
         if json {

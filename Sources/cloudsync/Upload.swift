@@ -155,7 +155,7 @@ struct Upload: AsyncParsableCommand {
         let key = server.hasSuffix("/") ? String(server.dropLast()) : server
         do {
             guard let forgotten = try store.ledger.forgetTarget(target: target.rawValue, server: key) else {
-                let known = try store.queries.status().targets.map { "\($0.target) \($0.server)" }
+                let known = try StatusQuery(store).status().targets.map { "\($0.target) \($0.server)" }
                 throw usageError("no upload target \(target.rawValue) \(key) in \(store.path)"
                                  + (known.isEmpty ? " (it has none)" : "; it has: \(known.joined(separator: ", "))"), command: "upload")
             }

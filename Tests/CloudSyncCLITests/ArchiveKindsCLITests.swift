@@ -172,7 +172,7 @@ import ZIPFoundation
         let result = try CLI.run(["import", try archive(), "--store", store])
         #expect(result.status == 0, "\(result.stderr)")
         let upgraded = try StagingStore(path: store, access: .read)
-        let status = try upgraded.queries.status()
+        let status = try StatusQuery(upgraded).status()
         #expect(status.schemaVersion == StoreSchema.currentVersion)
         #expect(status.metrics == 26)                       // the two old rows and the sample's 24
         #expect(status.records["routes"]?.records == 2 && status.records["ecg"]?.records == 1)

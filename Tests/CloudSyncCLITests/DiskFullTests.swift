@@ -26,7 +26,7 @@ struct DiskFullTests {
         #expect(full.stderr.contains("the disk is full; the store is intact"), "\(full.stderr)")
         let database = try SQLiteDatabase(path: store, mode: .readOnly)
         #expect(try database.scalarText("PRAGMA integrity_check") == "ok")
-        let kept = try StagingStore(path: store, access: .read).queries.status().metrics
+        let kept = try StatusQuery(StagingStore(path: store, access: .read)).status().metrics
         #expect(kept == 50_000)   // the first commit; the second did not fit
 
         // More room, the same command: it continues and ends with every record exactly once.
@@ -34,7 +34,7 @@ struct DiskFullTests {
         let again = try CLI.run(["import", input.path, "--store", store])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("100000 new, 50000 already there"), "\(again.stderr)")
-        #expect(try StagingStore(path: store, access: .read).queries.status().metrics == 150_000)
+        #expect(try StatusQuery(StagingStore(path: store, access: .read)).status().metrics == 150_000)
         #expect(try SQLiteDatabase(path: store, mode: .readOnly).scalarText("PRAGMA integrity_check") == "ok")
     }
 

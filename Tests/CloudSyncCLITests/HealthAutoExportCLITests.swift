@@ -124,7 +124,7 @@ import Testing
         let buckets = try #require(series["buckets"] as? [[String: Any]])
         let byDay = Dictionary(uniqueKeysWithValues: buckets.map { ($0["label"] as! String, ($0["value"] as! NSNumber).doubleValue) })
         #expect(byDay == ["2024-11-02": 1200, "2025-01-11": 70, "2025-01-12": 777])
-        let sql = try Self.call(store, "sql", ["query": "SELECT count(*) AS n FROM metrics WHERE superseded != 0"])
+        let sql = try Self.call(store, "sql", ["query": "SELECT count(*) AS n FROM stored_metrics WHERE superseded != 0"])
         #expect(((sql["rows"] as? [[Any]])?.first?.first as? NSNumber)?.intValue == 2, "\(sql)")
     }
 }

@@ -98,7 +98,7 @@ import ZIPFoundation
         #expect((report["samplesAfterExport"] as? [String: Any])?["count"] as? Int == 2)
         let imported = try CLI.run(["import", input, "--store", dir.appendingPathComponent("s.sqlite").path, "-q"])
         #expect(imported.status == 0 && imported.stderr.contains("2 samples dated after the export"), "\(imported.stderr)")
-        #expect(try StagingStore(path: dir.appendingPathComponent("s.sqlite").path, access: .read).queries.status().metrics == 3)
+        #expect(try StatusQuery(StagingStore(path: dir.appendingPathComponent("s.sqlite").path, access: .read)).status().metrics == 3)
     }
 
     // MARK: 16, 17. An upload's failure says what would help; targets never reached, and forgotten

@@ -100,7 +100,7 @@ struct ServeClusterTests {
                 let imported = try CLI.run(["import", input.path, "--store", store, "-q"])
                 #expect(imported.status == 0, "\(imported.stderr)")
             }
-            #expect(try StagingStore(path: store, access: .read).queries.status().pending == metricsPerUser)
+            #expect(try StatusQuery(StagingStore(path: store, access: .read)).status().pending == metricsPerUser)
             stores[user] = store
         }
         return stores
@@ -123,7 +123,7 @@ struct ServeClusterTests {
         for upload in uploads {
             let (status, log) = upload.run.finish()
             #expect(status == 0, "\(upload.user): \(log)")
-            #expect(try StagingStore(path: stores[upload.user]!, access: .read).queries.status().pending == 0, "\(upload.user): \(log)")
+            #expect(try StatusQuery(StagingStore(path: stores[upload.user]!, access: .read)).status().pending == 0, "\(upload.user): \(log)")
         }
     }
 

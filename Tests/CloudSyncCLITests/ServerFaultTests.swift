@@ -23,7 +23,7 @@ import Glibc
     }
 
     /// The sample's metrics the server has not acknowledged (these uploads send every type).
-    func pending(_ store: String) throws -> Int { 24 - (try StagingStore(path: store, access: .read).queries.status().targets.first?.acknowledged ?? 0) }
+    func pending(_ store: String) throws -> Int { 24 - (try StatusQuery(StagingStore(path: store, access: .read)).status().targets.first?.acknowledged ?? 0) }
 
     /// Reads the request head, so the client is not stopped by a full socket buffer.
     static func readRequest(_ client: Int32) {

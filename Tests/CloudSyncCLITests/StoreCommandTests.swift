@@ -48,7 +48,7 @@ struct ImportInProgress {
         let deadline = Date().addingTimeInterval(120)
         while committed == 0 && child.isRunning && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
-            committed = (try? StagingStore(path: store, access: .read).queries.status().metrics) ?? 0
+            committed = (try? StatusQuery(StagingStore(path: store, access: .read)).status().metrics) ?? 0
         }
     }
 }
@@ -112,12 +112,12 @@ struct ImportInProgress {
 
         let afterKill = try StagingStore(path: store, access: .read)
         #expect(try afterKill.integrityCheck() == "ok")
-        let kept = try afterKill.queries.status().metrics
+        let kept = try StatusQuery(afterKill).status().metrics
         #expect(kept > 0 && kept < count)
 
         let rerun = try CLI.run(["import", input.path, "--store", store])
         #expect(rerun.status == 0)
-        let status = try StagingStore(path: store, access: .read).queries.status()
+        let status = try StatusQuery(StagingStore(path: store, access: .read)).status()
         #expect(status.metrics == count)   // everything, nothing twice (the identity index forbids it)
         #expect(status.imports.map(\.outcome) == ["ok", "interrupted"])
         #expect(status.imports.first?.duplicates == kept)
@@ -134,11 +134,11 @@ struct ImportInProgress {
         child.waitUntilExit()
         #expect(child.terminationStatus == 130)
         #expect(message.contains("interrupted"))
-        let status = try StagingStore(path: store, access: .read).queries.status()
+        let status = try StatusQuery(StagingStore(path: store, access: .read)).status()
         #expect(status.imports.first?.outcome == "interrupted")
         #expect(status.metrics > 0 && status.metrics < count)
         #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
         #expect(try CLI.run(["import", input.path, "--store", store, "-q"]).status == 0)
-        #expect(try StagingStore(path: store, access: .read).queries.status().metrics == count)
+        #expect(try StatusQuery(StagingStore(path: store, access: .read)).status().metrics == count)
     }
 }

@@ -53,7 +53,7 @@ import Testing
         #expect(result.stderr.contains("recorded as interrupted"))
         #expect(!result.stderr.contains("damage"))
         #expect(!result.stderr.contains("failed"))
-        #expect(try StagingStore(path: store, access: .read).queries.status().imports.first?.outcome == "interrupted")
+        #expect(try StatusQuery(StagingStore(path: store, access: .read)).status().imports.first?.outcome == "interrupted")
     }
 
     @Test func aTerminalAsStandardInputIsRefusedAtOnce() throws {
@@ -143,7 +143,7 @@ import Testing
         }
         #expect(try serve.count("SELECT count(*) FROM request_log") == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
-        #expect(try StagingStore(path: store, access: .read).queries.status().targets.isEmpty)
+        #expect(try StatusQuery(StagingStore(path: store, access: .read)).status().targets.isEmpty)
     }
 
     // MARK: 6, 16. Missing stores and inputs

@@ -18,7 +18,7 @@ import Testing
         return (store, 24 + heartRates)
     }
 
-    func pending(_ store: String) throws -> Int { try StagingStore(path: store, access: .read).queries.status().pending }
+    func pending(_ store: String) throws -> Int { try StatusQuery(StagingStore(path: store, access: .read)).status().pending }
 
     /// `--target CloudCare`, as the product writes its name, is the cloudcare target.
     @Test func aTargetInAnyCaseIsThatTarget() throws {
@@ -49,7 +49,7 @@ import Testing
         #expect(again.status == 0)
         #expect(again.stderr.contains("nothing to upload"))
         #expect(try serve.count("SELECT count(*) FROM request_log") == requestsBefore)   // nothing sent
-        let status = try StagingStore(path: store, access: .read).queries.status()
+        let status = try StatusQuery(StagingStore(path: store, access: .read)).status()
         #expect(status.uploads.count == 1)          // one run (the second had nothing to send)
         #expect(status.uploads.first?.sent == total)
         #expect(status.uploads.first?.batches == 6)
@@ -83,7 +83,7 @@ import Testing
         let again = try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try serve.count("SELECT count(*) FROM \(table)") == total)
-        let status = try StagingStore(path: store, access: .read).queries.status()
+        let status = try StatusQuery(StagingStore(path: store, access: .read)).status()
         #expect(status.targets.first { $0.target == target }?.pending == 0)
         #expect(try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target]).stderr.contains("nothing to upload"))
         if target == "steps" {
@@ -182,7 +182,7 @@ import Testing
         #expect(without.stderr.contains("the server wants a token and none was given (401"), "\(without.stderr)")
         #expect(without.stderr.contains("CLOUDSYNC_TOKEN") && without.stderr.contains("--token-file"), "\(without.stderr)")
         #expect(serve.log.components(separatedBy: "POST /steps 401").count - 1 == 1, "\(serve.log)")
-        #expect(try StagingStore(path: store, access: .read).queries.status().targets.allSatisfy { $0.acknowledged == 0 })
+        #expect(try StatusQuery(StagingStore(path: store, access: .read)).status().targets.allSatisfy { $0.acknowledged == 0 })
         let with = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "steps", "--token-file", tokenFile.path])
         #expect(with.status == 0 && with.stderr.contains("uploaded 1 metric in"), "\(with.stderr)")
         #expect(try serve.request("GET", "/steps", token: "steps-token-0123456789abcdef").object["storedCount"] as? Int == 1)
@@ -281,7 +281,7 @@ import Testing
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let generated = try #require(formatter.date(from: object["generatedAt"]!)), expires = try #require(formatter.date(from: object["expiresAt"]!))
         #expect(expires.timeIntervalSince(generated) == 900)
-        let status = try StagingStore(path: store, access: .read).queries.status()
+        let status = try StatusQuery(StagingStore(path: store, access: .read)).status()
         #expect(object["userId"] == status.userId && object["deviceId"] == status.deviceId)
         #expect(result.stderr.contains("▀") || result.stderr.contains("▄"))
         let image = try Data(contentsOf: URL(fileURLWithPath: png))

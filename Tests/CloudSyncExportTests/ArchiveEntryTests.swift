@@ -6,27 +6,6 @@ import Foundation
 import Testing
 import ZIPFoundation
 
-/// Keeps what a whole-archive run gives, by kind.
-final class CollectingRecords: RecordSink {
-    var routes: [Route] = []
-    var ecgs: [ECGRecording] = []
-    var series: [BeatSeries] = []
-    var correlations: [CorrelationRecord] = []
-    var clinical: [ClinicalResource] = []
-    var finished = false
-    func write<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws {
-        switch record {
-        case let route as Route: routes.append(route)
-        case let ecg as ECGRecording: ecgs.append(ecg)
-        case let beats as BeatSeries: series.append(beats)
-        case let correlation as CorrelationRecord: correlations.append(correlation)
-        case let record as ClinicalResource: clinical.append(record)
-        default: Issue.record("a record of \(Kind.name) this collector does not keep")
-        }
-    }
-    func finish() throws { finished = true }
-}
-
 /// The archive's other entries, each to its reader: routes (GPX and inline locations) and ECGs,
 /// read from real zips, in both orders, from a file and through a pipe; hostile entries skipped.
 @Suite struct ArchiveEntryTests {
@@ -97,14 +76,14 @@ final class CollectingRecords: RecordSink {
         try ZipFixtures.make(entries.map { ($0.0, Data($0.1.utf8)) }, in: try makeTemporaryDirectory(), name: name)
     }
 
-    func read(_ input: String, kinds: [any ArchiveKind.Type] = [RouteKind.self, ECGKind.self]) throws -> (CollectingRecords, ArchiveConverter.Report) {
-        let records = CollectingRecords()
-        let report = try ArchiveConverter(input: input, metrics: DiscardingSink(), records: records, kinds: kinds).run()
+    func read(_ input: String, kinds: [any ArchiveKind.Type] = [RouteKind.self, ECGKind.self]) throws -> (CollectingSink, ArchiveConverter.Report) {
+        let records = CollectingSink()
+        let report = try SourceRunner.run(ArchiveConverter(input: input, kinds: kinds), into: SourceSinks(metrics: DiscardingSink(), records: records))
         return (records, report)
     }
 
     /// The same input through a real pipe (a zip is then read as a stream, in archive order).
-    func readThroughPipe(_ path: String) throws -> (CollectingRecords, ArchiveConverter.Report) {
+    func readThroughPipe(_ path: String) throws -> (CollectingSink, ArchiveConverter.Report) {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let fifo = try makeTemporaryDirectory().appendingPathComponent("pipe").path
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -239,8 +218,8 @@ struct ArchiveCorpusTests {
         let zip = Paths.corpus.appendingPathComponent("exports/v13-en_FR-hrv-routes.zip")
         let expected = try independentPoints(zip)
         #expect(expected.count == 2)
-        let records = CollectingRecords()
-        _ = try ArchiveConverter(input: zip.path, metrics: DiscardingSink(), records: records, kinds: [RouteKind.self]).run()
+        let records = CollectingSink()
+        _ = try SourceRunner.run(ArchiveConverter(input: zip.path, kinds: [RouteKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: records))
         #expect(records.routes.count == expected.count)
         for route in records.routes {
             let truth = try #require(expected[route.file ?? ""])
@@ -254,8 +233,8 @@ struct ArchiveCorpusTests {
         let path = Paths.corpus.appendingPathComponent("exports/v-old-inline-locations.xml").path
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let count = text.components(separatedBy: "<Location ").count - 1
-        let records = CollectingRecords()
-        _ = try ArchiveConverter(input: path, metrics: DiscardingSink(), records: records, kinds: [RouteKind.self]).run()
+        let records = CollectingSink()
+        _ = try SourceRunner.run(ArchiveConverter(input: path, kinds: [RouteKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: records))
         #expect(records.routes.flatMap(\.points).count == count)
         let firstLatitude = try #require(text.range(of: #"latitude="([-0-9.]+)""#, options: .regularExpression))
         #expect("latitude=\"\(records.routes.first?.points.first?.latitude ?? 0)\"" == String(text[firstLatitude]))
@@ -267,8 +246,8 @@ struct ArchiveCorpusTests {
         let zip = try ZipFixtures.make([("apple_health_export/export.xml", Data(ArchiveEntryTests.export.utf8)),
                                         ("apple_health_export/workout-routes/route_2019-06-11_3.00pm.gpx", gpx),
                                         ("apple_health_export/electrocardiograms/ecg_2023-03-04.csv", csv)], in: try makeTemporaryDirectory())
-        let records = CollectingRecords()
-        let report = try ArchiveConverter(input: zip, metrics: DiscardingSink(), records: records, kinds: [RouteKind.self, ECGKind.self]).run()
+        let records = CollectingSink()
+        let report = try SourceRunner.run(ArchiveConverter(input: zip, kinds: [RouteKind.self, ECGKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: records))
         #expect(report.damaged.isEmpty)
         let gpxText = String(decoding: gpx, as: UTF8.self)
         #expect(records.routes.first?.points.count == gpxText.components(separatedBy: "<trkpt ").count - 1)

@@ -12,7 +12,7 @@ import Testing
     func failure(_ path: String) throws -> (error: ConversionError, sink: CollectingSink) {
         let sink = CollectingSink()
         do {
-            try ExportConverter(input: path, sink: sink).run()
+            try SourceRunner.run(ExportConverter(input: path), into: sink.sinks)
         } catch let error as ConversionError {
             return (error, sink)
         }
@@ -118,7 +118,7 @@ import Testing
         try bytes.write(to: URL(fileURLWithPath: path))
         let sink = CollectingSink()
         #expect {
-            try ExportConverter(input: path, sink: sink).run()
+            try SourceRunner.run(ExportConverter(input: path), into: sink.sinks)
         } throws: { error in
             "\(error)".contains("CRC-32 mismatch") && "\(error)".contains("apple_health_export/export.xml")
         }

@@ -8,10 +8,10 @@ import ZIPFoundation
 
 /// `--kind beats`: the beat-to-beat lists of HRV records, as instants, whatever the locale's time format.
 @Suite struct BeatSeriesTests {
-    func series(_ records: String) throws -> (CollectingRecords, ArchiveConverter.Report) {
+    func series(_ records: String) throws -> (CollectingSink, ArchiveConverter.Report) {
         let path = try writeFile("<?xml version=\"1.0\"?>\n<HealthData locale=\"fr_FR\">\n\(records)</HealthData>\n")
-        let sink = CollectingRecords()
-        return (sink, try ArchiveConverter(input: path, metrics: DiscardingSink(), records: sink, kinds: [BeatSeriesKind.self]).run())
+        let sink = CollectingSink()
+        return (sink, try SourceRunner.run(ArchiveConverter(input: path, kinds: [BeatSeriesKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: sink)))
     }
 
     static func record(start: String, end: String, _ beats: [(Int, String)]) -> String {
@@ -66,8 +66,8 @@ struct BeatSeriesCorpusTests {
         let regex = try NSRegularExpression(pattern: #"<InstantaneousBeatsPerMinute bpm="(\d+)" time="([^"]+)""#)
         let matches = regex.matches(in: text, range: NSRange(text.startIndex..., in: text))
         #expect(matches.count > 13_000)
-        let sink = CollectingRecords()
-        let report = try ArchiveConverter(input: zip.path, metrics: DiscardingSink(), records: sink, kinds: [BeatSeriesKind.self]).run()
+        let sink = CollectingSink()
+        let report = try SourceRunner.run(ArchiveConverter(input: zip.path, kinds: [BeatSeriesKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: sink))
         #expect(report.count("beats").parts == matches.count && report.notes.isEmpty)
         func bpm(_ match: NSTextCheckingResult) -> Int { Int(text[Range(match.range(at: 1), in: text)!])! }
         #expect(sink.series.first?.beats.first?.bpm == bpm(matches.first!))

@@ -25,8 +25,8 @@ import Testing
              <Correlation type="HKCorrelationTypeIdentifierBloodPressure" sourceName="Omron" startDate="2024-11-03 08:30:00 -0500" endDate="2024-11-03 08:30:00 -0500"/>
             </HealthData>
             """
-        let sink = CollectingRecords()
-        let report = try ArchiveConverter(input: try writeFile(xml), metrics: DiscardingSink(), records: sink, kinds: [CorrelationKind.self]).run()
+        let sink = CollectingSink()
+        let report = try SourceRunner.run(ArchiveConverter(input: try writeFile(xml), kinds: [CorrelationKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: sink))
         #expect(report.count("correlations").records == 2 && report.notes == ["1 correlation without a member with a value skipped"])
         let pressure = try #require(sink.correlations.first)
         #expect(pressure.type == "bloodPressure" && pressure.sourceApp == "Omron" && pressure.startDate == 1_730_554_200)

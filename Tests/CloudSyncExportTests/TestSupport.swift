@@ -5,26 +5,10 @@ import CloudSyncTesting
 import Foundation
 import Testing
 
-/// Keeps converted metrics as plain values (a real sink: the converter's own contract).
-final class CollectingSink: MetricSink {
-    var metrics: [HealthMetric] = []
-    var jsonLines: [String] = []
-    var finished = false
-    var abandoned = false
-    func write(_ metric: MappedMetric) throws {
-        metrics.append(HealthMetric(metric))
-        var buffer = ByteBuffer(capacity: 512)
-        MetricJSON.append(metric, to: &buffer)
-        jsonLines.append(buffer.withBytes { $0.string })
-    }
-    func finish() throws { finished = true }
-    func abandon() throws { abandoned = true }
-}
-
 /// Converts `path` and returns the metrics and the report.
 func convert(_ path: String, filter: MetricFilter = .all) throws -> (metrics: [HealthMetric], json: [String], report: ConversionReport) {
     let sink = CollectingSink()
-    let report = try ExportConverter(input: path, filter: filter, sink: sink).run()
+    let report = try SourceRunner.run(ExportConverter(input: path, filter: filter), into: sink.sinks)
     return (sink.metrics, sink.jsonLines, report)
 }
 

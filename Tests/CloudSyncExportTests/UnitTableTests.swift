@@ -85,9 +85,9 @@ import Testing
     @Test func unknownUnitsAreKeptAndReported() throws {
         let path = try writeFile(exportXML(record("HKQuantityTypeIdentifierRunningPower", unit: "W", value: "210")))
         let inspector = ExportInspector()
-        let converter = ExportConverter(input: path, sink: inspector)
+        let converter = ExportConverter(input: path)
         converter.observer = inspector
-        let report = inspector.report(try converter.run())
+        let report = inspector.report(try SourceRunner.run(converter, into: SourceSinks(metrics: inspector, records: CountingRecordSink())))
         #expect(report.unrecognisedUnits == ["W": 1])
         #expect(report.metricsByType == ["HKQuantityTypeIdentifierRunningPower": 1])
         let (metrics, _, _) = try convert(path)

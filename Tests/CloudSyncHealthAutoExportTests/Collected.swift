@@ -1,33 +1,20 @@
 import CloudSyncHealthAutoExport
 import CloudSyncModel
+import CloudSyncTesting
 
-/// The metrics and routes a reader gave, as plain values.
-final class Collected: MetricSink, RecordSink {
-    var metrics: [HealthMetric] = []
-    var routes: [Route] = []
-    var finished = false
-
-    func write(_ metric: MappedMetric) throws { metrics.append(HealthMetric(metric)) }
-    func write<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws {
-        if let route = record as? Route { routes.append(route) }
-    }
-    func finish() throws { finished = true }
-    func abandon() throws {}
-
-    func of(_ type: String) -> [HealthMetric] { metrics.filter { $0.type == type } }
-
-    /// Reads `json` (or the file at `path`) and returns what came out, with the report.
-    static func read(_ json: String, aggregation: Aggregation? = nil) throws -> (Collected, HealthAutoExportReport) {
-        let collected = Collected()
+/// Reading a document into the tests' collecting sink.
+enum Collected {
+    /// Reads `json` and returns what came out, with the report.
+    static func read(_ json: String, aggregation: Aggregation? = nil) throws -> (CollectingSink, HealthAutoExportReport) {
+        let collected = CollectingSink()
         let document = HealthAutoExportDocument(bytes: Array(json.utf8), name: "test.json")
-        let report = try HealthAutoExportReader(document: document, options: .init(aggregation: aggregation), metrics: collected,
-                                                records: collected).run()
+        let report = try SourceRunner.run(HealthAutoExportReader(document: document, options: .init(aggregation: aggregation)), into: collected.sinks)
         return (collected, report)
     }
 
-    static func read(path: String) throws -> (Collected, HealthAutoExportReport) {
-        let collected = Collected()
-        let report = try HealthAutoExportReader(document: try HealthAutoExportDocument(path: path), metrics: collected, records: collected).run()
+    static func read(path: String) throws -> (CollectingSink, HealthAutoExportReport) {
+        let collected = CollectingSink()
+        let report = try SourceRunner.run(HealthAutoExportReader(document: try HealthAutoExportDocument(path: path)), into: collected.sinks)
         return (collected, report)
     }
 }

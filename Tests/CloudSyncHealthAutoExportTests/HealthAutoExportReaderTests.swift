@@ -179,9 +179,9 @@ extension Int64 {
     static let document = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2024-01-01 10:11:12 +0000","qty":1,"source":"SOURCE"}]}]}}"#
 
     @Test func aByteOrderMarkIsIgnored() throws {
-        let collected = Collected()
+        let collected = CollectingSink()
         let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(Self.document.utf8)
-        _ = try HealthAutoExportReader(document: HealthAutoExportDocument(bytes: bytes, name: "bom"), metrics: collected, records: collected).run()
+        _ = try SourceRunner.run(HealthAutoExportReader(document: HealthAutoExportDocument(bytes: bytes, name: "bom")), into: collected.sinks)
         #expect(collected.metrics.count == 1)
     }
 
@@ -189,9 +189,9 @@ extension Int64 {
     func invalidUTF8IsRefusedWithItsPath(_ sequence: [UInt8]) throws {
         let parts = Self.document.components(separatedBy: "SOURCE")
         let bytes = Array(parts[0].utf8) + sequence + Array(parts[1].utf8)
-        let collected = Collected()
+        let collected = CollectingSink()
         let error = try #require(throws: HealthAutoExportError.self) {
-            try HealthAutoExportReader(document: HealthAutoExportDocument(bytes: bytes, name: "bad"), metrics: collected, records: collected).run()
+            try SourceRunner.run(HealthAutoExportReader(document: HealthAutoExportDocument(bytes: bytes, name: "bad")), into: collected.sinks)
         }
         #expect(error.kind == .malformed && error.path == "$.data.metrics[0].data[0].source")
         #expect(collected.metrics.isEmpty && !collected.finished)

@@ -2,6 +2,7 @@ import CloudSyncExport
 import CloudSyncHealthAutoExport
 import CloudSyncKinds
 import CloudSyncModel
+import CloudSyncSources
 @testable import CloudSyncStore
 import Foundation
 import Testing
@@ -20,13 +21,13 @@ import Testing
     }
 
     @discardableResult
-    static func push(_ json: String, into store: StagingStore) throws -> HealthAutoExportImportResult {
-        try store.importHealthAutoExport(HealthAutoExportDocument(bytes: Array(json.utf8), name: "push"),
-                                         details: PushDetails(via: "push", automationName: "test"))
+    static func push(_ json: String, into store: StagingStore) throws -> StoreImportResult {
+        try store.importDocument(HealthAutoExportDocument(bytes: Array(json.utf8), name: "push"),
+                                 details: PushDetails(via: "push", automationName: "test")).stored
     }
 
     static func daily(_ store: StagingStore, merge: Bool = false) throws -> [String: Double] {
-        let rows = try store.queries.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: ["HKQuantityTypeIdentifierStepCount"]),
+        let rows = try AggregateQuery(store).aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: ["HKQuantityTypeIdentifierStepCount"]),
                                                                 mergeSources: merge))
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.bucket, $0.sum) })
     }
@@ -35,9 +36,9 @@ import Testing
         let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
         let json = Self.steps(samples: [("2024-04-02 08:00:00 +0000", 10), ("2024-04-02 09:00:00 +0000", 20)], days: [("2024-04-03", 500)])
         let first = try Self.push(json, into: store)
-        #expect(first.stored == 3 && first.already == 0)
+        #expect(first.new == 3 && first.already == 0)
         let again = try Self.push(json, into: store)
-        #expect(again.stored == 0 && again.already == 3)
+        #expect(again.new == 0 && again.already == 3)
         #expect(try Self.daily(store) == ["2024-04-02": 30, "2024-04-03": 500])
     }
 
@@ -53,7 +54,7 @@ import Testing
                       ("2024-04-02 08:00:00 +0000", 60)],
             days: [("2024-03-31", 9999), ("2024-04-02", 8888), ("2024-04-03", 777)]), into: store)
         // Before the ExportDate: the two samples and the Mar 31 summary; Apr 2's summary has a sample in it.
-        #expect(result.stored == 7 && result.superseded == 4)
+        #expect(result.new == 7 && result.superseded == 4)
         let expected = ["2024-03-30": exportDay, "2024-03-31": exportDay, "2024-04-01": 40, "2024-04-02": 60, "2024-04-03": 777]
         #expect(try Self.daily(store) == expected)
         #expect(try Self.daily(store, merge: true) == expected)

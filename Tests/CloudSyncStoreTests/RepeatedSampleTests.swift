@@ -1,6 +1,7 @@
 import CloudSyncExport
 import CloudSyncModel
 import CloudSyncKinds
+import CloudSyncSources
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation
@@ -30,7 +31,7 @@ import Testing
     }
 
     func dailyDistance(_ store: StagingStore, countRepeats: Bool = false) throws -> AggregateRow? {
-        try store.queries.aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: ["distanceWalkingRunning"]),
+        try AggregateQuery(store).aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: ["distanceWalkingRunning"]),
                                              countRepeats: countRepeats)).first
     }
 
@@ -39,31 +40,33 @@ import Testing
         let input = try StorePaths.write(Self.export())
         let store = try StagingStore(path: path, access: .write)
         let first = try store.importExport(input)
-        #expect(first.newCount == 6)            // 2 + 1 distances, 3 runs
-        #expect(first.repeatCount == 3)         // the second distance, the second and third run
-        #expect(first.writtenTwiceCount == 1)
-        #expect(first.duplicateCount == 0)      // nothing was in the store: nothing "already there"
-        let status = try store.queries.status()
+        #expect(first.stored.new == 6)            // 2 + 1 distances, 3 runs
+        #expect(first.stored.repeats == 3)         // the second distance, the second and third run
+        #expect(first.stored.writtenTwice == 1)
+        #expect(first.stored.already == 0)      // nothing was in the store: nothing "already there"
+        let status = try StatusQuery(store).status()
         #expect(status.metrics == 3 && status.repeats == 3)
         #expect(status.byType["workout"] == 1)
-        #expect(try store.queries.status(countRepeats: true).metrics == 6)
+        #expect(try StatusQuery(store).status(countRepeats: true).metrics == 6)
         #expect(status.imports.first?.repeats == 3 && status.imports.first?.writtenTwice == 1)
 
         let once = try #require(try dailyDistance(store))
         #expect(once.count == 2 && abs(once.sum - 1.2) < 1e-9)
         let all = try #require(try dailyDistance(store, countRepeats: true))
         #expect(all.count == 3 && abs(all.sum - 1.7) < 1e-9)
-        // Uploads send each sample once; export gives back every stored sample.
+        // Uploads send each sample once, and export writes what counts; with --count-repeats, every
+        // stored sample, as status --count-repeats counts them.
         #expect(try store.ledger.pendingSummary(targetID: nil).count == 3)
+        #expect(try ExportQuery(store).metrics(to: Collector()) == 3)
         let exported = Collector()
-        #expect(try store.queries.export(to: exported) == 6)
+        #expect(try ExportQuery(store).metrics(countRepeats: true, to: exported) == 6)
 
         let again = try store.importExport(input)
-        #expect(again.newCount == 0 && again.duplicateCount == 7 && again.writtenTwiceCount == 0)
+        #expect(again.stored.new == 0 && again.stored.already == 7 && again.stored.writtenTwice == 0)
         // The same export without creation dates (as iOS 8 wrote it) holds nothing new either.
         let undated = try store.importExport(try StorePaths.write(Self.export(withCreationDates: false)))
-        #expect(undated.newCount == 0 && undated.duplicateCount == 7)
-        #expect(try store.queries.status(countRepeats: true).metrics == 6)
+        #expect(undated.stored.new == 0 && undated.stored.already == 7)
+        #expect(try StatusQuery(store).status(countRepeats: true).metrics == 6)
         #expect(try store.integrityCheck() == "ok")
     }
 
@@ -94,11 +97,11 @@ import Testing
         }
         let store = try StagingStore(path: path, access: .write)
         let result = try store.importExport(try StorePaths.write(Self.export()))
-        #expect(result.newCount == 3 && result.repeatCount == 3)   // the lost second distance and two runs
-        #expect(result.duplicateCount == 3 && result.writtenTwiceCount == 1)
-        let status = try store.queries.status()
+        #expect(result.stored.new == 3 && result.stored.repeats == 3)   // the lost second distance and two runs
+        #expect(result.stored.already == 3 && result.stored.writtenTwice == 1)
+        let status = try StatusQuery(store).status()
         #expect(status.metrics == 3 && status.repeats == 3)
-        #expect(try store.queries.status(countRepeats: true).metrics == 6)
+        #expect(try StatusQuery(store).status(countRepeats: true).metrics == 6)
         #expect(status.targets.first?.acknowledged == 1 && status.targets.first?.pending == 2)
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE created_at = \(StoreSchema.undated)") == 0)
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE id <= 3 AND is_repeat = 0") == 3)
@@ -106,7 +109,7 @@ import Testing
         #expect(once.count == 2 && abs(once.sum - 1.2) < 1e-9)
 
         let again = try store.importExport(try StorePaths.write(Self.export()))
-        #expect(again.newCount == 0 && again.duplicateCount == 7)
+        #expect(again.stored.new == 0 && again.stored.already == 7)
         #expect(try store.integrityCheck() == "ok")
     }
 
@@ -138,7 +141,7 @@ import Testing
         let xml = "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n\(body)</HealthData>\n"
         let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
         let result = try store.importExport(try StorePaths.write(xml))
-        #expect(result.newCount == 1 && result.repeatCount == 0 && result.writtenTwiceCount == 1)
+        #expect(result.stored.new == 1 && result.stored.repeats == 0 && result.stored.writtenTwice == 1)
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE created_at <> \(StoreSchema.undated)") == 1)
     }
 }

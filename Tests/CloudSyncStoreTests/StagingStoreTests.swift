@@ -1,6 +1,7 @@
 import CloudSyncExport
 import CloudSyncModel
 import CloudSyncKinds
+import CloudSyncSources
 @testable import CloudSyncStore
 import CSQLite3
 import Foundation
@@ -12,23 +13,25 @@ import Testing
     @Test func aKindTheStoreIsNotConfiguredForIsAnErrorNotALoss() throws {
         let store = try StagingStore(path: try StorePaths.newStore(), access: .write, configuration: .init(kinds: [RouteKind.self]))
         let result = try store.importExport(StorePaths.sampleZip)
-        #expect(result.records["routes"]?.new == 2 && result.records["audiograms"] == nil)
-        let sink = StoreRecordSink(database: store.database, runID: result.runID, kinds: store.configuration.kinds)
+        #expect(result.stored.records["routes"]?.new == 2 && result.stored.records["audiograms"] == nil)
+        let session = try store.beginImport(ImportOrigin(input: "a test", size: nil, source: .export))
         #expect(throws: StoreError.self) {
-            try sink.write(Audiogram(type: "t", startDate: 0, endDate: 0, sourceApp: "", metadata: [], points: []), as: AudiogramKind.self)
+            try session.sinks.records.write(Audiogram(type: "t", startDate: 0, endDate: 0, sourceApp: "", metadata: [], points: []),
+                                            as: AudiogramKind.self)
         }
+        session.fail(StoreError.unstorable(AudiogramKind.name))
     }
 
     @Test func reimportAddsNothing() throws {
         let path = try StorePaths.newStore()
         let store = try StagingStore(path: path, access: .write)
         let first = try store.importExport(StorePaths.sampleZip)
-        #expect(first.newCount == 24)
-        #expect(first.duplicateCount == 0)
+        #expect(first.stored.new == 24)
+        #expect(first.stored.already == 0)
         let second = try store.importExport(StorePaths.sampleZip)
-        #expect(second.newCount == 0)
-        #expect(second.duplicateCount == 24)
-        let status = try store.queries.status()
+        #expect(second.stored.new == 0)
+        #expect(second.stored.already == 24)
+        let status = try StatusQuery(store).status()
         #expect(status.metrics == 24)
         #expect(status.imports.map(\.outcome) == ["ok", "ok"])
         #expect(status.imports.first?.duplicates == 24)
@@ -41,18 +44,18 @@ import Testing
         let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
         let march1to10 = try StorePaths.write(stepsExport(firstDay: 1, days: 10))
         let march1to20 = try StorePaths.write(stepsExport(firstDay: 1, days: 20))
-        #expect(try store.importExport(march1to10).newCount == 240)
+        #expect(try store.importExport(march1to10).stored.new == 240)
         let later = try store.importExport(march1to20)
-        #expect(later.newCount == 240)
-        #expect(later.duplicateCount == 240)
-        #expect(try store.queries.status().metrics == 480)
+        #expect(later.stored.new == 240)
+        #expect(later.stored.already == 240)
+        #expect(try StatusQuery(store).status().metrics == 480)
     }
 
     @Test func exportGivesBackWhatConvertProduced() throws {
         let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
         try store.importExport(StorePaths.sampleZip)
         let collector = Collector()
-        try store.queries.export(to: collector)
+        try ExportQuery(store).metrics(to: collector)
         let direct = try convertDirectly(StorePaths.sampleZip)
         func key(_ m: HealthMetric) -> String { "\(m.type)|\(m.startDate)|\(m.endDate)|\(m.sourceApp)|\(m.value)|\(m.unit)" }
         #expect(collector.metrics.map(key).sorted() == direct.map(key).sorted())
@@ -66,7 +69,7 @@ import Testing
         let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
         try store.importExport(StorePaths.sampleZip)
         let collector = Collector()
-        try store.queries.export(filter: MetricFilter(types: ["heartRate"]), pendingOnly: true, to: collector)
+        try ExportQuery(store).metrics(filter: MetricFilter(types: ["heartRate"]), pendingOnly: true, to: collector)
         #expect(collector.metrics.count == 3)
         // Acknowledge two of them for a CloudCare server: pending drops to the rest.
         try store.database.execute("""
@@ -76,10 +79,10 @@ import Testing
         // Pending is what an upload to that CloudCare server would send: of its types, the 20 the
         // sample has, less the two it acknowledged.
         let pending = Collector()
-        try store.queries.export(pendingOnly: true, to: pending)
+        try ExportQuery(store).metrics(pendingOnly: true, to: pending)
         #expect(pending.metrics.count == 18)
-        #expect(try store.queries.status().pending == 18)
-        #expect(try store.queries.status().targets.first?.acknowledged == 2)
+        #expect(try StatusQuery(store).status().pending == 18)
+        #expect(try StatusQuery(store).status().targets.first?.acknowledged == 2)
     }
 
     @Test func damagedInputKeepsWhatCameBeforeAndRecordsTheFailure() throws {
@@ -87,7 +90,7 @@ import Testing
         let full = stepsExport(firstDay: 1, days: 5)
         let cut = try StorePaths.write(String(full.prefix(full.count * 3 / 4)))
         #expect(throws: ConversionError.self) { try store.importExport(cut) }
-        let status = try store.queries.status()
+        let status = try StatusQuery(store).status()
         #expect(status.metrics > 60)
         #expect(status.metrics < 120)
         #expect(status.imports.first?.outcome == "failed")
@@ -95,8 +98,8 @@ import Testing
         #expect(try store.integrityCheck() == "ok")
         // The complete export then fills in the rest, without doubles.
         let result = try store.importExport(try StorePaths.write(full))
-        #expect(result.newCount + status.metrics == 120)
-        #expect(try store.queries.status().metrics == 120)
+        #expect(result.stored.new + status.metrics == 120)
+        #expect(try StatusQuery(store).status().metrics == 120)
     }
 
     @Test func identityIsMadeOnceAndKept() throws {
@@ -117,7 +120,7 @@ import Testing
             return "\(error)".contains("in use by another cloudsync process")
         }
         // Readers still read.
-        #expect(try StagingStore(path: path, access: .read).queries.status().metrics == 0)
+        #expect(try StatusQuery(StagingStore(path: path, access: .read)).status().metrics == 0)
         _ = writer
     }
 
@@ -164,7 +167,7 @@ struct StoreCorpusTests {
         let converted = try convertDirectly(input)
         var identities: [String: Set<String>] = [:]
         for m in converted { identities[m.type, default: []].insert("\(m.startDate)|\(m.endDate)|\(m.sourceApp)|\(m.value)|\(m.unit)") }
-        #expect(try store.queries.status().byType == identities.mapValues(\.count))
-        #expect(result.newCount + result.duplicateCount == converted.count)
+        #expect(try StatusQuery(store).status().byType == identities.mapValues(\.count))
+        #expect(result.stored.new + result.stored.already == converted.count)
     }
 }

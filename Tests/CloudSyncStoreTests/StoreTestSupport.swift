@@ -1,6 +1,7 @@
 import CloudSyncExport
 import CloudSyncModel
 import CloudSyncKinds
+import CloudSyncSources
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation
@@ -62,6 +63,29 @@ func convertDirectly(_ path: String) throws -> [HealthMetric] {
         func abandon() throws {}
     }
     let sink = Sink()
-    try ExportConverter(input: path, sink: sink).run()
+    try SourceRunner.run(ExportConverter(input: path), into: SourceSinks(metrics: sink, records: CountingRecordSink()))
     return sink.metrics
+}
+
+/// Makes a current store what schema 9 and 10 left (before one definition of what counts, schema
+/// 11): no `origin`, no views or trigger, `metric_summary` counting every row with its repeats, the
+/// types with superseded rows in `superseded_type`; then `version`.
+func downgradeBeforeCountedRows(_ database: SQLiteDatabase, to version: Int) throws {
+    try database.execute("""
+        DROP TRIGGER metric_counting;
+        DROP VIEW counted_metric;
+        DROP VIEW counted_metric_with_repeats;
+        DROP INDEX metric_pushed;
+        ALTER TABLE metric DROP COLUMN origin;
+        DROP TABLE metric_summary;
+        CREATE TABLE metric_summary (
+            type_id INTEGER NOT NULL, unit_id INTEGER NOT NULL, source_id INTEGER NOT NULL, count INTEGER NOT NULL,
+            repeats INTEGER NOT NULL, first_start INTEGER NOT NULL, last_end INTEGER NOT NULL,
+            PRIMARY KEY (type_id, unit_id, source_id)) WITHOUT ROWID;
+        INSERT INTO metric_summary SELECT type_id, unit_id, source_id, count(*), sum(is_repeat), min(start_date), max(end_date)
+            FROM metric GROUP BY type_id, unit_id, source_id;
+        CREATE TABLE superseded_type (type_id INTEGER PRIMARY KEY);
+        INSERT INTO superseded_type SELECT DISTINCT type_id FROM metric WHERE superseded != 0;
+        PRAGMA user_version = \(version)
+        """)
 }

@@ -10,19 +10,55 @@ import Testing
 /// scope of types and window it sends. The uploads themselves, through retries and faults against
 /// a real `serve`, are tested through the binary in CloudSyncCLITests.
 @Suite struct UploadContractTests {
+    /// A stored metric as a pending batch holds it (its own bytes).
+    struct Metric {
+        var type = "HKQuantityTypeIdentifierStepCount", start: Int64 = 1_714_464_000, value: Double = 12, unit = "count"
+        var source = "Ana's \"Watch\"", device = "Apple Watch", metadata = #"{"HKWasUserEntered":"0"}"#, category: String?
+    }
+
     static func metric(_ type: String = "HKQuantityTypeIdentifierStepCount", start: Int64 = 1_714_464_000, value: Double = 12,
-                       unit: String = "count", source: String = "Ana's \"Watch\"", device: String = "Apple Watch",
-                       category: String? = nil) -> PendingMetric {
-        PendingMetric(id: 1, type: type, startDate: start, endDate: start + 60, value: value, unit: unit, sourceApp: source,
-                      device: device, metadataJSON: #"{"HKWasUserEntered":"0"}"#, category: category)
+                       unit: String = "count", category: String? = nil) -> Metric {
+        Metric(type: type, start: start, value: value, unit: unit, category: category)
+    }
+
+    static func batch(_ metrics: [Metric]) -> PendingBatch {
+        var batch = PendingBatch()
+        for (index, metric) in metrics.enumerated() {
+            var mapped = MappedMetric()
+            mapped.startDate = metric.start
+            mapped.endDate = metric.start + 60
+            mapped.value = metric.value
+            let texts = [metric.type, metric.unit, metric.source, metric.device, metric.metadata, metric.category ?? ""].map { Array($0.utf8) }
+            texts[0].withUnsafeBufferPointer { mapped.type = $0
+                texts[1].withUnsafeBufferPointer { mapped.unit = $0
+                    texts[2].withUnsafeBufferPointer { mapped.sourceApp = $0
+                        texts[3].withUnsafeBufferPointer { mapped.device = $0
+                            texts[4].withUnsafeBufferPointer { mapped.metadataJSON = $0
+                                texts[5].withUnsafeBufferPointer { category in
+                                    mapped.categoryValue = metric.category == nil ? nil : category
+                                    batch.append(id: Int64(index + 1), mapped)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return batch
+    }
+
+    /// The stable UUIDs of a batch's metrics, as the Flō body carries them.
+    static func uuids(_ metrics: [Metric]) throws -> [String] {
+        let body = try Self.body(FloUpload.self, metrics)
+        return try #require(body["samples"] as? [[String: Any]]).compactMap { $0["uuid"] as? String }
     }
 
     static let context = BatchContext(identity: CloudCareIdentity(userId: "user \"1\"", deviceId: "device-1"),
                                       range: PendingSummary(count: 2, firstStart: 1_714_464_000, lastEnd: 1_714_550_400))
 
-    static func body<C: UploadContract>(_ contract: C.Type, _ batch: [PendingMetric]) throws -> [String: Any] {
+    static func body<C: UploadContract>(_ contract: C.Type, _ metrics: [Metric]) throws -> [String: Any] {
         var out = CloudSyncModel.ByteBuffer(capacity: 1024)
-        contract.appendBody(batch, context, to: &out)
+        contract.appendBody(batch(metrics), context, to: &out)
         let bytes = out.withBytes { Data($0.string.utf8) }
         return try #require(try JSONSerialization.jsonObject(with: bytes) as? [String: Any])
     }
@@ -50,11 +86,14 @@ import Testing
                                      "sourceBundleId", "sourceName", "startDate", "unit", "uuid", "value"])
         #expect(sample["startDate"] as? String == "2024-04-30T08:00:00.000Z" && sample["endDate"] as? String == "2024-04-30T08:01:00.000Z")
         #expect(sample["deviceManufacturer"] as? String == "Apple Inc.")
-        let uuid = try #require(sample["uuid"] as? String)
-        #expect(UUID(uuidString: uuid) != nil && uuid == Self.metric().stableUUID)
+        // Version 5 of `type|start|end|source|valueBits|unit[|category]` in our namespace, computed
+        // independently (Python's hashlib and uuid): what every earlier upload sent for this metric.
+        #expect(sample["uuid"] as? String == "E1A082FC-4271-55BA-9187-FA91C8FBCA42")
+        #expect(try Self.uuids([Self.metric(), Self.metric()]) == ["E1A082FC-4271-55BA-9187-FA91C8FBCA42", "E1A082FC-4271-55BA-9187-FA91C8FBCA42"])
         let sleep = "HKCategoryTypeIdentifierSleepAnalysis"
-        #expect(Self.metric(sleep, category: "HKCategoryValueSleepAnalysisInBed").stableUUID
-                != Self.metric(sleep, category: "HKCategoryValueSleepAnalysisAsleepCore").stableUUID)
+        let nights = try Self.uuids([Self.metric(sleep, category: "HKCategoryValueSleepAnalysisInBed"),
+                                     Self.metric(sleep, category: "HKCategoryValueSleepAnalysisAsleepCore")])
+        #expect(nights[0] == "FAA44A97-5D68-537F-81A1-CAC8327F02BF" && nights[0] != nights[1])
     }
 
     @Test func stepsAreWholeCounts() throws {
@@ -78,8 +117,8 @@ import Testing
     /// CloudCare's `total_metrics` counts only what it took: the shortfall is put on the types it
     /// does not take when they account for it, else said to be unexplained.
     @Test func cloudCaresShortfallIsPutOnTheTypesItDoesNotTake() {
-        let batch = [Self.metric(), Self.metric("HKQuantityTypeIdentifierBasalEnergyBurned", unit: "kcal"),
-                     Self.metric("HKQuantityTypeIdentifierBasalEnergyBurned", unit: "kcal")]
+        let batch = Self.batch([Self.metric(), Self.metric("HKQuantityTypeIdentifierBasalEnergyBurned", unit: "kcal"),
+                                Self.metric("HKQuantityTypeIdentifierBasalEnergyBurned", unit: "kcal")])
         let reply = CloudCareUpload.Reply(totalMetrics: 1, storedCount: 1, duplicateCount: 0)
         #expect(CloudCareUpload.receipt(reply, for: batch).notTaken == ["HKQuantityTypeIdentifierBasalEnergyBurned": 2])
         let odd = CloudCareUpload.Reply(totalMetrics: 0, storedCount: 0, duplicateCount: 0)

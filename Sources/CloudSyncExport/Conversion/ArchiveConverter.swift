@@ -33,37 +33,27 @@ public final class ArchiveConverter: RecordSource {
     }
 
     private let input: String
+    private let filter: MetricFilter
+    private let kinds: [any ArchiveKind.Type]
     private let converter: ExportConverter
-    private let runs: [KindRun]
+    private var runs: [KindRun] = []
     private var report: Report
 
-    /// - Parameters:
-    ///   - metrics: where export.xml's metrics go (a counting sink when only records are wanted).
-    ///   - records: where the records of `kinds` go.
-    ///   - kinds: the kinds to read besides metrics.
-    public init(input: String, filter: MetricFilter = .all, metrics: any MetricSink, records: any RecordSink,
-                kinds: [any ArchiveKind.Type]) {
-        self.input = input
-        converter = ExportConverter(input: input, filter: filter, sink: metrics)
-        runs = kinds.map { KindRun($0, filter: filter, sink: records) }
-        report = Report(conversion: ConversionReport(input: input == "-" ? "standard input" : input))
-        report.kinds = runs.map(\.name)
-        self.records = records
-    }
-
-    private let records: any RecordSink
-
+    /// Called with each mapped metric and each element that is not a metric (for `inspect`).
     public var observer: (any ConversionObserver)? {
         get { converter.observer }
         set { converter.observer = newValue }
     }
-    public var onProgress: ((ExportConverter.Progress) -> Void)? {
-        get { converter.onProgress }
-        set { converter.onProgress = newValue }
-    }
-    public var shouldStop: @Sendable () -> Bool {
-        get { converter.shouldStop }
-        set { converter.shouldStop = newValue }
+
+    /// - Parameters:
+    ///   - kinds: the kinds to read besides metrics.
+    public init(input: String, filter: MetricFilter = .all, kinds: [any ArchiveKind.Type]) {
+        self.input = input
+        self.filter = filter
+        self.kinds = kinds
+        converter = ExportConverter(input: input, filter: filter)
+        report = Report(conversion: ConversionReport(input: input == "-" ? "standard input" : input))
+        report.kinds = kinds.map { $0.name }
     }
 
     /// What was read so far (also after an error).
@@ -81,8 +71,10 @@ public final class ArchiveConverter: RecordSource {
 
     public var name: String { report.conversion.input }
 
-    @discardableResult
-    public func run() throws -> Report {
+    /// export.xml's metrics into `sinks.metrics` (finished once export.xml is read, before the
+    /// archive's other files), then the records of every kind asked for into `sinks.records`.
+    public func read(into sinks: SourceSinks, control: RunControl) throws -> Report {
+        runs = kinds.map { KindRun($0, filter: filter, sink: sinks.records) }
         let reading = runs.filter { $0.files != nil }
         // A zip that cannot be read is reported by the conversion below, with its usual message.
         // Standard input redirected from a file (`< export.zip`) is that file: read it as the path.
@@ -95,12 +87,12 @@ public final class ArchiveConverter: RecordSource {
             }
         }
         if seekable == nil && !reading.isEmpty { converter.streamed = try StreamedEntries(runs: runs) }
-        report.conversion = try converter.run()
+        report.conversion = try converter.read(into: sinks, control: control)
         if let streamed = converter.streamed {
             for damage in streamed.damages { damaged(damage) }
             try streamed.spill.replay { index, spilled in try runs[index].replay(&spilled) }
         } else if let seekable {
-            try readFiles(of: seekable.directory)
+            try readFiles(of: seekable.directory, control: control)
         }
         for run in runs { try run.finish() }
         count(files: report.conversion)
@@ -109,15 +101,14 @@ public final class ArchiveConverter: RecordSource {
             report.described[run.name] = run.describe(run.written)
             report.notes += run.notes
         }
-        try records.finish()
         return report
     }
 
     /// The second part of a seekable zip: each file of a kind being read, through its own byte range.
-    private func readFiles(of zip: ZipDirectory) throws {
+    private func readFiles(of zip: ZipDirectory, control: RunControl) throws {
         let inflater = Inflater()
         for entry in zip.entries where !entry.isDirectory {
-            if shouldStop() { throw ConversionError.interrupted }
+            if control.shouldStop() { throw ConversionError.interrupted }
             guard let run = runs.first(where: { $0.files?.matches(entry.path) == true }) else { continue }
             let decoder = run.decoder(for: entry.path)
             do {

@@ -11,6 +11,8 @@ public struct ConversionReport: Sendable, Codable {
     public var firstInvalidLine: [String: Int] = [:]
     public var locale: String?
     public var exportDate: String?
+    /// `<Me>`'s characteristics, by attribute name.
+    public var profile: [String: String]?
     /// Samples that start after the export was made (a clock set wrong, an app's typo): kept, and
     /// said, with the first one's line and the range of their dates.
     public var samplesAfterExport = SamplesAfterExport()
@@ -26,6 +28,11 @@ public struct ConversionReport: Sendable, Codable {
     public var seconds = 0.0
 
     public var invalidCount: Int { invalid.values.reduce(0, +) }
+
+    /// What the export says of itself, for the sinks that keep it (the store).
+    public var facts: SourceFacts {
+        SourceFacts(exportDate: exportDate, exportVersion: exportVersion, locale: locale, profile: profile)
+    }
 
     /// One line for stderr at the end of a run.
     public var summary: String {

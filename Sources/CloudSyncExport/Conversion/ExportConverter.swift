@@ -7,20 +7,13 @@ import Glibc
 
 /// Streams one export through the whole chain: source (file, zip, stdin) → reader thread
 /// (inflate, DTD removal, control-character filter) → libxml2 SAX → mapping → filter → sink.
-public final class ExportConverter: ExportElementConsumer {
-    public struct Progress: Sendable {
-        public var metrics: Int
-        /// Top-level elements read so far.
-        public var elements: Int
-        public var seconds: Double
-        /// XML bytes parsed, and the XML's size when the input declares it.
-        public var bytes: Int64
-        public var totalBytes: Int64?
-    }
-
+/// As a `RecordSource` it gives export.xml's metrics alone (the fast path of `convert`);
+/// `ArchiveConverter` gives the whole archive.
+public final class ExportConverter: ExportElementConsumer, RecordSource {
     private let inputPath: String
     private let filter: MetricFilter
-    private let sink: any MetricSink
+    /// Set by `read(into:control:)`; written on the mapping thread.
+    @exclusivity(unchecked) private var sink: any MetricSink = DiscardingSink()
     private let mapper = MetricMapper()
     @exclusivity(unchecked) private var typeFilter = TypeFilterCache()
     @exclusivity(unchecked) private var report: ConversionReport
@@ -33,7 +26,7 @@ public final class ExportConverter: ExportElementConsumer {
     /// Called with each mapped metric and each element that is not a metric (for `inspect`).
     @exclusivity(unchecked) public var observer: (any ConversionObserver)?
     /// Called about twice a second.
-    @exclusivity(unchecked) public var onProgress: ((Progress) -> Void)?
+    @exclusivity(unchecked) private var onProgress: (@Sendable (SourceProgress) -> Void)?
     @exclusivity(unchecked) private var lastProgress = Date()
     @exclusivity(unchecked) private var readProgress: ReadProgress?
     /// Called with each top-level element before it is mapped (the archive reader collects the
@@ -42,19 +35,33 @@ public final class ExportConverter: ExportElementConsumer {
     /// For a zip from a pipe: the other entries to decode as they stream past.
     @exclusivity(unchecked) var streamed: StreamedEntries?
     /// Checked between elements; set by a signal handler to stop cleanly.
-    public var shouldStop: @Sendable () -> Bool = { false }
+    private var shouldStop: @Sendable () -> Bool = { false }
 
-    public init(input path: String, filter: MetricFilter = .all, sink: any MetricSink) {
+    public init(input path: String, filter: MetricFilter = .all) {
         inputPath = path
         self.filter = filter
-        self.sink = sink
         report = ConversionReport(input: path == "-" ? "standard input" : path)
     }
 
-    /// Runs the conversion. Throws `ConversionError` on structural damage, after the sink received
-    /// every metric that came before the damage.
-    @discardableResult
-    public func run() throws -> ConversionReport {
+    // MARK: RecordSource
+
+    public var name: String { report.input }
+
+    /// Runs the conversion into `sinks.metrics` (export.xml has no records of other kinds for this
+    /// source: `ArchiveConverter` reads those). Throws `ConversionError` on structural damage, after
+    /// the sink received every metric that came before the damage.
+    public func read(into sinks: SourceSinks, control: RunControl) throws -> ConversionReport {
+        sink = sinks.metrics
+        onProgress = control.onProgress
+        shouldStop = control.shouldStop
+        let report = try run()
+        try sinks.facts?(report.facts)
+        try sink.finish()
+        return report
+    }
+
+    /// Runs the conversion; the caller finishes the sink.
+    func run() throws -> ConversionReport {
         var stream = ExportStream(inputPath: inputPath)
         stream.shouldStop = shouldStop
         stream.streamed = streamed
@@ -67,7 +74,6 @@ public final class ExportConverter: ExportElementConsumer {
             throw stopExplains(error) ? ConversionError.interrupted : error
         }
         fillReport(stream.facts)
-        try sink.finish()
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -116,7 +122,7 @@ public final class ExportConverter: ExportElementConsumer {
             if shouldStop() { throw ConversionError.interrupted }
             if let onProgress, Date().timeIntervalSince(lastProgress) >= 0.5 {
                 lastProgress = Date()
-                onProgress(Progress(metrics: report.metrics, elements: elements, seconds: Date().timeIntervalSince(started),
+                onProgress(SourceProgress(metrics: report.metrics, elements: elements, seconds: Date().timeIntervalSince(started),
                                     bytes: readProgress?.bytes ?? 0, totalBytes: readProgress?.totalBytes))
             }
         }
@@ -137,9 +143,18 @@ public final class ExportConverter: ExportElementConsumer {
             if report.firstInvalidLine[reason.rawValue] == nil { report.firstInvalidLine[reason.rawValue] = Int(tree.nodes[0].line) }
             observer?.invalid(tree, reason)
         case .notAMetric:
-            if tree.name(tree.root) == .exportDate, let value = tree.value(.value) {
-                report.exportDate = value.string
-                exportedAt = ExportDateParser.epochSeconds(value)
+            switch tree.name(tree.root) {
+            case .exportDate:
+                if let value = tree.value(.value) {
+                    report.exportDate = value.string
+                    exportedAt = ExportDateParser.epochSeconds(value)
+                }
+            case .me:
+                // The person's characteristics, once per export: the first value of a repeated name.
+                report.profile = Dictionary(tree.attributes(of: tree.root).map { ($0.name.string, $0.value.string) },
+                                            uniquingKeysWith: { first, _ in first })
+            default:
+                break
             }
             observer?.element(tree)
         }

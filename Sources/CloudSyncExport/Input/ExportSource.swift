@@ -70,6 +70,9 @@ public enum ExportSources {
         return "/dev/stdin"
     }
 
+    /// The input's size in bytes, when it is a file (`-` redirected from one included).
+    public static func inputSize(_ input: String) -> Int64? { FileKind.size(path: seekablePath(input)) }
+
     /// True when the first bytes of a file declare an Apple Health export.
     static func declaresHealthData(_ head: ByteText) -> Bool {
         head.contains("<!DOCTYPE HealthData") || head.contains("<HealthData")

@@ -26,6 +26,7 @@ final class MetricEmitter {
         metric.device = ByteText(literal: source.device)
         metric.valueText = nil
         metric.categoryValue = nil
+        metric.isSummary = bucket != nil
         metric.metadata.removeAll(keepingCapacity: true)
         metric.metadata.append((ByteText(literal: "device"), metric.device))
         if let all = source.all { add("sources", all) }

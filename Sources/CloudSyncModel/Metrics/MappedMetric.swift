@@ -27,6 +27,10 @@ public struct MappedMetric {
     /// A category sample's value as written (`HKCategoryValueSleepAnalysisInBed`): part of its
     /// identity in the store, since its `value` is only the duration.
     public var categoryValue: ByteText?
+    /// A summary of its interval (`startDate`…`endDate`: an hour, a day, a night) rather than one
+    /// sample: what Health Auto Export writes with "Summarize Data" on. The store lets a summary
+    /// count only where no sample of its type does (docs/store.md, "Two sources").
+    public var isSummary = false
     /// The device name in `metadata`.
     public var device: ByteText = .empty
     /// Line of the element in the input.

@@ -1,4 +1,3 @@
-import CloudSyncExport
 import CloudSyncModel
 
 /// Computes the hour summary's dirty hours from the rows (see StagingStore+HourSummary): for the
@@ -9,7 +8,8 @@ struct HourSummaryBuilder {
     var denseCount = Self.denseCount
 
     struct DirtyType {
-        var id: Int64, name: String, longest: Int64, from: Int64, to: Int64, summarised: Bool, repeats: Int64
+        /// `uncounted`: its repeats and superseded rows, which the summary leaves out.
+        var id: Int64, name: String, longest: Int64, from: Int64, to: Int64, summarised: Bool, uncounted: Int64
     }
 
     struct HourKey: Hashable { var unit: Int64, hour: Int64 }
@@ -69,16 +69,28 @@ struct HourSummaryBuilder {
 
     static func hour(of instant: Int64) -> Int64 { instant >= 0 ? instant / 3600 : (instant - 3599) / 3600 }
 
+    /// Rebuilds the dirty hours of every type from the rows: after an import's commit, and after
+    /// rows changed what they count (a push, an export that supersedes pushed rows). A type at a time,
+    /// each in its own transaction.
+    static func refresh(_ database: SQLiteDatabase, denseCount: Int) throws {
+        let builder = HourSummaryBuilder(database: database, denseCount: denseCount)
+        for type in try builder.dirtyTypes() {
+            try database.transaction { try store(try builder.hours(of: type), in: database) }
+        }
+        // Types without a summary (small or sparse) need none.
+        try database.execute("UPDATE metric_hour_state SET dirty_from = NULL, dirty_to = NULL WHERE summarised < 0 AND dirty_from IS NOT NULL")
+    }
+
     func dirtyTypes() throws -> [DirtyType] {
         let dirty = try database.prepare("""
             SELECT h.type_id, t.name, h.longest, h.dirty_from, h.dirty_to, h.summarised,
-                   (SELECT coalesce(sum(repeats), 0) FROM metric_summary s WHERE s.type_id = h.type_id)
+                   (SELECT coalesce(sum(repeats + superseded), 0) FROM metric_summary s WHERE s.type_id = h.type_id)
             FROM metric_hour_state h JOIN metric_type t ON t.id = h.type_id WHERE h.dirty_from IS NOT NULL AND h.summarised >= 0
             """)
         var types: [DirtyType] = []
         while try dirty.step() {
             types.append(DirtyType(id: dirty.int64(0), name: dirty.text(1) ?? "", longest: dirty.int64(2), from: dirty.int64(3),
-                                   to: dirty.int64(4), summarised: dirty.int64(5) != 0, repeats: dirty.int64(6)))
+                                   to: dirty.int64(4), summarised: dirty.int64(5) != 0, uncounted: dirty.int64(6)))
         }
         return types
     }
@@ -119,12 +131,13 @@ struct HourSummaryBuilder {
     /// both sides, so that merging sees every sample overlapping those hours.
     private func statistics(of type: DirtyType, hours: (first: Int64, last: Int64)) throws -> [(key: HourKey, statistics: HourStatistics)] {
         let cumulative = CumulativeTypes.contains(type.name)
-        // Without repeats to leave out, a type that does not merge reads the identity index alone
+        // Without rows that do not count, a type that does not merge reads the identity index alone
         // (its rows are not visited: heart rate's 742,000 rows in about half the time).
-        let indexOnly = !cumulative && type.repeats == 0
+        let indexOnly = !cumulative && type.uncounted == 0
         let rows = try database.prepare("""
-            SELECT m.unit_id, m.start_date, m.end_date, m.value, m.source_id, \(indexOnly ? "0" : "m.device_id") FROM metric m
-            WHERE m.type_id = ? AND m.start_date >= ? AND m.start_date < ? \(indexOnly ? "" : "AND " + MetricConditions.countedOnce)
+            SELECT m.unit_id, m.start_date, m.end_date, m.value, m.source_id, \(indexOnly ? "0" : "m.device_id")
+            FROM \(indexOnly ? "metric" : CountedRows.view) m
+            WHERE m.type_id = ? AND m.start_date >= ? AND m.start_date < ?
             ORDER BY m.type_id, m.start_date
             """)
         try rows.bind([.int(type.id), .int(hours.first * 3600 - type.longest), .int((hours.last + 1) * 3600 + type.longest)])

@@ -1,4 +1,3 @@
-import CloudSyncExport
 import CloudSyncModel
 
 /// Ids of the small name tables (types, sources, units, devices), cached in memory. Remembers the

@@ -1,4 +1,3 @@
-import CloudSyncExport
 import CloudSyncModel
 
 /// The hour summary of the types an import brings into the store for the first time, counted
@@ -17,8 +16,9 @@ import CloudSyncModel
 /// merging needs every source in start order. Another type's plain statistics do not need order:
 /// when its rows go back in time (the next source), its hours so far are written and it goes on.
 /// Types the store already had are rebuilt too: their new rows may change the merged values of
-/// old ones. A repeat is never counted: into a new store the sink marks it before it would add it
-/// here; into a store with rows it is found at the commit, and its type is left to the rebuild.
+/// old ones. Only rows that count are added: a repeat or a superseded row is known as it is
+/// inserted (`MetricWriter`), and a type whose older rows stop counting during the import (a
+/// bucket pushed again) is left to the rebuild.
 final class OnlineHourSummary {
     private final class TypeHours {
         let cumulative: Bool

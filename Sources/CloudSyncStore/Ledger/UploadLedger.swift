@@ -1,22 +1,5 @@
-import CloudSyncExport
 import CloudSyncModel
 import Foundation
-
-/// One metric as an upload reads it.
-public struct PendingMetric: Sendable {
-    public var id: Int64
-    public var type: String
-    public var startDate: Int64
-    public var endDate: Int64
-    public var value: Double
-    public var unit: String
-    public var sourceApp: String
-    public var device: String
-    /// The metadata object, encoded.
-    public var metadataJSON: String
-    /// A category sample's value as written (`HKCategoryValueSleepAnalysisInBed`); part of its identity.
-    public var category: String?
-}
 
 /// The metrics that "pending" names without a target: see `StagingStore.defaultPending`.
 public struct DefaultPending: Sendable {
@@ -39,31 +22,17 @@ public struct PendingSummary: Sendable {
 /// WAL gives this reader a stable snapshot.
 public final class PendingMetricCursor {
     private let connection: SQLiteDatabase
-    private let rows: SQLiteStatement
+    private let rows: StoredMetricRows
 
     init(path: String, conditions: MetricConditions) throws {
         connection = try SQLiteDatabase(path: path, mode: .readOnly)
-        rows = try connection.prepare("""
-            SELECT \(StoredMetricSQL.columns),
-                   CASE WHEN m.category_id = 0 THEN NULL ELSE (SELECT name FROM category_value WHERE id = m.category_id) END
-            \(StoredMetricSQL.joins) \(conditions.whereClause) ORDER BY m.start_date, m.id
-            """)
-        try rows.bind(conditions.arguments)
+        rows = try StoredMetricRows(connection, conditions: conditions)
     }
 
     /// Up to `count` next metrics; empty at the end.
-    public func next(_ count: Int) throws -> [PendingMetric] {
-        var batch: [PendingMetric] = []
-        batch.reserveCapacity(count)
-        var metadata = ByteBuffer(capacity: 512)
-        while batch.count < count, try rows.step() {
-            metadata.removeAll()
-            StoredMetricSQL.appendMetadata(of: rows, to: &metadata)
-            batch.append(PendingMetric(
-                id: rows.int64(0), type: rows.text(1) ?? "", startDate: rows.int64(2), endDate: rows.int64(3),
-                value: rows.double(4), unit: rows.text(5) ?? "", sourceApp: rows.text(6) ?? "", device: rows.text(7) ?? "",
-                metadataJSON: metadata.withBytes { $0.string }, category: rows.text(10)))
-        }
+    public func next(_ count: Int) throws -> PendingBatch {
+        var batch = PendingBatch()
+        while batch.count < count, try rows.next({ id, metric in batch.append(id: id, metric) }) {}
         return batch
     }
 }
@@ -156,10 +125,11 @@ extension UploadLedger {
     /// identifier, after `filter`.
     public func pendingByType(targetID: Int64?, filter: MetricFilter = .all) throws -> [String: Int] {
         try storeErrors {
-            var conditions = try uploadConditions(filter)
+            var conditions = try self.conditions(filter)
             if let targetID { conditions.add(MetricConditions.notAcknowledged, .int(targetID)) }
             let query = try database.prepare("""
-                SELECT t.name, count(*) FROM metric m JOIN metric_type t ON t.id = m.type_id \(conditions.whereClause) GROUP BY m.type_id
+                SELECT t.name, count(*) FROM \(CountedRows.view) m JOIN metric_type t ON t.id = m.type_id \(conditions.whereClause)
+                GROUP BY m.type_id
                 """)
             try query.bind(conditions.arguments)
             var counts: [String: Int] = [:]
@@ -171,9 +141,11 @@ extension UploadLedger {
     /// How many metrics `targetID` has not acknowledged (every metric for nil), with their date range.
     public func pendingSummary(targetID: Int64?, filter: MetricFilter = .all) throws -> PendingSummary {
         try storeErrors {
-            var conditions = try uploadConditions(filter)
+            var conditions = try self.conditions(filter)
             if let targetID { conditions.add(MetricConditions.notAcknowledged, .int(targetID)) }
-            let query = try database.prepare("SELECT count(*), min(m.start_date), max(m.end_date) FROM metric m \(conditions.whereClause)")
+            let query = try database.prepare("""
+                SELECT count(*), min(m.start_date), max(m.end_date) FROM \(CountedRows.view) m \(conditions.whereClause)
+                """)
             try query.bind(conditions.arguments)
             _ = try query.step()
             return PendingSummary(count: Int(query.int64(0)), firstStart: query.isNull(1) ? nil : query.int64(1),
@@ -183,7 +155,7 @@ extension UploadLedger {
 
     public func pendingMetrics(targetID: Int64, filter: MetricFilter = .all) throws -> PendingMetricCursor {
         try storeErrors {
-            var conditions = try uploadConditions(filter)
+            var conditions = try self.conditions(filter)
             conditions.add(MetricConditions.notAcknowledged, .int(targetID))
             return try PendingMetricCursor(path: path, conditions: conditions)
         }
@@ -212,11 +184,11 @@ extension UploadLedger {
     /// its upload-history row: after a crash either both are there or neither is. `notTaken`
     /// counts, per type, what the server acknowledged without keeping: those metrics are not
     /// pending any more (sending them again would change nothing) but stay visible in `status`.
-    public func acknowledge(_ batch: [PendingMetric], targetID: Int64, runID: Int64, notTaken: [String: Int] = [:]) throws {
+    public func acknowledge(_ batch: PendingBatch, targetID: Int64, runID: Int64, notTaken: [String: Int] = [:]) throws {
         try storeErrors {
             try database.transaction {
                 let insert = try database.prepare("INSERT OR IGNORE INTO upload_ack(target_id, metric_id) VALUES (?, ?)")
-                for metric in batch { try insert.run([.int(targetID), .int(metric.id)]) }
+                for id in batch.ids { try insert.run([.int(targetID), .int(id)]) }
                 try recordBatch(targetID: targetID, runID: runID, batch: batch, success: true, error: nil)
                 let lost = try database.prepare("""
                     INSERT INTO upload_not_taken(run_id, type, count) VALUES (?, ?, ?)
@@ -228,17 +200,17 @@ extension UploadLedger {
     }
 
     /// Writes a failed batch into the upload history.
-    public func recordFailedBatch(_ batch: [PendingMetric], targetID: Int64, runID: Int64, error: String) throws {
+    public func recordFailedBatch(_ batch: PendingBatch, targetID: Int64, runID: Int64, error: String) throws {
         try storeErrors {
             try database.transaction { try recordBatch(targetID: targetID, runID: runID, batch: batch, success: false, error: error) }
         }
     }
 
-    private func recordBatch(targetID: Int64, runID: Int64, batch: [PendingMetric], success: Bool, error: String?) throws {
+    private func recordBatch(targetID: Int64, runID: Int64, batch: PendingBatch, success: Bool, error: String?) throws {
         try database.prepare("""
             INSERT INTO upload_batch(target_id, run_id, at, count, first_start, last_end, success, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """).run([.int(targetID), .int(runID), .int(Self.now), .int(Int64(batch.count)),
-                      batch.map(\.startDate).min().map { .int($0) } ?? .null, batch.map(\.endDate).max().map { .int($0) } ?? .null,
+                      batch.firstStart.map { .int($0) } ?? .null, batch.lastEnd.map { .int($0) } ?? .null,
                       .int(success ? 1 : 0), error.map { .text($0) } ?? .null])
     }
 

@@ -40,9 +40,9 @@ final class DailyTable {
         // WITHOUT ROWID on (zone, type, unit, day): a zone's rows are one range of the key, in type
         // and day order, and a query on a type reads only that type's days.
         try connection.execute("""
-            CREATE TEMP TABLE \(table) (zone TEXT NOT NULL, type TEXT NOT NULL, unit TEXT NOT NULL, day TEXT NOT NULL,
-                weekday INTEGER NOT NULL, count INTEGER NOT NULL, sum REAL NOT NULL, average REAL NOT NULL,
-                minimum REAL NOT NULL, maximum REAL NOT NULL, PRIMARY KEY (zone, type, unit, day)) WITHOUT ROWID
+            CREATE TEMP TABLE \(table) (zone TEXT NOT NULL, type TEXT NOT NULL, category TEXT NOT NULL, unit TEXT NOT NULL,
+                day TEXT NOT NULL, weekday INTEGER NOT NULL, count INTEGER NOT NULL, sum REAL NOT NULL, average REAL NOT NULL,
+                minimum REAL NOT NULL, maximum REAL NOT NULL, PRIMARY KEY (zone, type, category, unit, day)) WITHOUT ROWID
             """)
         try point(at: "UTC")
     }
@@ -51,7 +51,7 @@ final class DailyTable {
     /// changed since they were built, else built again. The build, if there was one.
     func use(zone: TimeZone?) throws -> ReadOnlySQL.DailyBuild? {
         let name = zone?.identifier ?? "UTC"
-        let version = try store.queries.dataVersion()
+        let version = try DailyQuery(store).dataVersion()
         var build: ReadOnlySQL.DailyBuild?
         if let index = built.firstIndex(where: { $0.zone == name }) {
             let kept = built.remove(at: index)
@@ -80,17 +80,17 @@ final class DailyTable {
             }
             // The weekday is SQLite's own (`strftime('%w')`, 0 = Sunday), for queries that compare it with theirs.
             let insert = try connection.prepare("""
-                INSERT INTO temp.\(table) (zone, type, unit, day, weekday, count, sum, average, minimum, maximum)
-                VALUES (?1, ?2, ?3, ?4, CAST(strftime('%w', ?4) AS INTEGER), ?5, ?6, ?7, ?8, ?9)
+                INSERT INTO temp.\(table) (zone, type, category, unit, day, weekday, count, sum, average, minimum, maximum)
+                VALUES (?1, ?2, ?10, ?3, ?4, CAST(strftime('%w', ?4) AS INTEGER), ?5, ?6, ?7, ?8, ?9)
                 """)
             // The numbers as `aggregate` prints them: the float noise of unit conversion and proration
             // rounded off (NumberFormatting), so a day's sum is the CSV's, digit for digit.
             let number = NumberFormatting.roundedAfterConversion
-            version = try store.queries.dailyValues(zone: zone) { rows in
+            version = try DailyQuery(store).dailyValues(zone: zone) { rows in
                 for row in rows {
                     try insert.run([.text(name), .text(row.type), .text(row.unit), .text(row.bucket), .int(Int64(row.count)),
                                     .double(number(row.sum)), .double(number(row.average)), .double(number(row.minimum)),
-                                    .double(number(row.maximum))])
+                                    .double(number(row.maximum)), .text(row.category ?? "")])
                 }
                 count += rows.count
             }
@@ -113,7 +113,8 @@ final class DailyTable {
         try connection.execute("""
             DROP VIEW IF EXISTS temp.\(Self.viewName);
             CREATE TEMP VIEW \(Self.viewName) AS
-                SELECT type, unit, day, weekday, CASE weekday \(names) END AS weekday_name, count, sum, average, minimum, maximum
+                SELECT type, nullif(category, '') AS category, unit, day, weekday, CASE weekday \(names) END AS weekday_name, count, sum,
+                       average, minimum, maximum
                 FROM temp.\(table) WHERE zone = '\(zone.replacingOccurrences(of: "'", with: "''"))'
             """)
         viewZone = zone

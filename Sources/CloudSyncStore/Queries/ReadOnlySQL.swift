@@ -22,29 +22,38 @@ import Foundation
 /// two of the assistant's statements (`trusted`), and only when a query names `daily`.
 public final class ReadOnlySQL {
     /// The views, as `CREATE TEMP VIEW` bodies: readable columns, dates as ISO 8601 UTC text.
+    /// `metrics` is what counts (`CountedRows`), so an assistant cannot count a sample twice by
+    /// forgetting a filter; `stored_metrics` is every stored row with why it does not count.
     public static let views: [(name: String, description: String, sql: String)] = [
-        ("metrics", "one row per stored metric: id, type, start, end (ISO 8601 UTC), value, unit, source, device, metadata (JSON), is_repeat (1: alike but for its creation date; count once), superseded (not 0: pushed by Health Auto Export where another source counts; do not count)", """
-            SELECT m.id AS id, t.name AS type, strftime('%Y-%m-%dT%H:%M:%SZ', m.start_date, 'unixepoch') AS start,
-                   strftime('%Y-%m-%dT%H:%M:%SZ', m.end_date, 'unixepoch') AS "end", m.value AS value, u.name AS unit,
-                   s.name AS source, d.name AS device,
-                   '{' || '"device":' || json_quote(d.name) || ifnull(',"sourceVersion":' || json_quote(v.name), '')
-                       || ifnull(',' || m.extra, '') || '}' AS metadata,
-                   m.is_repeat AS is_repeat, m.superseded AS superseded
-            FROM {store}.metric m JOIN {store}.metric_type t ON t.id = m.type_id JOIN {store}.unit u ON u.id = m.unit_id
-            JOIN {store}.source s ON s.id = m.source_id JOIN {store}.device d ON d.id = m.device_id
-            LEFT JOIN {store}.source_version v ON v.id = m.source_version_id
-            """),
-        ("workouts", "one row per workout: id, activity, start, end, minutes, distance_km, energy_kcal, source, is_repeat, superseded", """
+        ("metrics", "one row per sample that counts (each sample once; repeats and superseded rows left out, as status and aggregate count): id, type, start, end (ISO 8601 UTC), value, unit, source, device, metadata (JSON)",
+         metricColumns(from: "\(CountedRows.view)", extra: "")),
+        ("stored_metrics", "every stored row, those that do not count included: the columns of metrics, and is_repeat (1: alike a sample stored before it but for its creation date), superseded (not 0: pushed by Health Auto Export where another source counts: 1 before an export's date, 2 a summary with samples in it, 3 a summary pushed again), origin (export or health-auto-export). To count, use metrics",
+         metricColumns(from: "metric", extra: ", m.is_repeat AS is_repeat, m.superseded AS superseded, CASE m.origin WHEN 1 THEN 'health-auto-export' ELSE 'export' END AS origin")),
+        ("workouts", "one row per workout that counts: id, activity, start, end, minutes, distance_km, energy_kcal, source", """
             SELECT m.id AS id, json_extract('{' || ifnull(m.extra, '') || '}', '$.activityType') AS activity,
                    strftime('%Y-%m-%dT%H:%M:%SZ', m.start_date, 'unixepoch') AS start,
                    strftime('%Y-%m-%dT%H:%M:%SZ', m.end_date, 'unixepoch') AS "end", m.value AS minutes,
                    CAST(json_extract('{' || ifnull(m.extra, '') || '}', '$.totalDistanceKm') AS REAL) AS distance_km,
                    CAST(json_extract('{' || ifnull(m.extra, '') || '}', '$.totalEnergyKcal') AS REAL) AS energy_kcal,
-                   s.name AS source, m.is_repeat AS is_repeat, m.superseded AS superseded
-            FROM {store}.metric m JOIN {store}.source s ON s.id = m.source_id
+                   s.name AS source
+            FROM {store}.\(CountedRows.view) m JOIN {store}.source s ON s.id = m.source_id
             WHERE m.type_id = (SELECT id FROM {store}.metric_type WHERE name = 'workout')
             """),
     ]
+
+    /// The readable columns of a metric view over `rows` (a `CountedRows` view, or `metric`).
+    private static func metricColumns(from rows: String, extra: String) -> String {
+        """
+        SELECT m.id AS id, t.name AS type, strftime('%Y-%m-%dT%H:%M:%SZ', m.start_date, 'unixepoch') AS start,
+               strftime('%Y-%m-%dT%H:%M:%SZ', m.end_date, 'unixepoch') AS "end", m.value AS value, u.name AS unit,
+               s.name AS source, d.name AS device,
+               '{' || '"device":' || json_quote(d.name) || ifnull(',"sourceVersion":' || json_quote(v.name), '')
+                   || ifnull(',' || m.extra, '') || '}' AS metadata\(extra)
+        FROM {store}.\(rows) m JOIN {store}.metric_type t ON t.id = m.type_id JOIN {store}.unit u ON u.id = m.unit_id
+        JOIN {store}.source s ON s.id = m.source_id JOIN {store}.device d ON d.id = m.device_id
+        LEFT JOIN {store}.source_version v ON v.id = m.source_version_id
+        """
+    }
 
     /// Every view a query may read, for messages: the store's and `daily`.
     public static let viewNames = views.map(\.name) + [DailyTable.viewName]

@@ -358,6 +358,46 @@ enum StoreSchema {
             dirty_to = (SELECT max(last_end) FROM metric_summary s WHERE s.type_id = metric_hour_state.type_id)
             WHERE summarised < 0;
         """,
+        // 10 → 11: one definition of what counts (CountedRows, docs/store.md "What counts"), and where
+        // each row came from.
+        """
+        -- 0: an export's row; 1: a row pushed (or filed) by Health Auto Export. Before, a push's rows
+        -- were the id range hae_push kept; an export's sample that matches a pushed one becomes the
+        -- export's row (its creation date filled in), which a range cannot say.
+        ALTER TABLE metric ADD COLUMN origin INTEGER NOT NULL DEFAULT 0;
+        UPDATE metric SET origin = 1 WHERE id IN (
+            SELECT m.id FROM hae_push p JOIN metric m ON m.id BETWEEN p.first_metric_id AND p.last_metric_id);
+        -- The pushed rows by start: an export supersedes those before its date without reading its own.
+        CREATE INDEX metric_pushed ON metric(start_date) WHERE origin = 1;
+        -- Per (type, unit, source): the rows that count, the repeats and the superseded rows (kept,
+        -- not counted), and the range of those not superseded; range_stale: a row at its edge left
+        -- what counts, and the range is read again from the rows in the same transaction.
+        DROP TABLE metric_summary;
+        CREATE TABLE metric_summary (
+            type_id INTEGER NOT NULL,
+            unit_id INTEGER NOT NULL,
+            source_id INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            repeats INTEGER NOT NULL,
+            superseded INTEGER NOT NULL,
+            first_start INTEGER,
+            last_end INTEGER,
+            range_stale INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (type_id, unit_id, source_id)
+        ) WITHOUT ROWID;
+        INSERT INTO metric_summary(type_id, unit_id, source_id, count, repeats, superseded, first_start, last_end)
+            SELECT type_id, unit_id, source_id, sum(is_repeat = 0 AND superseded = 0), sum(is_repeat != 0 AND superseded = 0),
+                   sum(superseded != 0), min(CASE WHEN superseded = 0 THEN start_date END), max(CASE WHEN superseded = 0 THEN end_date END)
+            FROM metric GROUP BY type_id, unit_id, source_id;
+        \(CountedRows.schema)
+        -- The types whose hour summary was left to their rows (superseded_type) get one again: it
+        -- counts what counts, like every reader.
+        UPDATE metric_hour_state SET summarised = 0,
+            dirty_from = (SELECT coalesce(min(s.first_start), 0) FROM metric_summary s WHERE s.type_id = metric_hour_state.type_id),
+            dirty_to = (SELECT coalesce(max(s.last_end), 0) FROM metric_summary s WHERE s.type_id = metric_hour_state.type_id)
+            WHERE type_id IN (SELECT type_id FROM superseded_type);
+        DROP TABLE superseded_type;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

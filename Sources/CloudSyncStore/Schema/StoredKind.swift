@@ -1,4 +1,3 @@
-import CloudSyncExport
 import CloudSyncModel
 
 /// How a kind of record is kept in the store: its tables, how a record goes in (once: importing the

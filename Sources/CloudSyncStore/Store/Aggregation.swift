@@ -1,4 +1,3 @@
-import CloudSyncExport
 import CloudSyncModel
 import Foundation
 
@@ -19,6 +18,9 @@ public struct AggregateRow: Sendable, Codable, Equatable {
     public var average: Double
     public var minimum: Double
     public var maximum: Double
+    /// Sleep only: `asleep` (every asleep stage of every source, merged) or `inBed`; each night counts
+    /// once (docs/aggregation.md, "Sleep: a night counted once").
+    public var category: String? = nil
 }
 
 public struct AggregateOptions: Sendable {
@@ -88,6 +90,15 @@ struct BucketLabeler {
     /// Whether the offset of the last instant keyed is a whole number of hours, so that a UTC hour
     /// falls in one bucket (every zone but a few: India +5:30, Nepal +5:45, Newfoundland -3:30…).
     var offsetIsWholeHours: Bool { offset % 3600 == 0 }
+
+    /// The key of the bucket holding a local date (days since 1970): a night's, by its evening.
+    func key(localDay day: Int64) -> Int64 { key(local: day * 86_400) }
+
+    /// The local instant of `instant` (its offset looked up as `key` does).
+    mutating func local(_ instant: Int64) -> Int64 {
+        _ = key(instant)
+        return instant + offset
+    }
 
     private func key(local: Int64) -> Int64 {
         let day = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400

@@ -1,5 +1,3 @@
-import CloudSyncArchive
-import CloudSyncExport
 import CloudSyncModel
 import CSQLite3
 import Foundation
@@ -32,9 +30,9 @@ public final class StagingStore: StoreAccess {
     let database: SQLiteDatabase
     public let configuration: Configuration
     private let lock: StoreLock?
-    /// The store's parts: the upload ledger, and what commands read.
+    /// The upload ledger: targets, acknowledgements, runs, backfill, pending. What commands read is
+    /// a query type each (`StatusQuery`, `AggregateQuery`, …); an import is `beginImport`.
     public private(set) lazy var ledger = UploadLedger(database: database, path: path, configuration: configuration)
-    public private(set) lazy var queries = StoreQueries(database: database, path: path, configuration: configuration, ledger: ledger)
 
     /// Opens a store for reading, upgrading its schema first when it is older (the first use after
     /// a new cloudsync): a short writer session that takes the lock, migrates and closes.
@@ -57,7 +55,7 @@ public final class StagingStore: StoreAccess {
         if access != .write && !exists { throw StoreError.missing(path) }
         // A command that does not create stores never turns an empty file into one (a store emptied
         // by a mistake, `touch`): it says so and leaves the file as it is.
-        if access != .write && exists && FileKind(path: path) == .regular && FileKind.size(path: path) == 0 {
+        if access != .write && exists && Self.isEmptyRegularFile(path) {
             throw StoreError.empty(path)
         }
         if access != .read {
@@ -153,7 +151,12 @@ public final class StagingStore: StoreAccess {
     }
 
     /// The `userId` and `deviceId` made once, on the store's first use.
-    public func identity() throws -> CloudCareIdentity { try queries.identity() }
+    public func identity() throws -> CloudCareIdentity { try StatusQuery(self).identity() }
+
+    private static func isEmptyRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG && status.st_size == 0
+    }
 
     /// Refuses every write on this connection from now on (`PRAGMA query_only`): for servers that
     /// answer questions from a store another process imports into.

@@ -21,20 +21,17 @@ extension StoreAccess {
         }
     }
 
-    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
-
-    /// What uploads send: each sample once. A repeat (the same sample with another creation date)
-    /// is not sent: every backend would take it for the sample it already has (docs/upload.md).
-    func uploadConditions(_ filter: MetricFilter) throws -> MetricConditions {
-        var conditions = try conditions(filter)
-        conditions.add(MetricConditions.countedOnce)
-        return conditions
-    }
+    static var now: Int64 { StoreClock.now }
 
     /// The `userId` and `deviceId` made once, on the store's first use (as the iOS app does on
     /// first launch), sent with every CloudCare envelope.
-    public func identity() throws -> CloudCareIdentity {
+    func identity() throws -> CloudCareIdentity {
         CloudCareIdentity(userId: try database.scalarText("SELECT value FROM identity WHERE key = 'userId'") ?? "",
                           deviceId: try database.scalarText("SELECT value FROM identity WHERE key = 'deviceId'") ?? "")
     }
+}
+
+/// The time the store writes into its runs and ledgers: seconds since 1970.
+enum StoreClock {
+    static var now: Int64 { Int64(Date().timeIntervalSince1970) }
 }

@@ -68,6 +68,8 @@ public struct StoreStatus: Sendable, Codable {
     public var metrics: Int
     /// Stored samples that repeat another but for their creation date: kept, counted once.
     public var repeats = 0
+    /// Pushed rows where another source is the truth: kept, not counted (`healthAutoExport` says why).
+    public var superseded = 0
     /// `--count-repeats`: `metrics` and `byType` count every repeat.
     public var countsRepeats = false
     /// What `cloudsync upload` to the default target would send now (see `StagingStore.defaultPending`):

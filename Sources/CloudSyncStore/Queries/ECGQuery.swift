@@ -1,4 +1,3 @@
-import CloudSyncExport
 import CloudSyncModel
 
 /// A stored ECG recording: its classification and, when asked for one recording, its voltages.
@@ -16,7 +15,11 @@ public struct ECGSummary: Sendable, Codable, Equatable {
     public var samplesRateHz: Double?
 }
 
-extension StoreQueries {
+/// The stored ECG recordings.
+public struct ECGQuery: StoreQuery {
+    let store: StagingStore
+    public init(_ store: StagingStore) { self.store = store }
+
     /// The recordings made in [since, until), oldest first; with `maxSamples`, each with its
     /// voltages thinned to that count, else without them.
     public func ecgs(since: Int64? = nil, until: Int64? = nil, maxSamples: Int? = nil) throws -> [ECGSummary] {
@@ -52,7 +55,7 @@ extension StoreQueries {
                                    unit: rows.text(6), device: rows.text(7))
         if let maxSamples {
             let samples = StoredWords.decoded(rows.blob(8)).map { Double(bitPattern: $0) }
-            let thinned = Self.thinned(samples, to: maxSamples)
+            let thinned = thinnedEvenly(samples, to: maxSamples)
             recording.samples = thinned
             recording.samplesRateHz = recording.sampleRateHz.map { $0 * Double(thinned.count) / Double(Swift.max(samples.count, 1)) }
         }

@@ -1,4 +1,3 @@
-import CloudSyncExport
 import CloudSyncModel
 
 /// A workout as the assistant sees it: its kind, span and amounts, and whether a route is stored.
@@ -16,14 +15,17 @@ public struct WorkoutSummary: Sendable, Codable, Equatable {
     public var hasRoute: Bool
 }
 
-extension StoreQueries {
+/// The workouts that count, as the assistant and the report list them.
+public struct WorkoutQuery: StoreQuery {
+    let store: StagingStore
+    public init(_ store: StagingStore) { self.store = store }
+
     /// Workouts starting in [since, until), oldest first, at most `limit` (and whether there were more).
     /// `activity` is a short name (`running`) or an identifier (`HKWorkoutActivityTypeRunning`).
     public func workouts(activity: String? = nil, since: Int64? = nil, until: Int64? = nil,
                          limit: Int) throws -> (workouts: [WorkoutSummary], truncated: Bool) {
         try storeErrors {
             var conditions = MetricConditions(.all) { _ in [] }
-            conditions.add(MetricConditions.countedOnce)
             conditions.add("m.type_id = (SELECT id FROM metric_type WHERE name = 'workout')")
             if let activity {
                 let short = activity.hasPrefix("HKWorkoutActivityType") ? String(activity.dropFirst(21)) : activity
@@ -37,7 +39,7 @@ extension StoreQueries {
                        CAST(json_extract(\(json), '$.totalDistanceKm') AS REAL), CAST(json_extract(\(json), '$.totalEnergyKcal') AS REAL),
                        CAST(json_extract(\(json), '$.heartRateAverage') AS REAL), s.name,
                        EXISTS (SELECT 1 FROM route r WHERE r.workout_start = m.start_date)
-                FROM metric m JOIN source s ON s.id = m.source_id \(conditions.whereClause)
+                FROM \(CountedRows.view) m JOIN source s ON s.id = m.source_id \(conditions.whereClause)
                 ORDER BY m.start_date LIMIT ?
                 """)
             try rows.bind(conditions.arguments + [.int(Int64(limit) + 1)])
@@ -52,25 +54,5 @@ extension StoreQueries {
             let truncated = result.count > limit
             return (Array(result.prefix(limit)), truncated)
         }
-    }
-
-    /// The stored route of the workout that starts at `start` (or whose span holds it), its points
-    /// thinned evenly to at most `maxPoints` (first and last kept).
-    public func route(at start: Int64, maxPoints: Int) throws -> Route? {
-        try storeErrors {
-            let id = try database.scalarInt("""
-                SELECT id FROM route WHERE workout_start = ?1
-                   OR (workout_start <= ?1 AND workout_end >= ?1) ORDER BY workout_start = ?1 DESC LIMIT 1
-                """, [.int(start)])
-            guard let id, var found = try storedRoutes(id: id).first else { return nil }
-            found.points = Self.thinned(found.points, to: maxPoints)
-            return found
-        }
-    }
-
-    static func thinned<T>(_ items: [T], to maximum: Int) -> [T] {
-        guard maximum >= 2, items.count > maximum else { return items }
-        let step = Double(items.count - 1) / Double(maximum - 1)
-        return (0..<maximum).map { items[Int((Double($0) * step).rounded())] }
     }
 }

@@ -1,4 +1,3 @@
-import CloudSyncExport
 import CloudSyncModel
 import Foundation
 
@@ -14,7 +13,7 @@ import Foundation
 /// their rows at the import's end, over the dirty hours only (`HourSummaryBuilder`). A killed
 /// import leaves the types dirty: `aggregate` then reads their rows, and the next import rebuilds
 /// them.
-extension StoreQueries {
+extension AggregateQuery {
     /// The longest sample of any type, in seconds: how far a sample may reach across a range's edge.
     func longestSample() throws -> Int64 {
         try database.scalarInt("SELECT coalesce(max(longest), 0) FROM metric_hour_state") ?? 0

@@ -1,25 +1,32 @@
-import CloudSyncExport
 import CloudSyncModel
 
-extension StoreQueries {
+/// What `status` shows: totals, per type and by reason, the date range, pending per target, recent imports and uploads, the phone's pushes.
+public struct StatusQuery: StoreQuery {
+    let store: StagingStore
+    public init(_ store: StagingStore) { self.store = store }
+
     /// Totals, per type, date range, pending per target, recent imports and uploads, backfill, identity.
     /// Each sample counts once unless `countRepeats`.
     public func status(recent: Int = 10, countRepeats: Bool = false) throws -> StoreStatus {
         try storeErrors {
             let identity = try self.identity()
             var byType: [String: Int] = [:]
-            var repeats = 0
-            // From the summary the import keeps (schema 5), not from every row.
+            var (counted, repeats, superseded) = (0, 0, 0)
+            // From the counts the import and the trigger keep (CountedRows), not from every row.
             let types = try database.prepare("""
-                SELECT t.name, sum(s.count), sum(s.repeats) FROM metric_summary s JOIN metric_type t ON t.id = s.type_id GROUP BY s.type_id
+                SELECT t.name, sum(s.count), sum(s.repeats), sum(s.superseded) FROM metric_summary s JOIN metric_type t ON t.id = s.type_id
+                GROUP BY s.type_id
                 """)
             while try types.step() {
-                let typeRepeats = Int(types.int64(2))
-                byType[types.text(0) ?? ""] = Int(types.int64(1)) - (countRepeats ? 0 : typeRepeats)
+                let (typeCounted, typeRepeats) = (Int(types.int64(1)), Int(types.int64(2)))
+                counted += typeCounted
                 repeats += typeRepeats
+                superseded += Int(types.int64(3))
+                let shown = typeCounted + (countRepeats ? typeRepeats : 0)
+                if shown > 0 { byType[types.text(0) ?? ""] = shown }
             }
             let metrics = byType.values.reduce(0, +)
-            let samples = metrics - (countRepeats ? repeats : 0)  // each once: what an upload can send
+            let samples = counted   // each once: what an upload can send
             let range = try database.prepare("SELECT min(first_start), max(last_end) FROM metric_summary")
             _ = try range.step()
             let firstStart = range.isNull(0) ? nil : UTCDateFormatter.string(range.int64(0))
@@ -38,8 +45,8 @@ extension StoreQueries {
                 target.reached = acknowledged > 0 || targetRows.int64(3) != 0
                 targets.append(target)
             }
-            let defaultPending = try ledger.defaultPending()
-            let pending = try ledger.pendingSummary(targetID: defaultPending.targetID, filter: defaultPending.filter).count
+            let defaultPending = try store.ledger.defaultPending()
+            let pending = try store.ledger.pendingSummary(targetID: defaultPending.targetID, filter: defaultPending.filter).count
 
             let imports = try recentImports(recent)
             let uploads = try recentUploads(recent)
@@ -65,15 +72,19 @@ extension StoreQueries {
                                firstStart: firstStart, lastEnd: lastEnd, targets: targets,
                                imports: imports, uploads: uploads, backfill: backfill, exportFacts: facts)
             status.pendingTarget = "cloudcare" + (defaultPending.server.map { " \($0)" } ?? "")
-            status.pendingLeftOut = try ledger.pendingByType(targetID: defaultPending.targetID, filter: .all)
+            status.pendingLeftOut = try store.ledger.pendingByType(targetID: defaultPending.targetID, filter: .all)
                 .filter { !CloudCareContract.takes($0.key) }.values.reduce(0, +)
             status.repeats = repeats
+            status.superseded = superseded
+            status.healthAutoExport = try pushes()
             status.countsRepeats = countRepeats
             status.records = try recordCounts()
             return status
         }
     }
+}
 
+extension StoreAccess {
     /// The last `count` import runs, newest first.
     func recentImports(_ count: Int) throws -> [StoreStatus.ImportRun] {
         var imports: [StoreStatus.ImportRun] = []

@@ -1,5 +1,5 @@
-import CloudSyncExport
 import CloudSyncModel
+import Foundation
 
 /// What the store holds, in one answer: per type its unit, count and range; the sources; the other
 /// records; the last import and upload. Each sample counts once (repeats left out, as `status` does).
@@ -28,25 +28,29 @@ public struct StoreOverview: Sendable, Codable {
     public var lastUpload: StoreStatus.UploadRun?
 }
 
-extension StoreQueries {
+/// What the store holds, in one answer: the MCP `overview`, the report's header, the names a person may give.
+public struct OverviewQuery: StoreQuery {
+    let store: StagingStore
+    public init(_ store: StagingStore) { self.store = store }
+
     public func overview() throws -> StoreOverview {
         try storeErrors {
             // From the summary the import keeps (schema 5): a few hundred rows, not millions.
             let rows = try database.prepare("""
                 SELECT t.name, u.name, sum(s.count), min(s.first_start), max(s.last_end), sum(s.repeats)
                 FROM metric_summary s JOIN metric_type t ON t.id = s.type_id JOIN unit u ON u.id = s.unit_id
-                GROUP BY s.type_id, s.unit_id ORDER BY t.name
+                GROUP BY s.type_id, s.unit_id HAVING sum(s.count) > 0 ORDER BY t.name
                 """)
             var types: [StoreOverview.TypeSummary] = []
             var repeats = 0
             while try rows.step() {
                 let repeated = Int(rows.int64(5))
                 repeats += repeated
-                types.append(.init(type: rows.text(0) ?? "", unit: rows.text(1) ?? "", count: Int(rows.int64(2)) - repeated,
+                types.append(.init(type: rows.text(0) ?? "", unit: rows.text(1) ?? "", count: Int(rows.int64(2)),
                                    first: UTCDateFormatter.string(rows.int64(3)), last: UTCDateFormatter.string(rows.int64(4))))
             }
             let sourceRows = try database.prepare("""
-                SELECT n.name, sum(s.count - s.repeats) FROM metric_summary s JOIN source n ON n.id = s.source_id
+                SELECT n.name, sum(s.count) FROM metric_summary s JOIN source n ON n.id = s.source_id
                 GROUP BY s.source_id ORDER BY 2 DESC
                 """)
             var sources: [StoreOverview.SourceSummary] = []
@@ -65,7 +69,7 @@ extension StoreQueries {
         try storeErrors {
             let rows = try database.prepare("""
                 SELECT t.name FROM metric_summary s JOIN metric_type t ON t.id = s.type_id
-                GROUP BY s.type_id HAVING sum(s.count - s.repeats) > 0 ORDER BY t.name
+                GROUP BY s.type_id HAVING sum(s.count) > 0 ORDER BY t.name
                 """)
             var names: [String] = []
             while try rows.step() { names.append(rows.text(0) ?? "") }
@@ -85,6 +89,53 @@ extension StoreQueries {
             let row = try database.prepare(sql)
             guard try row.step(), !row.isNull(0) else { return nil }
             return (row.int64(0), row.int64(1))
+        }
+    }
+
+    /// The newest `ExportDate` of the exports imported into the store (nil when none had one).
+    /// Every import run counts, whatever its outcome: an interrupted import has stored samples too.
+    public func latestExportDate() throws -> Int64? {
+        try storeErrors {
+            let rows = try database.prepare("""
+                SELECT export_date FROM import_run WHERE export_date IS NOT NULL
+                UNION SELECT value FROM export_fact WHERE key = 'exportDate'
+                """)
+            var latest: Int64?
+            while try rows.step() {
+                guard var text = rows.text(0), let seconds = text.withUTF8({ ExportDateParser.epochSeconds($0) }) else { continue }
+                latest = Swift.max(latest ?? seconds, seconds)
+            }
+            return latest
+        }
+    }
+
+    /// One type's samples that count in a range, and the local days of the first and last.
+    public struct TypeCount: Sendable, Equatable {
+        public var type: String
+        public var unit: String
+        public var count: Int
+        public var firstDay: String
+        public var lastDay: String
+    }
+
+    /// Per type and unit, the samples that count starting in the filter's range (of its types), as
+    /// `status` and `overview` count the whole store; their first and last days in `zone`.
+    public func counts(filter: MetricFilter, zone: TimeZone?) throws -> [TypeCount] {
+        try storeErrors {
+            let conditions = try conditions(filter)
+            let rows = try database.prepare("""
+                SELECT t.name, u.name, count(*), min(m.start_date), max(m.start_date)
+                FROM \(CountedRows.view) m JOIN metric_type t ON t.id = m.type_id JOIN unit u ON u.id = m.unit_id
+                \(conditions.whereClause) GROUP BY m.type_id, m.unit_id ORDER BY t.name, u.name
+                """)
+            try rows.bind(conditions.arguments)
+            var labeler = BucketLabeler(bucket: .day, zone: zone)
+            var counts: [TypeCount] = []
+            while try rows.step() {
+                counts.append(TypeCount(type: rows.text(0) ?? "", unit: rows.text(1) ?? "", count: Int(rows.int64(2)),
+                                        firstDay: labeler.label(labeler.key(rows.int64(3))), lastDay: labeler.label(labeler.key(rows.int64(4)))))
+            }
+            return counts
         }
     }
 }

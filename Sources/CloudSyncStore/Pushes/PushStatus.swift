@@ -31,9 +31,10 @@ public struct HealthAutoExportStatus: Sendable, Codable, Equatable {
     public var superseded: Int { beforeExportDate + summariesWithSamples + summariesPushedAgain }
 }
 
-extension StoreQueries {
-    /// nil when nothing came from Health Auto Export.
-    public func healthAutoExportStatus() throws -> HealthAutoExportStatus? {
+extension StatusQuery {
+    /// What came from Health Auto Export (nil when nothing did): the last push or file, and what of
+    /// the pushed rows counts and, for the rest, why not.
+    public func pushes() throws -> HealthAutoExportStatus? {
         try storeErrors {
             let imports = Int(try database.scalarInt("SELECT count(*) FROM hae_push") ?? 0)
             guard imports > 0 else { return nil }
@@ -47,15 +48,11 @@ extension StoreQueries {
                              automationName: latest.text(3), aggregation: latest.text(4), period: latest.text(5), sessionID: latest.text(6),
                              stored: Int(latest.int64(7)), already: Int(latest.int64(8)), notKept: Int(latest.int64(9)))
             }
-            // The pushed rows are the id ranges of the pushes: read by rowid, never the whole table.
+            // The pushed rows through their own index (metric_pushed), never the export's rows.
             var byState = [Int64: Int]()
-            let ranges = try database.prepare("SELECT first_metric_id, last_metric_id FROM hae_push WHERE first_metric_id IS NOT NULL")
-            let count = try database.prepare("SELECT superseded, count(*) FROM metric WHERE id BETWEEN ? AND ? GROUP BY superseded")
-            while try ranges.step() {
-                try count.bind([.int(ranges.int64(0)), .int(ranges.int64(1))])
-                while try count.step() { byState[count.int64(0), default: 0] += Int(count.int64(1)) }
-                count.reset()
-            }
+            let count = try database.prepare("SELECT superseded, count(*) FROM metric WHERE origin = 1 AND start_date > ? GROUP BY superseded")
+            try count.bind([.int(.min)])
+            while try count.step() { byState[count.int64(0), default: 0] += Int(count.int64(1)) }
             return HealthAutoExportStatus(imports: imports, last: last, counted: byState[0] ?? 0, beforeExportDate: byState[1] ?? 0,
                                           summariesWithSamples: byState[2] ?? 0, summariesPushedAgain: byState[3] ?? 0)
         }

@@ -1,7 +1,11 @@
 import CloudSyncModel
 import Foundation
 
-extension StoreQueries {
+/// The rows of the `sql` tool's `daily` view: `aggregate --bucket day --merge-sources` for every type.
+public struct DailyQuery: StoreQuery {
+    let store: StagingStore
+    public init(_ store: StagingStore) { self.store = store }
+
     /// The store's version as this connection sees it (`PRAGMA data_version`): it changes when another
     /// connection commits (an import running while `cloudsync mcp` serves), never for our own reads.
     func dataVersion() throws -> Int64 {
@@ -24,7 +28,7 @@ extension StoreQueries {
                 // `MetricFilter` matches short names: one call per short name covers each type once.
                 for type in Set(try names("metric_type").values.map(MetricFilter.shortName)).sorted() {
                     let filter = MetricFilter(types: [type])
-                    try each(try aggregate(AggregateOptions(bucket: .day, filter: filter, timeZone: zone, mergeSources: true)))
+                    try each(try AggregateQuery(store).aggregate(AggregateOptions(bucket: .day, filter: filter, timeZone: zone, mergeSources: true)))
                 }
                 try database.execute("COMMIT")
                 return version

@@ -1,4 +1,3 @@
-import CloudSyncExport
 import CloudSyncModel
 
 /// A stored route without its points: enough to count routes the way `overview` does (every row of
@@ -13,7 +12,11 @@ public struct RouteSummary: Sendable, Codable, Equatable {
     public var pointCount: Int
 }
 
-extension StoreQueries {
+/// The stored routes: one to draw or answer with, and every one without its points.
+public struct RouteQuery: StoreQuery {
+    let store: StagingStore
+    public init(_ store: StagingStore) { self.store = store }
+
     /// Every stored route, oldest first (routes without a date first), without its points.
     public func routeSummaries() throws -> [RouteSummary] {
         try storeErrors {
@@ -35,25 +38,29 @@ extension StoreQueries {
     public func route(id: Int64, maxPoints: Int) throws -> Route? {
         try storeErrors {
             guard var found = try storedRoutes(id: id).first else { return nil }
-            found.points = Self.thinned(found.points, to: maxPoints)
+            found.points = thinnedEvenly(found.points, to: maxPoints)
             return found
         }
     }
 
-    /// The newest `ExportDate` of the exports imported into the store (nil when none had one).
-    /// Every import run counts, whatever its outcome: an interrupted import has stored samples too.
-    public func latestExportDate() throws -> Int64? {
+    /// The stored route of the workout that starts at `start` (or whose span holds it), its points
+    /// thinned evenly to at most `maxPoints` (first and last kept).
+    public func route(at start: Int64, maxPoints: Int) throws -> Route? {
         try storeErrors {
-            let rows = try database.prepare("""
-                SELECT export_date FROM import_run WHERE export_date IS NOT NULL
-                UNION SELECT value FROM export_fact WHERE key = 'exportDate'
-                """)
-            var latest: Int64?
-            while try rows.step() {
-                guard var text = rows.text(0), let seconds = text.withUTF8({ ExportDateParser.epochSeconds($0) }) else { continue }
-                latest = Swift.max(latest ?? seconds, seconds)
-            }
-            return latest
+            let id = try database.scalarInt("""
+                SELECT id FROM route WHERE workout_start = ?1
+                   OR (workout_start <= ?1 AND workout_end >= ?1) ORDER BY workout_start = ?1 DESC LIMIT 1
+                """, [.int(start)])
+            guard let id, var found = try storedRoutes(id: id).first else { return nil }
+            found.points = thinnedEvenly(found.points, to: maxPoints)
+            return found
         }
+    }
+
+    /// The stored routes (one, by `id`), with their points, in import order.
+    func storedRoutes(id: Int64) throws -> [Route] {
+        var routes: [Route] = []
+        try StoredRoutes.forEach(in: database, id: id) { routes.append($0) }
+        return routes
     }
 }

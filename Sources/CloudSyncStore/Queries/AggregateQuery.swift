@@ -1,18 +1,22 @@
-import CloudSyncExport
 import CloudSyncModel
 import Foundation
 
-extension StoreQueries {
+/// `aggregate`'s buckets (and `series`, `compare_periods`, the report's charts): from the rows that count, or from their hour summary.
+public struct AggregateQuery: StoreQuery {
+    let store: StagingStore
+    public init(_ store: StagingStore) { self.store = store }
+
     /// Count, sum, average, minimum and maximum per type and bucket, in `startDate` order per type.
-    /// A sample belongs to the bucket of its `startDate`.
+    /// A sample belongs to the bucket of its `startDate`; sleep is counted by night (`sleepRows`).
     ///
-    /// A type with an hour summary kept by the import (`StagingStore+HourSummary.swift`) is read from
+    /// A type with an hour summary kept by the import (`AggregateQuery+HourSummary.swift`) is read from
     /// it when the question allows (hour-aligned range, a zone of whole-hour offsets, repeats counted
     /// once); the others from their rows. Both give the same numbers.
     public func aggregate(_ options: AggregateOptions) throws -> [AggregateRow] {
         try storeErrors {
             var byType: [Int64: [AggregateRow]] = [:]
-            for typeID in try hourSummaryCandidates(options) {
+            if let sleep = try sleepTypeID(options) { byType[sleep] = try sleepRows(options) }
+            for typeID in try hourSummaryCandidates(options) where byType[typeID] == nil {
                 if let rows = try aggregateFromHourSummary(typeID: typeID, options: options) { byType[typeID] = rows }
             }
             try aggregateRows(options, excluding: Set(byType.keys), into: &byType)
@@ -32,13 +36,12 @@ extension StoreQueries {
             filter.until = filter.until.map { $0 + longest }
         }
         var conditions = try conditions(filter)
-        if !options.countRepeats { conditions.add(MetricConditions.countedOnce) }
         if !excluding.isEmpty { conditions.add("m.type_id NOT IN (\(excluding.sorted().map(String.init).joined(separator: ",")))") }
         // The identity index is ordered by (type_id, start_date): no sort needed. Ids only: the
         // names are looked up once per id (a String per row cost more than the query itself).
         let rows = try database.prepare("""
             SELECT m.type_id, m.unit_id, m.start_date, m.end_date, m.value, m.source_id, m.device_id
-            FROM metric m \(conditions.whereClause) ORDER BY m.type_id, m.start_date
+            FROM \(CountedRows.rows(countingRepeats: options.countRepeats)) m \(conditions.whereClause) ORDER BY m.type_id, m.start_date
             """)
         try rows.bind(conditions.arguments)
         let typeNames = try names("metric_type"), unitNames = try names("unit")

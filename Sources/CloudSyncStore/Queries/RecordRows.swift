@@ -1,24 +1,8 @@
-import CloudSyncExport
 import CloudSyncModel
 
-extension StoreQueries {
-    /// Sends the stored records of `kind` whose dates `filter` keeps, in import order, to `sink`, then
-    /// finishes it; returns how many.
-    @discardableResult
-    public func export<Kind: StoredKind>(_ kind: Kind.Type, filter: MetricFilter = .all, to sink: any RecordSink) throws -> Int {
-        try storeErrors {
-            var count = 0
-            try Kind.forEach(in: KindRows(database: database), filter: filter) { record in
-                try sink.write(record, as: Kind.self)
-                count += 1
-            }
-            try sink.finish()
-            return count
-        }
-    }
-
+extension StoreAccess {
     /// How many records of each configured kind the store holds, by `RecordKind.name`.
-    public func recordCounts() throws -> [String: RecordCount] {
+    func recordCounts() throws -> [String: RecordCount] {
         try storeErrors {
             let rows = KindRows(database: database)
             var counts: [String: RecordCount] = [:]
@@ -27,12 +11,6 @@ extension StoreQueries {
         }
     }
 
-    /// The stored routes (one, by `id`), with their points, in import order.
-    func storedRoutes(id: Int64) throws -> [Route] {
-        var routes: [Route] = []
-        try StoredRoutes.forEach(in: database, id: id) { routes.append($0) }
-        return routes
-    }
 }
 
 /// Reading routes back from their tables: shared by the route kind's export and the queries that

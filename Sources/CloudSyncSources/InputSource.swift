@@ -1,0 +1,40 @@
+import CloudSyncHealthAutoExport
+import CloudSyncModel
+import Foundation
+
+/// An input a person names, as the source that reads it: an Apple Health export (export.zip,
+/// export.xml, `-` for standard input) or Health Auto Export's JSON (a `.json` file whose start looks
+/// like the app's document, or a folder of them: the app's file automation writes one per period).
+/// `convert`, `inspect` and `import` take either.
+public enum InputSource: Sendable, Equatable {
+    case export(String)
+    /// The documents, in name order (the app names them by date: HealthAutoExport-2024-01-01-….json).
+    case healthAutoExport([String])
+
+    /// What `path` names.
+    public init(_ path: String) {
+        guard path != "-" else {
+            self = .export(path)
+            return
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            self = .export(path)
+            return
+        }
+        if isDirectory.boolValue {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            self = .healthAutoExport(names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+                .map { (path as NSString).appendingPathComponent($0) })
+        } else {
+            self = Self.looksLikeDocument(path) ? .healthAutoExport([path]) : .export(path)
+        }
+    }
+
+    static func looksLikeDocument(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let prefix = (try? handle.read(upToCount: 4096)) ?? Data()
+        return HealthAutoExportDocument.looksLikeHealthAutoExport(prefix: [UInt8](prefix))
+    }
+}

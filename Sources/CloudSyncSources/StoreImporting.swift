@@ -1,0 +1,57 @@
+import CloudSyncExport
+import CloudSyncHealthAutoExport
+import CloudSyncKinds
+import CloudSyncModel
+import CloudSyncStore
+
+/// What importing an export did: what the store added, and what the archive held.
+public struct ExportImportResult: Sendable {
+    public var stored: StoreImportResult
+    public var archive: ArchiveConverter.Report
+    public var conversion: ConversionReport { archive.conversion }
+}
+
+/// What importing one Health Auto Export document did: what the store added, and what was read.
+public struct DocumentImportResult: Sendable {
+    public var stored: StoreImportResult
+    public var report: HealthAutoExportReport
+}
+
+/// The sources run into the store's one door: a source (`SourceRunner`) writes into an import
+/// session (`StagingStore.beginImport`), which the store completes, or records as failed when the
+/// source stops. `import`, `serve --store` and the tests import this way; the store itself knows no
+/// source.
+extension StagingStore {
+    /// Imports an export (zip, XML or `-`) and the records of every kind the store keeps: what is new
+    /// is added, what the store has is counted as already there. On damaged input everything before
+    /// the damage is kept, the run is recorded as failed with the reason, and the error is rethrown.
+    @discardableResult
+    public func importExport(_ input: String, filter: MetricFilter = .all, control: RunControl = RunControl()) throws -> ExportImportResult {
+        let kinds = configuration.kinds.compactMap { $0 as? any ArchiveKind.Type }
+        let source = ArchiveConverter(input: input, filter: filter, kinds: kinds)
+        let session = try beginImport(ImportOrigin(input: source.name, size: ExportSources.inputSize(input), source: .export))
+        do {
+            let archive = try SourceRunner.run(source, into: session.sinks, control: control)
+            let stored = try session.complete(invalid: archive.conversion.invalidCount, filtered: archive.conversion.filteredOut)
+            return ExportImportResult(stored: stored, archive: archive)
+        } catch {
+            throw session.fail(error)
+        }
+    }
+
+    /// Imports one Health Auto Export document (a push's body or a file) in one transaction: all of
+    /// it, or (on any problem) none of it.
+    @discardableResult
+    public func importDocument(_ document: HealthAutoExportDocument, options: HealthAutoExportReader.Options = .init(),
+                               details: PushDetails = .file) throws -> DocumentImportResult {
+        let source = HealthAutoExportReader(document: document, options: options)
+        let session = try beginImport(ImportOrigin(input: document.name, size: Int64(document.count), source: .healthAutoExport(details)))
+        do {
+            let report = try SourceRunner.run(source, into: session.sinks)
+            let notKept = report.notKept.values.reduce(0) { $0 + $1.count }
+            return DocumentImportResult(stored: try session.complete(invalid: notKept), report: report)
+        } catch {
+            throw session.fail(error)
+        }
+    }
+}

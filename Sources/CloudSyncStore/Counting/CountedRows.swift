@@ -1,0 +1,60 @@
+/// What counts: the one definition every reader of metrics uses (docs/store.md, "What counts").
+///
+/// A stored row counts unless it is a repeat (alike a row stored before it but for its creation
+/// date: `is_repeat`) or superseded (pushed by Health Auto Export where another source is the truth:
+/// `superseded`, with its reason). Both kinds of row are kept, and shown as such (`status` counts
+/// them by reason), never counted.
+///
+/// The schema says it once (schema 11): the views `counted_metric` (each sample once) and
+/// `counted_metric_with_repeats` (`--count-repeats`), and `metric_summary`'s counts, which the import
+/// adds as it inserts each row with its flags and which the trigger `metric_counting` moves when a
+/// row's flags change later (a bucket pushed again, an export that supersedes pushed rows). Every
+/// query reads metrics through `rows(countingRepeats:)`, never `metric` with a filter of its own;
+/// the MCP `sql` tool's `metrics` view is `counted_metric` too.
+package enum CountedRows {
+    /// Each sample once: what `status`, `aggregate`, `export`, `upload`, the MCP tools and `report` count.
+    static let view = "counted_metric"
+    /// The rows that count and their repeats: what `--count-repeats` counts.
+    static let viewWithRepeats = "counted_metric_with_repeats"
+
+    static func rows(countingRepeats: Bool) -> String { countingRepeats ? viewWithRepeats : view }
+
+    /// The schema of the definition (migration 11): the views, and the trigger that keeps
+    /// `metric_summary` and the hour summary's dirty ranges in step with a row whose flags change.
+    static let schema = """
+        CREATE VIEW counted_metric AS SELECT * FROM metric WHERE is_repeat = 0 AND superseded = 0;
+        CREATE VIEW counted_metric_with_repeats AS SELECT * FROM metric WHERE superseded = 0;
+        CREATE TRIGGER metric_counting AFTER UPDATE OF is_repeat, superseded ON metric
+        WHEN (OLD.is_repeat = 0 AND OLD.superseded = 0) != (NEW.is_repeat = 0 AND NEW.superseded = 0)
+          OR (OLD.superseded = 0) != (NEW.superseded = 0)
+        BEGIN
+            UPDATE metric_summary SET
+                count = count + (NEW.is_repeat = 0 AND NEW.superseded = 0) - (OLD.is_repeat = 0 AND OLD.superseded = 0),
+                repeats = repeats + (NEW.is_repeat != 0 AND NEW.superseded = 0) - (OLD.is_repeat != 0 AND OLD.superseded = 0),
+                superseded = superseded + (NEW.superseded != 0) - (OLD.superseded != 0),
+                first_start = CASE WHEN NEW.superseded = 0 THEN min(coalesce(first_start, NEW.start_date), NEW.start_date) ELSE first_start END,
+                last_end = CASE WHEN NEW.superseded = 0 THEN max(coalesce(last_end, NEW.end_date), NEW.end_date) ELSE last_end END,
+                range_stale = range_stale OR (OLD.superseded = 0 AND NEW.superseded != 0
+                                              AND (OLD.start_date <= first_start OR OLD.end_date >= last_end))
+            WHERE type_id = OLD.type_id AND unit_id = OLD.unit_id AND source_id = OLD.source_id;
+            UPDATE metric_hour_state SET dirty_from = min(coalesce(dirty_from, OLD.start_date), OLD.start_date),
+                                         dirty_to = max(coalesce(dirty_to, OLD.end_date), OLD.end_date)
+            WHERE type_id = OLD.type_id;
+        END;
+        """
+
+    /// The ranges that a row leaving what counts may have narrowed (`range_stale`), read again from
+    /// the rows of their type, unit and source; in the caller's transaction. Rare: only superseding
+    /// the first or last row of a source does it.
+    static func refreshStaleRanges(in database: SQLiteDatabase) throws {
+        try database.execute("""
+            UPDATE metric_summary SET
+                first_start = (SELECT min(m.start_date) FROM counted_metric_with_repeats m WHERE m.type_id = metric_summary.type_id
+                               AND m.unit_id = metric_summary.unit_id AND m.source_id = metric_summary.source_id),
+                last_end = (SELECT max(m.end_date) FROM counted_metric_with_repeats m WHERE m.type_id = metric_summary.type_id
+                            AND m.unit_id = metric_summary.unit_id AND m.source_id = metric_summary.source_id),
+                range_stale = 0
+            WHERE range_stale = 1
+            """)
+    }
+}

@@ -1,0 +1,54 @@
+/// The transactions of one import. An export commits every `commitEvery` rows written (a record
+/// weighs one and its parts: a route its points), so that a killed import keeps what it committed
+/// and a push waiting for the write lock waits for one chunk, not the whole export. A document of
+/// the phone is one transaction: all of it, or (on any problem) none of it.
+///
+/// The writers say what they add to each commit (`beforeCommit`: the counts of the run, the
+/// summaries) so that a commit always holds the rows and what is said of them together.
+final class ImportTransaction {
+    enum Policy { case whole, every(Int) }
+
+    let database: SQLiteDatabase
+    private let policy: Policy
+    private var sinceCommit = 0
+    /// Run in the open transaction right before each commit, in order.
+    var beforeCommit: [() throws -> Void] = []
+    /// Run after each commit (the writers note what is now committed).
+    var afterCommit: [() -> Void] = []
+
+    init(database: SQLiteDatabase, policy: Policy) {
+        self.database = database
+        self.policy = policy
+    }
+
+    func begin() throws { try database.execute("BEGIN IMMEDIATE") }
+
+    /// `rows` more rows are written: commits (and begins the next transaction) when a chunk is full.
+    func wrote(_ rows: Int) throws {
+        sinceCommit += rows
+        if case .every(let limit) = policy, sinceCommit >= limit {
+            try commit()
+            try begin()
+        }
+    }
+
+    /// Commits the open transaction with what the writers add to it.
+    func commit() throws {
+        for step in beforeCommit { try step() }
+        try database.execute("COMMIT")
+        sinceCommit = 0
+        for step in afterCommit { step() }
+    }
+
+    /// The input ended in damage or a stop: an export keeps every complete row written so far (a
+    /// commit); a document keeps nothing, which the rollback that follows takes care of.
+    func keepWritten() throws {
+        guard case .every = policy, database.isInTransaction else { return }
+        try commit()
+    }
+
+    /// Gives up the open transaction, if any: the store is back at the last commit.
+    func rollBack() {
+        if database.isInTransaction { try? database.execute("ROLLBACK") }
+    }
+}

@@ -1,0 +1,298 @@
+import CloudSyncModel
+
+/// Writes an import's metrics (the import session's `MetricSink`). Keeps every sample and counts
+/// each once (docs/store.md):
+/// - a sample is already there when a stored row has its identity (type, dates, source, value, unit,
+///   category, creation date); a sample without a creation date (an iOS 8 export, a push) when any
+///   stored row is alike but for the creation date; a dated sample fills in the date of an alike
+///   stored row that has none (a row of a store older than creation dates, or a pushed one, which
+///   becomes the export's), instead of being added;
+/// - a new row is written once, with its flags: a repeat when a row alike but for its creation date
+///   is stored before it; a pushed row with its summary flag and, by `SupersedeRule`, whether it is
+///   superseded, and why. No row is updated after its insert to say what it is;
+/// - its counts go to `metric_summary` and the hour summary (`SummaryCounts`, `OnlineHourSummary`)
+///   in the transaction that adds it.
+final class MetricWriter: MetricSink {
+    struct Counts: Sendable {
+        /// Rows added, and among them repeats and superseded rows.
+        var new = 0, repeats = 0, superseded = 0
+        /// Samples the store had before this import.
+        var already = 0
+        /// Records this input wrote twice (same sample, same or no creation date): stored once.
+        var writtenTwice = 0
+    }
+
+    /// The properties written per record are `@exclusivity(unchecked)`: one thread at a time owns
+    /// the writer (the mapping thread), and the dynamic checks were 3% of that thread's samples.
+    @exclusivity(unchecked) private(set) var counts = Counts()
+    /// The counts as of the last commit: what the store holds of this import.
+    private(set) var committed = Counts()
+    /// Per type name (the push's reply gives them by name): rows added and rows already there.
+    private(set) var byType: [String: (new: Int, already: Int)] = [:]
+
+    private let database: SQLiteDatabase
+    private let runID: Int64
+    private let transaction: ImportTransaction
+    private let origin: Int64
+    /// Pushed rows only: the rule that decides whether one counts.
+    private let rule: SupersedeRule?
+    private let insert, findAlike, findUndated, fillCreationDate, progress: SQLiteStatement
+    private let types, sources, units, devices, versions, categories: NameTable
+    private let summaryStatements: SummaryCounts.Statements
+    @exclusivity(unchecked) private var summary = SummaryCounts()
+    /// The hour summary of the types new to the store, counted as the rows are inserted.
+    private let hourSummary: OnlineHourSummary
+    /// Merge ranks by device id (the device's name is at hand when its id is first seen).
+    @exclusivity(unchecked) private var deviceRanks: [Int64: Int64] = [:]
+    @exclusivity(unchecked) private var metadata = ByteBuffer(capacity: 4096)
+    /// Rows above this id are this import's.
+    let storedBefore: Int64
+    /// Into an empty store: the samples this import added. A sample it has not seen is new and no
+    /// repeat without a look at the store; one it may have seen is looked up.
+    @exclusivity(unchecked) private var seen: SeenSamples?
+    /// The types of which the store holds samples without a creation date.
+    @exclusivity(unchecked) private var undatedTypes: Set<Int64>
+    @exclusivity(unchecked) private var countingType: (name: [UInt8], new: Int, already: Int)?
+
+    private static let alike = """
+        type_id = ?1 AND start_date = ?2 AND end_date = ?3 AND source_id = ?4 AND value = ?5 AND unit_id = ?6 AND category_id = ?7
+        """
+
+    init(database: SQLiteDatabase, runID: Int64, origin: ImportOrigin, transaction: ImportTransaction, denseCount: Int) throws {
+        self.database = database
+        self.runID = runID
+        self.transaction = transaction
+        self.origin = origin.isPushed ? 1 : 0
+        rule = origin.isPushed ? try SupersedeRule(database: database) : nil
+        hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount)
+        insert = try database.prepare("""
+            INSERT OR IGNORE INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,
+                                         source_version_id, extra, import_id, created_at, is_repeat, summary, superseded, origin)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            """)
+        findAlike = try database.prepare("SELECT import_id, created_at FROM metric WHERE \(Self.alike)")
+        findUndated = try database.prepare("""
+            SELECT id, import_id FROM metric WHERE \(Self.alike) AND created_at = \(StoreSchema.undated) LIMIT 1
+            """)
+        // The export's sample of a pushed row makes the row the export's: dated, and counted as the
+        // export's (when a row with this creation date is also stored, nothing changes: either way
+        // the sample is there).
+        fillCreationDate = try database.prepare("""
+            UPDATE OR IGNORE metric SET created_at = ?2, origin = 0, summary = 0, superseded = 0 WHERE id = ?1
+            """)
+        progress = try database.prepare("""
+            UPDATE import_run SET new_count = ?, duplicate_count = ?, repeat_count = ?, written_twice_count = ? WHERE id = ?
+            """)
+        summaryStatements = try SummaryCounts.Statements(database)
+        types = try NameTable(database, table: "metric_type")
+        sources = try NameTable(database, table: "source")
+        units = try NameTable(database, table: "unit")
+        devices = try NameTable(database, table: "device")
+        versions = try NameTable(database, table: "source_version")
+        categories = try NameTable(database, table: "category_value")
+        storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
+        if storedBefore == 0 { seen = SeenSamples() }
+        var undated = Set<Int64>()
+        let undatedRows = try database.prepare("SELECT DISTINCT type_id FROM metric WHERE created_at = \(StoreSchema.undated)")
+        while try undatedRows.step() { undated.insert(undatedRows.int64(0)) }
+        undatedTypes = undated
+        transaction.beforeCommit.append { [unowned self] in try writeCounts() }
+        transaction.afterCommit.append { [unowned self] in committed = counts }
+    }
+
+    // MARK: MetricSink
+
+    func write(_ metric: MappedMetric) throws {
+        let typeID = try types.id(metric.type), sourceID = try sources.id(metric.sourceApp), unitID = try units.id(metric.unit)
+        let keys = SampleKeys(type: typeID, source: sourceID, unit: unitID,
+                              category: try metric.categoryValue.map { try categories.id($0) } ?? 0)
+        let created = metric.creationDateText.flatMap(ExportDateParser.epochSeconds)
+        let isNew = try add(metric, keys, created: created)
+        if origin == 1 { countByType(metric.type, isNew: isNew) }
+        try transaction.wrote(1)
+    }
+
+    /// Adds the sample unless it is there; true when it was added.
+    private func add(_ metric: MappedMetric, _ keys: SampleKeys, created: Int64?) throws -> Bool {
+        var isRepeat = false
+        if seen?.insert(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
+                        unit: keys.unit, category: keys.category) == false {
+            // Into an empty store, a sample this import has not added is new, and no repeat.
+        } else {
+            if created == nil || undatedTypes.contains(keys.type), let stored = try undatedOrAlikeRow(keys, metric, created: created) {
+                countStored(importID: stored)
+                return false
+            }
+            if let created {
+                switch try alikeRows(keys, metric, created: created) {
+                case .same(let importID):
+                    countStored(importID: importID)
+                    return false
+                case .alike: isRepeat = true
+                case .none: break
+                }
+            }
+        }
+        let superseded = try rule?.state(ofPushed: metric, type: keys.type, source: keys.source, category: keys.category,
+                                         changed: { hourSummary.leave($0) }) ?? 0
+        try insertRow(keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
+        guard database.changes > 0 else {
+            // The identity index found it after all (only a store changed by another process since
+            // this import began can get here): the sample is there.
+            countStored(importID: 0)
+            return false
+        }
+        counts.new += 1
+        let state: SummaryCounts.RowState = superseded != 0 ? .superseded : isRepeat ? .repeated : .counted
+        switch state {
+        case .repeated: counts.repeats += 1
+        case .superseded: counts.superseded += 1
+        case .counted:
+            try hourSummary.add(typeID: keys.type, typeName: metric.type, unit: keys.unit, start: metric.startDate, end: metric.endDate,
+                                value: metric.value, rank: rank(keys.source, metric))
+        }
+        summary.add(type: keys.type, unit: keys.unit, source: keys.source, state, start: metric.startDate, end: metric.endDate)
+        return true
+    }
+
+    /// For a sample without a creation date: the import of a stored row alike to it. For a dated
+    /// sample of a type with undated rows: the import of an alike undated row, which it dates.
+    private func undatedOrAlikeRow(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?) throws -> Int64? {
+        if created == nil {
+            defer { findAlike.reset() }
+            try bindAlike(findAlike, keys, metric)
+            return try findAlike.step() ? findAlike.int64(0) : nil
+        }
+        defer { findUndated.reset() }
+        try bindAlike(findUndated, keys, metric)
+        guard try findUndated.step() else { return nil }
+        try fillCreationDate.run([.int(findUndated.int64(0)), .int(created!)])
+        return findUndated.int64(1)
+    }
+
+    private enum Alike { case none, alike, same(importID: Int64) }
+
+    /// Whether stored rows are alike to a dated sample but for the creation date, and whether one
+    /// has its creation date (then the sample is there).
+    private func alikeRows(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64) throws -> Alike {
+        defer { findAlike.reset() }
+        try bindAlike(findAlike, keys, metric)
+        var found = Alike.none
+        while try findAlike.step() {
+            if findAlike.int64(1) == created { return .same(importID: findAlike.int64(0)) }
+            found = .alike
+        }
+        return found
+    }
+
+    /// A record whose sample is stored: before this import, or earlier in this input.
+    private func countStored(importID: Int64) {
+        if importID == runID { counts.writtenTwice += 1 } else { counts.already += 1 }
+    }
+
+    /// A sample's name-table ids: with its dates and value, its identity (but for the creation date).
+    private struct SampleKeys { var type, source, unit, category: Int64 }
+
+    private func bindAlike(_ statement: SQLiteStatement, _ keys: SampleKeys, _ metric: MappedMetric) throws {
+        try statement.bind(1, keys.type)
+        try statement.bind(2, metric.startDate)
+        try statement.bind(3, metric.endDate)
+        try statement.bind(4, keys.source)
+        try statement.bind(5, metric.value)
+        try statement.bind(6, keys.unit)
+        try statement.bind(7, keys.category)
+    }
+
+    private func insertRow(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, isRepeat: Bool, superseded: Int64) throws {
+        // The mapper always puts `device` first and `sourceVersion` (when present) second.
+        var rest = metric.metadata.dropFirst()
+        if let version = rest.first, version.key.equals("sourceVersion") {
+            try insert.bind(9, try versions.id(version.value))
+            rest = rest.dropFirst()
+        } else {
+            try insert.bindNull(9)
+        }
+        if rest.isEmpty {
+            try insert.bindNull(10)
+        } else {
+            metadata.removeAll()
+            MetricJSON.appendMembers(rest, to: &metadata)
+            try metadata.withBytes { try insert.bind(10, bytes: $0) }
+        }
+        try bindAlike(insert, keys, metric)
+        try insert.bind(8, try devices.id(metric.device))
+        try insert.bind(11, runID)
+        try insert.bind(12, created ?? StoreSchema.undated)
+        try insert.bind(13, Int64(isRepeat ? 1 : 0))
+        try insert.bind(14, Int64(metric.isSummary ? 1 : 0))
+        try insert.bind(15, superseded)
+        try insert.bind(16, origin)
+        // A dated sample later in this input may be this one: it must find it to fill in the date.
+        if created == nil { undatedTypes.insert(keys.type) }
+        try insert.step()
+        insert.rewind()   // all 16 parameters are bound above, every time
+    }
+
+    private func rank(_ sourceID: Int64, _ metric: MappedMetric) throws -> Int64 {
+        let deviceID = try devices.id(metric.device)
+        let deviceRank = deviceRanks[deviceID] ?? SourceMerger<Void>.deviceRank(metric.device.string)
+        deviceRanks[deviceID] = deviceRank
+        return SourceMerger<Void>.rank(deviceRank: deviceRank, sourceID: sourceID)
+    }
+
+    /// Per type, what the push added and what was there: metrics come grouped by type.
+    private func countByType(_ type: ByteText, isNew: Bool) {
+        if let open = countingType, open.name.elementsEqual(type) {
+            countingType = (open.name, open.new + (isNew ? 1 : 0), open.already + (isNew ? 0 : 1))
+            return
+        }
+        flushTypeCount()
+        countingType = (Array(type), isNew ? 1 : 0, isNew ? 0 : 1)
+    }
+
+    private func flushTypeCount() {
+        guard let open = countingType else { return }
+        let name = String(decoding: open.name, as: UTF8.self)
+        let known = byType[name] ?? (0, 0)
+        byType[name] = (known.new + open.new, known.already + open.already)
+        countingType = nil
+    }
+
+    /// In each commit: the summaries and the run's counts, with the rows they describe.
+    private func writeCounts() throws {
+        try summary.write(using: summaryStatements)
+        try hourSummary.write()
+        try progress.run([.int(Int64(counts.new)), .int(Int64(counts.already)), .int(Int64(counts.repeats)),
+                          .int(Int64(counts.writtenTwice)), .int(runID)])
+    }
+
+    /// The metrics are all in: the hours counted here are written and their types marked current
+    /// (in the open transaction, committed with the import's last rows), and the filter's memory
+    /// goes back before the archive's other files are read (the import's peak RSS came there).
+    func finish() throws {
+        flushTypeCount()
+        try hourSummary.finish()
+        seen = nil
+    }
+
+    /// The input was damaged or the run was stopped: an export keeps every metric written so far.
+    func abandon() throws {
+        flushTypeCount()
+        seen = nil
+        try transaction.keepWritten()
+    }
+
+    /// The open transaction was rolled back: the counts go back to the last commit's.
+    func rolledBack() {
+        counts = committed
+        summary.discard()
+    }
+
+    /// Pushed rows: the summaries this import's samples now fall in stop counting (in the open
+    /// transaction); those of this import's own are counted with its superseded rows.
+    func applyPushRule() throws {
+        guard let rule else { return }
+        counts.superseded += try rule.coverSummaries(storedBefore: storedBefore)
+        try CountedRows.refreshStaleRanges(in: database)
+    }
+}

@@ -1,0 +1,102 @@
+import CloudSyncModel
+import Foundation
+
+/// One night of sleep, in minutes per stage. A night is named by the evening it began.
+public struct SleepNight: Sendable, Codable, Equatable {
+    public var night: String
+    public var inBed: Double
+    /// Asleep in any stage: core, deep, REM, or asleep without a stage (older watches, other apps).
+    public var asleep: Double
+    public var core: Double
+    public var deep: Double
+    public var rem: Double
+    public var awake: Double
+}
+
+/// The nights of sleep, one rule for every reader: the MCP `sleep` tool, `aggregate`'s sleep rows
+/// (and so the `daily` view) and the report (docs/aggregation.md, "Sleep: a night counted once").
+///
+/// Sleep arrives as overlapping records: the Watch's stages, the iPhone's "in bed", another app's
+/// "asleep" for the same night, often the same record twice. A sample belongs to the night of the
+/// evening before it when it starts before noon local time, else to that evening's night. Within a
+/// night, each stage's minutes are the union of its samples' spans across sources, and "asleep" is
+/// the union of every asleep stage (core, deep, REM, asleep without a stage): a night recorded by a
+/// Watch, an iPhone and a third app counts once.
+public struct SleepQuery: StoreQuery {
+    let store: StagingStore
+    public init(_ store: StagingStore) { self.store = store }
+
+    /// One night's spans, merged per stage.
+    struct Night {
+        /// The evening's local date, as days since 1970.
+        var day: Int64
+        /// Per stage (`inBed`, `asleep`, `core`, `deep`, `rem`, `awake`): the union of its spans, in order;
+        /// `asleep` is every asleep stage's.
+        var spans: [String: [(start: Int64, end: Int64)]]
+
+        func minutes(_ stage: String) -> Double {
+            Double((spans[stage] ?? []).reduce(0) { $0 + $1.end - $1.start }) / 60
+        }
+
+        var summary: SleepNight {
+            SleepNight(night: String(UTCDateFormatter.string(day * 86_400).prefix(10)), inBed: minutes("inBed"), asleep: minutes("asleep"),
+                       core: minutes("core"), deep: minutes("deep"), rem: minutes("rem"), awake: minutes("awake"))
+        }
+    }
+
+    /// The nights whose evening is in the local dates from `since` to before `until` (instants; in
+    /// `zone`, UTC when nil), oldest first.
+    public func nights(since: Int64? = nil, until: Int64? = nil, zone: TimeZone? = nil) throws -> [SleepNight] {
+        try storeErrors { try mergedNights(since: since, until: until, zone: zone).map(\.summary) }
+    }
+
+    /// The samples of a night began up to 12 hours after its evening: they are read 12 hours either
+    /// side of the range, and a night is kept when its evening's date is in the range.
+    func mergedNights(since: Int64?, until: Int64?, zone: TimeZone?) throws -> [Night] {
+        func localDay(_ instant: Int64) -> Int64 {
+            let local = instant + Int64(zone?.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant))) ?? 0)
+            return local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        }
+        let first = since.map(localDay), last = until.map(localDay)
+        return try nightsOfSamples(since: since.map { $0 - 12 * 3600 }, until: until.map { $0 + 12 * 3600 }, zone: zone).filter { night in
+            (first.map { night.day >= $0 } ?? true) && (last.map { night.day < $0 } ?? true)
+        }
+    }
+
+    /// The nights of the samples that count starting in [since, until).
+    private func nightsOfSamples(since: Int64?, until: Int64?, zone: TimeZone?) throws -> [Night] {
+        var conditions = MetricConditions(.all) { _ in [] }
+        conditions.add("m.type_id = (SELECT id FROM metric_type WHERE name = 'HKCategoryTypeIdentifierSleepAnalysis')")
+        if let since { conditions.add("m.start_date >= ?", .int(since)) }
+        if let until { conditions.add("m.start_date < ?", .int(until)) }
+        let rows = try database.prepare("""
+            SELECT m.start_date, m.end_date, json_extract('{' || ifnull(m.extra, '') || '}', '$.category')
+            FROM \(CountedRows.view) m \(conditions.whereClause) ORDER BY m.start_date
+            """)
+        try rows.bind(conditions.arguments)
+        var spans: [Int64: [String: [(Int64, Int64)]]] = [:]
+        while try rows.step() {
+            let start = rows.int64(0), end = rows.int64(1)
+            let offset = Int64(zone?.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(start))) ?? 0)
+            let local = start + offset - 12 * 3600
+            let night = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+            let stage = rows.text(2) ?? "asleep"
+            if stage != "asleep" { spans[night, default: [:]][stage, default: []].append((start, end)) }
+            if ["asleep", "core", "deep", "rem"].contains(stage) { spans[night, default: [:]]["asleep", default: []].append((start, end)) }
+        }
+        return spans.keys.sorted().map { day in Night(day: day, spans: spans[day]!.mapValues(Self.union)) }
+    }
+
+    /// The union of the spans, as disjoint spans in order.
+    static func union(_ spans: [(Int64, Int64)]) -> [(start: Int64, end: Int64)] {
+        var merged: [(start: Int64, end: Int64)] = []
+        for (start, end) in spans.sorted(by: { $0.0 < $1.0 }) {
+            if let last = merged.last, start <= last.end {
+                merged[merged.count - 1].end = max(last.end, end)
+            } else {
+                merged.append((start, end))
+            }
+        }
+        return merged
+    }
+}
