@@ -27,6 +27,9 @@ extension AudiogramKind: ArchiveRecordKind {
         return rows.database.changes > 0
     }
 
+    /// Kept as its JSON line: `export --kind … --format jsonl` writes it as stored.
+    public static let storedLines: StoredLines? = StoredLines(table: "audiogram", dateColumn: "start_date")
+
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (Audiogram) throws -> Void) throws {
         let select = try rows.statement("SELECT start_date, line FROM audiogram ORDER BY id")
         while try select.step() {

@@ -35,6 +35,9 @@ extension ClinicalKind: ArchiveRecordKind {
     }
 
     /// A record without a received date is always given.
+    /// Kept as its JSON line: `export --kind … --format jsonl` writes it as stored.
+    public static let storedLines: StoredLines? = StoredLines(table: "clinical_record", dateColumn: "received_date", keepsUndated: true)
+
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (ClinicalResource) throws -> Void) throws {
         let select = try rows.statement("SELECT received_date, line FROM clinical_record ORDER BY id")
         while try select.step() {

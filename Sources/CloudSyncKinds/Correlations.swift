@@ -33,6 +33,9 @@ extension CorrelationKind: ArchiveRecordKind {
         return rows.database.changes > 0
     }
 
+    /// Kept as its JSON line: `export --kind … --format jsonl` writes it as stored.
+    public static let storedLines: StoredLines? = StoredLines(table: "correlation", dateColumn: "start_date")
+
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (CorrelationRecord) throws -> Void) throws {
         let select = try rows.statement("SELECT start_date, line FROM correlation ORDER BY id")
         while try select.step() {

@@ -26,6 +26,9 @@ extension VisionPrescriptionKind: ArchiveRecordKind {
         return rows.database.changes > 0
     }
 
+    /// Kept as its JSON line: `export --kind … --format jsonl` writes it as stored.
+    public static let storedLines: StoredLines? = StoredLines(table: "vision_prescription", dateColumn: "date_issued")
+
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (VisionPrescription) throws -> Void) throws {
         let select = try rows.statement("SELECT date_issued, line FROM vision_prescription ORDER BY id")
         while try select.step() {

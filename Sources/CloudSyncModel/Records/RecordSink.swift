@@ -6,10 +6,23 @@ public protocol RecordSink: AnyObject {
     func finish() throws
 }
 
+/// A sink that takes a record's JSON line as it was written before (a kind the store keeps as
+/// its JSON line): the bytes go out as stored, not parsed and written again.
+public protocol RecordLineSink: RecordSink {
+    /// `line` is the record's JSON line without its newline.
+    func write<Kind: RecordKind>(line: ByteText, as kind: Kind.Type) throws
+}
+
 /// Records as JSON Lines (`convert --kind …`, `export --kind …`).
-public final class RecordLinesSink: RecordSink {
+public final class RecordLinesSink: RecordLineSink {
     private let output: OutputFile
     public init(output: OutputFile) { self.output = output }
+
+    public func write<Kind: RecordKind>(line: ByteText, as kind: Kind.Type) throws {
+        output.buffer.append(line)
+        output.buffer.append(UInt8(ascii: "\n"))
+        try output.flushIfFull()
+    }
 
     public func write<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws {
         Kind.appendJSONLines(record, to: &output.buffer)

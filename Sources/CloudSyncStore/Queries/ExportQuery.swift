@@ -33,14 +33,23 @@ public struct ExportQuery: StoreQuery {
     }
 
     /// Sends the stored records of `kind` whose dates `filter` keeps, in import order, to `sink`, then
-    /// finishes it; returns how many.
+    /// finishes it; returns how many. A kind kept as its JSON line goes to a JSON Lines sink as
+    /// stored, byte for byte, without being read back into a record.
     @discardableResult
     public func records<Kind: StoredKind>(_ kind: Kind.Type, filter: MetricFilter = .all, to sink: any RecordSink) throws -> Int {
         try storeErrors {
             var count = 0
-            try Kind.forEach(in: KindRows(database: database), filter: filter) { record in
-                try sink.write(record, as: Kind.self)
-                count += 1
+            let rows = KindRows(database: database)
+            if let lines = sink as? any RecordLineSink, let stored = Kind.storedLines {
+                try rows.forEachLine(stored, filter: filter) { line in
+                    try lines.write(line: line, as: Kind.self)
+                    count += 1
+                }
+            } else {
+                try Kind.forEach(in: rows, filter: filter) { record in
+                    try sink.write(record, as: Kind.self)
+                    count += 1
+                }
             }
             try sink.finish()
             return count

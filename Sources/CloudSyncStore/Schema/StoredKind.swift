@@ -14,6 +14,26 @@ public protocol StoredKind: RecordKind {
     static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (Record) throws -> Void) throws
     /// How many are stored (and their parts).
     static func count(in rows: KindRows) throws -> RecordCount
+    /// A kind kept as the JSON line `convert` writes: its table, the column `--since`/`--until` apply
+    /// to, and whether a row without that date is given. Its JSON Lines are then written as stored.
+    static var storedLines: StoredLines? { get }
+}
+
+extension StoredKind {
+    public static var storedLines: StoredLines? { nil }
+}
+
+/// Where a kind keeps its records as JSON lines (a `line` column).
+public struct StoredLines: Sendable {
+    public var table: String
+    public var dateColumn: String
+    public var keepsUndated: Bool
+
+    public init(table: String, dateColumn: String, keepsUndated: Bool = false) {
+        self.table = table
+        self.dateColumn = dateColumn
+        self.keepsUndated = keepsUndated
+    }
 }
 
 /// A kind's access to the store: the connection, statements prepared once per run, and the import
@@ -38,6 +58,15 @@ public final class KindRows {
         let prepared = try database.prepare(sql)
         statements[sql] = prepared
         return prepared
+    }
+
+    /// The stored JSON lines whose date `filter` keeps, in import order, each as the row's bytes.
+    public func forEachLine(_ stored: StoredLines, filter: MetricFilter, _ body: (ByteText) throws -> Void) throws {
+        let select = try statement("SELECT \(stored.dateColumn), line FROM \(stored.table) ORDER BY id")
+        while try select.step() {
+            if select.isNull(0) ? !stored.keepsUndated : !filter.acceptsDate(select.int64(0)) { continue }
+            try body(select.bytes(1))
+        }
     }
 
     /// Whether a table exists (a kind's tables are made by the first import that writes it).
