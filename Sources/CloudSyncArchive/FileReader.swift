@@ -117,7 +117,7 @@ package final class FileReader {
 }
 
 #if canImport(Glibc)
-import CloudSyncModel
+package import CloudSyncModel
 import Glibc
 #endif
 

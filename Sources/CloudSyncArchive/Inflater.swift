@@ -1,4 +1,4 @@
-import CloudSyncModel
+package import CloudSyncModel
 import CloudSyncZlib
 
 package func le16(_ b: [UInt8], _ i: Int) -> UInt16 { UInt16(b[i]) | UInt16(b[i + 1]) << 8 }

@@ -1,4 +1,4 @@
-import CloudSyncModel
+package import CloudSyncModel
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 import Foundation
 
 /// Health Auto Export's JSON as a source of records (`RecordSource`'s second source beside the

@@ -1,6 +1,6 @@
-import CloudSyncExport
-import CloudSyncModel
-import CloudSyncStore
+public import CloudSyncExport
+public import CloudSyncModel
+public import CloudSyncStore
 import Foundation
 
 /// Audiograms: export.xml's `Audiogram` elements with their `SensitivityPoint`s. Kept one row per

@@ -1,6 +1,6 @@
-import CloudSyncExport
-import CloudSyncModel
-import CloudSyncStore
+public import CloudSyncExport
+public import CloudSyncModel
+public import CloudSyncStore
 
 /// Beat series: the beat-to-beat lists of export.xml's HRV records. Kept one row per series, the
 /// beats as little-endian pairs of int64 milliseconds and int64 bpm; the key is the record's type,

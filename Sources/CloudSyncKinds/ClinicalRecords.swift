@@ -1,6 +1,6 @@
-import CloudSyncExport
-import CloudSyncModel
-import CloudSyncStore
+public import CloudSyncExport
+public import CloudSyncModel
+public import CloudSyncStore
 import Foundation
 
 /// Clinical records: export.xml's `ClinicalRecord`s joined to the FHIR resource files of

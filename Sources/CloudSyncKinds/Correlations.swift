@@ -1,6 +1,6 @@
-import CloudSyncExport
-import CloudSyncModel
-import CloudSyncStore
+public import CloudSyncExport
+public import CloudSyncModel
+public import CloudSyncStore
 import Foundation
 
 /// Correlations: export.xml's `Correlation`s (blood pressure pairs, food entries) with their members'

@@ -1,6 +1,6 @@
-import CloudSyncExport
-import CloudSyncModel
-import CloudSyncStore
+public import CloudSyncExport
+public import CloudSyncModel
+public import CloudSyncStore
 
 /// ECGs: the CSV files of `electrocardiograms/`. Kept one row per recording, the voltages as
 /// little-endian float64 words; the key is the file.

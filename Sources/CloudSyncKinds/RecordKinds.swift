@@ -1,6 +1,6 @@
-import CloudSyncExport
+public import CloudSyncExport
 import CloudSyncModel
-import CloudSyncStore
+public import CloudSyncStore
 
 /// A kind read from the export archive and kept in the store: what every kind of this registry is.
 public protocol ArchiveRecordKind: ArchiveKind, StoredKind {}

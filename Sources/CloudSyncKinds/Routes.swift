@@ -1,6 +1,6 @@
-import CloudSyncExport
-import CloudSyncModel
-import CloudSyncStore
+public import CloudSyncExport
+public import CloudSyncModel
+public import CloudSyncStore
 
 /// Routes: the GPX files of `workout-routes/`, linked to the workout that names them (else by
 /// time), and the inline `Location`s of older exports' workouts. Kept one row per route and one per

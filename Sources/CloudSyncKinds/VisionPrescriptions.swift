@@ -1,6 +1,6 @@
-import CloudSyncExport
-import CloudSyncModel
-import CloudSyncStore
+public import CloudSyncExport
+public import CloudSyncModel
+public import CloudSyncStore
 import Foundation
 
 /// Vision prescriptions: export.xml's `VisionPrescription` elements with their `RightEye`, `LeftEye`

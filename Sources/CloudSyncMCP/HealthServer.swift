@@ -4,8 +4,8 @@ import MCP
 
 /// `cloudsync mcp`: the MCP server over standard input and output, its tools answered from the
 /// staging store (read-only).
-public enum HealthServer {
-    public static let instructions = """
+package enum HealthServer {
+    package static let instructions = """
         Tools over one person's Apple Health history, imported by cloudsync. Start with `overview` to see \
         which types and date ranges the store holds. Dates are ISO 8601; a date is a whole day in the \
         given time zone. A type is named by its identifier, its short name in any case (stepCount, heartRate) or \
@@ -16,7 +16,7 @@ public enum HealthServer {
         """
 
     /// Serves until the client closes the connection. Throws when the store cannot be opened.
-    public static func run(storePath: String, version: String) async throws {
+    package static func run(storePath: String, version: String) async throws {
         // Logs go to stderr (stdout carries the protocol), without bootstrapping the process's logging.
         let logger = Logger(label: "cloudsync.mcp", factory: { StreamLogHandler.standardError(label: $0) })
         let tools = try HealthTools(storePath: storePath, logger: logger)

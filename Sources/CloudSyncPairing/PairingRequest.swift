@@ -1,20 +1,20 @@
 import CloudSyncModel
-import Foundation
+package import Foundation
 
 /// The pairing object the iOS app shows as a QR code (and posts, with `androidUserId`, to
 /// `{base}/wearables/devices/pair`).
-public struct PairingRequest: Sendable, Codable, Equatable {
-    public var userId: String
-    public var deviceId: String
-    public var deviceName: String
-    public var deviceType = "apple_watch"
-    public var generatedAt: String
-    public var expiresAt: String
-    public var pairingCode: String
-    public var androidUserId: String?
+package struct PairingRequest: Sendable, Codable, Equatable {
+    package var userId: String
+    package var deviceId: String
+    package var deviceName: String
+    package var deviceType = "apple_watch"
+    package var generatedAt: String
+    package var expiresAt: String
+    package var pairingCode: String
+    package var androidUserId: String?
 
     /// A pairing valid for 15 minutes from `now`, with a fresh code.
-    public init(userId: String, deviceId: String, deviceName: String, now: Date = Date()) {
+    package init(userId: String, deviceId: String, deviceName: String, now: Date = Date()) {
         self.userId = userId
         self.deviceId = deviceId
         self.deviceName = deviceName
@@ -25,7 +25,7 @@ public struct PairingRequest: Sendable, Codable, Equatable {
 
     /// `XXXX-YYYY` from A–Z and 0–9. `SystemRandomNumberGenerator` reads the kernel's CSPRNG
     /// (getrandom(2) on Linux), and `randomElement` draws without modulo bias.
-    public static func makeCode() -> String {
+    package static func makeCode() -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         var generator = SystemRandomNumberGenerator()
         let characters = (0..<8).map { _ in alphabet.randomElement(using: &generator)! }
@@ -33,7 +33,7 @@ public struct PairingRequest: Sendable, Codable, Equatable {
     }
 
     /// The JSON, keys sorted; the QR code carries it without `androidUserId`.
-    public func json(includingAndroidUser: Bool) -> Data {
+    package func json(includingAndroidUser: Bool) -> Data {
         var copy = self
         if !includingAndroidUser { copy.androidUserId = nil }
         let encoder = JSONEncoder()

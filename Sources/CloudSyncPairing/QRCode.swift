@@ -1,18 +1,18 @@
 import CQRencode
-import Foundation
+package import Foundation
 
 /// A QR code made by libqrencode (Debian's libqrencode-dev).
-public struct QRCode: Sendable {
+package struct QRCode: Sendable {
     /// Modules per side.
-    public let size: Int
+    package let size: Int
     /// Row-major, true for dark.
-    public let modules: [Bool]
+    package let modules: [Bool]
 
-    public struct EncodingError: Error, CustomStringConvertible {
-        public var description: String { "the text is too long for a QR code" }
+    package struct EncodingError: Error, CustomStringConvertible {
+        package var description: String { "the text is too long for a QR code" }
     }
 
-    public init(_ text: String) throws {
+    package init(_ text: String) throws {
         guard let code = QRcode_encodeString8bit(text, 0, QR_ECLEVEL_M) else { throw EncodingError() }
         defer { QRcode_free(code) }
         size = Int(code.pointee.width)
@@ -20,13 +20,13 @@ public struct QRCode: Sendable {
         modules = (0..<(size * size)).map { code.pointee.data[$0] & 1 == 1 }
     }
 
-    public func isDark(_ x: Int, _ y: Int) -> Bool {
+    package func isDark(_ x: Int, _ y: Int) -> Bool {
         x >= 0 && y >= 0 && x < size && y < size && modules[y * size + x]
     }
 
     /// Two module rows per text line with UTF-8 half blocks, dark modules drawn as spaces on a
     /// light quiet zone of `margin` modules, which phones read on dark and light terminals alike.
-    public func terminalText(margin: Int = 2) -> String {
+    package func terminalText(margin: Int = 2) -> String {
         var lines: [String] = []
         var y = -margin
         while y < size + margin {
@@ -47,7 +47,7 @@ public struct QRCode: Sendable {
     }
 
     /// A greyscale PNG, `scale` pixels per module, with a quiet zone of 4 modules.
-    public func png(scale: Int = 8, margin: Int = 4) -> Data {
+    package func png(scale: Int = 8, margin: Int = 4) -> Data {
         let side = (size + 2 * margin) * scale
         var pixels = [UInt8]()
         pixels.reserveCapacity((side + 1) * side)

@@ -10,8 +10,8 @@ import Foundation
 ///   shorter timeout never sees the acknowledgement (an ack lost in transit).
 /// - `stall:S`: store nothing and say nothing for S seconds (a server that stops answering).
 /// - `ok`: serve normally.
-public struct FaultPlan: Sendable, Equatable {
-    public enum Action: Sendable, Equatable {
+package struct FaultPlan: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         case ok
         case status(Int)
         case tooManyRequests(retryAfter: Int)
@@ -19,21 +19,21 @@ public struct FaultPlan: Sendable, Equatable {
         case stall(seconds: Double)
     }
 
-    public var actions: [Action] = []
+    package var actions: [Action] = []
     /// Added to every data request (a slow server).
-    public var delay: Double = 0
+    package var delay: Double = 0
 
-    public init(actions: [Action] = [], delay: Double = 0) {
+    package init(actions: [Action] = [], delay: Double = 0) {
         self.actions = actions
         self.delay = delay
     }
 
     /// The longest wait a fault or `--delay` may ask for, in seconds (an hour): more is a typo, and
     /// an infinite or huge one would trap when it became a `Duration`.
-    public static let longestWait = 3600.0
+    package static let longestWait = 3600.0
 
     /// Parses `503,429:2,ok,lost:3,stall:5`.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
             let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
             var seconds: Double?
@@ -63,10 +63,10 @@ public struct FaultPlan: Sendable, Equatable {
     }
 }
 
-public struct FaultPlanError: Error, CustomStringConvertible {
-    public var item: String
-    public var problem: String
-    public var description: String { "fault '\(item)': \(problem)" }
+package struct FaultPlanError: Error, CustomStringConvertible {
+    package var item: String
+    package var problem: String
+    package var description: String { "fault '\(item)': \(problem)" }
 }
 
 /// Hands out the plan's actions in request order (shared by all connections).

@@ -1,7 +1,7 @@
 import CloudSyncHealthAutoExport
 import CloudSyncModel
 import CloudSyncSources
-import CloudSyncStore
+package import CloudSyncStore
 import Foundation
 import Hummingbird
 import Logging
@@ -10,14 +10,14 @@ import NIOCore
 /// The staging store that `serve --store` writes Health Auto Export's pushes into. Pushes are
 /// imported one at a time on a thread of their own (each is one SQLite transaction of up to a second),
 /// never on the server's event loops.
-public final class HealthAutoExportPushStore: @unchecked Sendable {
+package final class HealthAutoExportPushStore: @unchecked Sendable {
     private let store: StagingStore
     private let queue = DispatchQueue(label: "cloudsync.serve.health-auto-export")
 
     /// `store` is opened for writing and used by nothing else from now on.
-    public init(store: StagingStore) { self.store = store }
+    package init(store: StagingStore) { self.store = store }
 
-    public var path: String { store.path }
+    package var path: String { store.path }
 
     func importPush(_ body: ByteBuffer, options: HealthAutoExportReader.Options,
                     details: PushDetails) async -> Result<DocumentImportResult, any Error> {
@@ -37,7 +37,7 @@ public final class HealthAutoExportPushStore: @unchecked Sendable {
 
 extension Receiver {
     /// The path to paste into the app's REST API automation (with the token as a header).
-    public static let healthAutoExportPath = "/health-auto-export"
+    package static let healthAutoExportPath = "/health-auto-export"
 
     /// `POST /health-auto-export`: one push, one transaction. 200 with what was stored, what was
     /// already there and what was not kept, by name; 400 (not JSON) and 422 (not the app's shape)

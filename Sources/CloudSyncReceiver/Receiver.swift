@@ -1,14 +1,14 @@
 import NIOCore
 import Foundation
 import Hummingbird
-import Logging
+package import Logging
 import ServiceLifecycle
 import UnixSignals
 
 /// `cloudsync serve`: one receiver for the three wire contracts (CloudCare, Flō backfill,
 /// HealthStepsSync), storing what it receives through a `ReceiverStorage` (an SQLite file, or PostgreSQL).
 /// The integration tests upload to it over a real socket; users run it to try the pipeline.
-public struct Receiver: Sendable {
+package struct Receiver: Sendable {
     let configuration: ReceiverConfiguration
     let storage: any ReceiverStorage
     let faults: FaultSchedule
@@ -17,7 +17,7 @@ public struct Receiver: Sendable {
     /// Opens the storage `configuration.databasePath` names: an SQLite file, or PostgreSQL for a
     /// `postgres://` address (checked and migrated on the way, within a few seconds: a problem with
     /// it is a `ReceiverError` in PostgreSQL's words).
-    public init(configuration: ReceiverConfiguration, logger: Logger) async throws {
+    package init(configuration: ReceiverConfiguration, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
         if PostgresLocation.isPostgres(configuration.databasePath) {
@@ -36,7 +36,7 @@ public struct Receiver: Sendable {
 
     /// Runs until SIGTERM or SIGINT, then shuts down cleanly. `onListening` gets the bound port.
     /// Throws `ReceiverError.cannotListen` when the address cannot be bound.
-    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+    package func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         // Hummingbird's own messages ("Server started and listening") at warning level only: the
         // caller says where it listens, once.
         var applicationLogger = logger

@@ -1,32 +1,32 @@
 /// How `cloudsync serve` runs.
-public struct ReceiverConfiguration: Sendable {
+package struct ReceiverConfiguration: Sendable {
     /// Address to bind; 127.0.0.1 unless told otherwise.
-    public var host = "127.0.0.1"
+    package var host = "127.0.0.1"
     /// 0 picks a free port (printed when listening).
-    public var port = 8080
+    package var port = 8080
     /// The receiver's own SQLite file (not a staging store).
-    public var databasePath = "cloudsync-serve.sqlite"
+    package var databasePath = "cloudsync-serve.sqlite"
     /// The JSONL file of the steps API; next to the database by default.
-    public var stepsFilePath: String?
+    package var stepsFilePath: String?
     /// When set, every route but `/health` requires `Authorization: Bearer <token>` of one of the
     /// users, and what a request stores belongs to that user.
-    public var users: ReceiverUsers?
+    package var users: ReceiverUsers?
     /// Larger request bodies get 413. A CloudCare batch of 1000 metrics is about 300 KB.
-    public var maxBodySize = 16 << 20
+    package var maxBodySize = 16 << 20
     /// What `sync-status` recommends as the start of a historical backfill.
-    public var recommendedStartDate = "2021-12-07T00:00:00.000Z"
+    package var recommendedStartDate = "2021-12-07T00:00:00.000Z"
     /// Faults to inject into the data endpoints, for testing clients (see `FaultPlan`).
-    public var faults = FaultPlan()
+    package var faults = FaultPlan()
     /// Behave like the real CloudCare backend: drop metrics of the types it does not know, and
     /// count only the others in `total_metrics` (for testing what clients make of that).
-    public var dropsUnknownTypes = false
+    package var dropsUnknownTypes = false
 
     /// The staging store that takes Health Auto Export's pushes (`serve --store`); nil: no such route.
-    public var healthAutoExportStore: HealthAutoExportPushStore?
+    package var healthAutoExportStore: HealthAutoExportPushStore?
     /// Larger pushes get 413: a month of raw heart rate is about 100 MB.
-    public var maxPushSize = 128 << 20
+    package var maxPushSize = 128 << 20
 
-    public init() {}
+    package init() {}
 
     var resolvedStepsFilePath: String { stepsFilePath ?? databasePath + ".steps.jsonl" }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// Why `serve` could not start, each a sentence that says what to do. The CLI gives each case its
 /// own exit status.
-public enum ReceiverError: Error, Sendable, CustomStringConvertible {
+package enum ReceiverError: Error, Sendable, CustomStringConvertible {
     case cannotListen(host: String, port: Int, errno: Int32)
     /// `--db` is not a postgres:// address that can be used (no user, no database, a bad port).
     case databaseAddress(String)
@@ -14,7 +14,7 @@ public enum ReceiverError: Error, Sendable, CustomStringConvertible {
     /// The database cannot be used: it does not exist, or its schema is newer than this cloudsync.
     case databaseUnusable(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotListen(let host, let port, let code):
             switch code {

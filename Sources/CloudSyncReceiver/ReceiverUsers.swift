@@ -2,17 +2,17 @@ import Hummingbird
 
 /// The users of a receiver and their bearer tokens (`serve --tokens FILE`: one `USER TOKEN` pair per
 /// line, whitespace between, `#` comments). A single `--token-file` is the user `default`.
-public struct ReceiverUsers: Sendable {
-    public static let defaultUser = "default"
+package struct ReceiverUsers: Sendable {
+    package static let defaultUser = "default"
     private let entries: [(user: String, token: [UInt8])]
 
-    public init(singleToken: String) {
+    package init(singleToken: String) {
         entries = [(Self.defaultUser, Array(singleToken.utf8))]
     }
 
     /// Reads a tokens file; a line that is not `USER TOKEN`, a user named twice or a token given twice
     /// is an error that names the line.
-    public init(parsing text: String, file: String) throws {
+    package init(parsing text: String, file: String) throws {
         var entries: [(String, [UInt8])] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -33,7 +33,7 @@ public struct ReceiverUsers: Sendable {
         self.entries = entries
     }
 
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// The user whose token this is. Every token is compared, each in constant time, so neither a
     /// token nor which user matched can be learnt from the time the answer takes.
@@ -46,8 +46,8 @@ public struct ReceiverUsers: Sendable {
     }
 }
 
-public struct ReceiverUsersError: Error, CustomStringConvertible {
-    public let description: String
+package struct ReceiverUsersError: Error, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }
 

@@ -1,5 +1,5 @@
-import CloudSyncHealthAutoExport
-import CloudSyncModel
+public import CloudSyncHealthAutoExport
+public import CloudSyncModel
 
 /// Health Auto Export's files (one, or a folder of them) as one source: each document in name order
 /// into the same sinks, whose metrics are finished once, after the last. What `convert` and

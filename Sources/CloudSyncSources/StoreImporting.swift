@@ -1,8 +1,8 @@
-import CloudSyncExport
-import CloudSyncHealthAutoExport
+public import CloudSyncExport
+public import CloudSyncHealthAutoExport
 import CloudSyncKinds
-import CloudSyncModel
-import CloudSyncStore
+public import CloudSyncModel
+public import CloudSyncStore
 
 /// What importing an export did: what the store added, and what the archive held.
 public struct ExportImportResult: Sendable {

@@ -1,28 +1,28 @@
-import CloudSyncModel
-import CloudSyncStore
+package import CloudSyncModel
+package import CloudSyncStore
 import Foundation
 
 /// CloudCare: one `HealthDataExport` envelope per batch to `{base}/wearables/import/apple-health`,
 /// written by the same envelope writer as `convert --format cloudcare`, the metrics byte for byte
 /// what `convert` writes. The backend keeps only the types it knows, and says so only in its count.
-public enum CloudCareUpload: UploadContract {
+package enum CloudCareUpload: UploadContract {
     /// `201 {"message","device_id","device_type","total_metrics","stored_count","duplicate_count","error_count","was_duplicate"}`.
-    public struct Reply: Decodable, Sendable {
-        public var totalMetrics: Int
-        public var storedCount: Int?
-        public var duplicateCount: Int?
+    package struct Reply: Decodable, Sendable {
+        package var totalMetrics: Int
+        package var storedCount: Int?
+        package var duplicateCount: Int?
 
         enum CodingKeys: String, CodingKey {
             case totalMetrics = "total_metrics", storedCount = "stored_count", duplicateCount = "duplicate_count"
         }
     }
 
-    public static let displayName = "CloudCare"
-    public static var acceptedTypes: Set<String>? { CloudCareContract.takenTypes }
-    public static let takesEveryTypeOnRequest = true
-    public static let batchPath = "/wearables/import/apple-health"
+    package static let displayName = "CloudCare"
+    package static var acceptedTypes: Set<String>? { CloudCareContract.takenTypes }
+    package static let takesEveryTypeOnRequest = true
+    package static let batchPath = "/wearables/import/apple-health"
 
-    public static func appendBody(_ batch: PendingBatch, _ context: BatchContext, to out: inout ByteBuffer) {
+    package static func appendBody(_ batch: PendingBatch, _ context: BatchContext, to out: inout ByteBuffer) {
         let range = context.range.firstStart.map { ($0, context.range.lastEnd ?? $0) }
         CloudCareEnvelope.appendHead(identity: context.identity, range: range, to: &out)
         var first = true
@@ -37,7 +37,7 @@ public enum CloudCareUpload: UploadContract {
     /// `total_metrics` counts only the metrics of types CloudCare knows. The shortfall is put on the
     /// batch's types it does not take when they account for it exactly; otherwise it is recorded as
     /// not said by the server.
-    public static func receipt(_ reply: Reply, for batch: PendingBatch) -> BatchReceipt {
+    package static func receipt(_ reply: Reply, for batch: PendingBatch) -> BatchReceipt {
         var receipt = BatchReceipt(stored: reply.storedCount ?? 0, duplicates: reply.duplicateCount ?? 0)
         guard reply.totalMetrics < batch.count else { return receipt }
         let byType = batch.countByType().filter { !CloudCareContract.takes($0.key) }
@@ -48,7 +48,7 @@ public enum CloudCareUpload: UploadContract {
 
     /// 403 is CloudCare's "device not paired", not a refused token; a 404 with FastAPI's own
     /// "Not Found" is a wrong URL, another 404 its "paired patient missing".
-    public static func failure(status: Int, words: String, url: String) -> UploadError? {
+    package static func failure(status: Int, words: String, url: String) -> UploadError? {
         switch status {
         case 403: return .notPaired(words)
         case 404 where words != "Not Found": return .rejected(status, words, what: "the batch (its paired patient is missing)")

@@ -1,17 +1,17 @@
-import CloudSyncModel
-import CloudSyncStore
+package import CloudSyncModel
+package import CloudSyncStore
 import Foundation
 import NIOCore
 import NIOHTTP1
 
 /// Flō's historical backfill: the server's sync-status says where the window starts; samples go in
 /// batches to `{base}/api/healthkit/samples`; a backfill whose every batch succeeded is marked complete.
-public enum FloUpload: UploadContract {
+package enum FloUpload: UploadContract {
     /// `{"inserted","duplicates","total"}`.
-    public struct Reply: Decodable, Sendable {
-        public var inserted: Int
-        public var duplicates: Int?
-        public var total: Int?
+    package struct Reply: Decodable, Sendable {
+        package var inserted: Int
+        package var duplicates: Int?
+        package var total: Int?
     }
 
     /// `GET /api/healthkit/sync-status`.
@@ -26,14 +26,14 @@ public enum FloUpload: UploadContract {
         var backfillDate: String?
     }
 
-    public static let displayName = "Flō"
-    public static var acceptedTypes: Set<String>? { nil }
-    public static let batchPath = "/api/healthkit/samples"
+    package static let displayName = "Flō"
+    package static var acceptedTypes: Set<String>? { nil }
+    package static let batchPath = "/api/healthkit/samples"
 
     /// `{"samples":[{dataType, deviceManufacturer, deviceModel, deviceName, endDate, metadata,
     /// sourceBundleId, sourceName, startDate, unit, uuid, value}]}`, the keys sorted. The stored
     /// metadata object goes in as it is (it is JSON already).
-    public static func appendBody(_ batch: PendingBatch, _ context: BatchContext, to out: inout CloudSyncModel.ByteBuffer) {
+    package static func appendBody(_ batch: PendingBatch, _ context: BatchContext, to out: inout CloudSyncModel.ByteBuffer) {
         out.append("{\"samples\":[")
         var first = true
         batch.forEach { metric in
@@ -67,14 +67,14 @@ public enum FloUpload: UploadContract {
         out.append("]}")
     }
 
-    public static func receipt(_ reply: Reply, for batch: PendingBatch) -> BatchReceipt {
+    package static func receipt(_ reply: Reply, for batch: PendingBatch) -> BatchReceipt {
         BatchReceipt(stored: reply.inserted, duplicates: reply.duplicates ?? 0)
     }
 
     /// The window starts at the server's recommended date: a backfill sends everything from there;
     /// later runs send, inside the same window, what this server has not acknowledged yet. A dry run
     /// asks no server and uses the window an earlier upload recorded.
-    public static func window(recorded: String?, transport: HTTPTransport?) async throws -> UploadWindow {
+    package static func window(recorded: String?, transport: HTTPTransport?) async throws -> UploadWindow {
         guard let transport else { return UploadWindow(start: recorded, unknown: recorded == nil) }
         let status = try await transport.send(.GET, "/api/healthkit/sync-status", body: nil, what: "the sync-status request",
                                               decoding: SyncStatus.self)
@@ -83,7 +83,7 @@ public enum FloUpload: UploadContract {
     }
 
     /// Marks the backfill complete, only now that every batch of it succeeded.
-    public static func afterBatches(_ window: UploadWindow, sent: SentSummary, transport: HTTPTransport) async throws -> String? {
+    package static func afterBatches(_ window: UploadWindow, sent: SentSummary, transport: HTTPTransport) async throws -> String? {
         guard window.isBackfill, let start = window.start else { return nil }
         var body = CloudSyncModel.ByteBuffer(capacity: 256)
         body.append("{\"sampleCount\":")

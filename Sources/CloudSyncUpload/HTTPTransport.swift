@@ -1,11 +1,11 @@
 import AsyncHTTPClient
-import CloudSyncModel
+package import CloudSyncModel
 import Foundation
-import NIOCore
-import NIOHTTP1
+package import NIOCore
+package import NIOHTTP1
 
 /// One HTTP exchange with retries, over AsyncHTTPClient (TLS, timeouts, connection reuse).
-public struct HTTPTransport: Sendable {
+package struct HTTPTransport: Sendable {
     let client: HTTPClient
     let configuration: UploadConfiguration
     /// Whose endpoints these are: its failures are read its way (`UploadContract.failure`) and its
@@ -18,9 +18,9 @@ public struct HTTPTransport: Sendable {
     var shouldStop: @Sendable () -> Bool = { false }
 
     /// An answer as it came: status and body.
-    public struct Reply: Sendable {
-        public var status: Int
-        public var body: [UInt8]
+    package struct Reply: Sendable {
+        package var status: Int
+        package var body: [UInt8]
         /// Its `Retry-After`, as written.
         var retryAfter: String?
     }
@@ -33,13 +33,13 @@ public struct HTTPTransport: Sendable {
     /// Sends the request until it succeeds with a body that decodes as `reply`, decoded once here.
     /// A 2xx that does not decode (a proxy's web page answering 200) has stored nothing, so it is
     /// no acknowledgement: it is retried like a 5xx, which the receivers' duplicate keys make safe.
-    public func send<R: Decodable>(_ method: HTTPMethod, _ path: String, body: NIOCore.ByteBuffer?, what: String,
+    package func send<R: Decodable>(_ method: HTTPMethod, _ path: String, body: NIOCore.ByteBuffer?, what: String,
                                    decoding reply: R.Type) async throws -> R {
         try await exchange(method, path, body: body, what: what) { try? JSONDecoder().decode(R.self, from: Data($0.body)) }
     }
 
     /// The built JSON, copied once into the buffer a request sends.
-    public static func requestBody(_ out: borrowing CloudSyncModel.ByteBuffer) -> NIOCore.ByteBuffer {
+    package static func requestBody(_ out: borrowing CloudSyncModel.ByteBuffer) -> NIOCore.ByteBuffer {
         out.withBytes { bytes in
             var body = ByteBufferAllocator().buffer(capacity: bytes.count)
             body.writeBytes(UnsafeRawBufferPointer(bytes))

@@ -1,16 +1,16 @@
 import NIOCore
 import NIOHTTP1
 import AsyncHTTPClient
-import Foundation
+package import Foundation
 
 /// One JSON POST with the upload's retry rules, for requests outside the batch flow (pairing).
-public enum JSONPoster {
-    public struct Answer: Sendable {
-        public var status: Int
-        public var body: Data
+package enum JSONPoster {
+    package struct Answer: Sendable {
+        package var status: Int
+        package var body: Data
     }
 
-    public static func post(server: URL, path: String, json: Data, token: String?, timeout: Double = 30,
+    package static func post(server: URL, path: String, json: Data, token: String?, timeout: Double = 30,
                             caCertificates: String? = nil) async throws -> Answer {
         var configuration = UploadConfiguration(server: server)
         configuration.token = token

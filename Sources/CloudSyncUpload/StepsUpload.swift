@@ -1,23 +1,23 @@
-import CloudSyncModel
-import CloudSyncStore
+package import CloudSyncModel
+package import CloudSyncStore
 import Foundation
 
 /// HealthStepsSync's mock API: the step counts as samples to `{base}/steps`. It takes no token;
 /// one is sent when given (a server like `serve` with a token wants it on every route).
-public enum StepsUpload: UploadContract {
+package enum StepsUpload: UploadContract {
     /// `200 {"saved":N,"message":"Success"}`.
-    public struct Reply: Decodable, Sendable {
-        public var saved: Int
+    package struct Reply: Decodable, Sendable {
+        package var saved: Int
     }
 
-    public static let displayName = "steps API"
-    public static var acceptedTypes: Set<String>? { ["stepCount"] }
-    public static let batchPath = "/steps"
-    public static let wantsToken = false
+    package static let displayName = "steps API"
+    package static var acceptedTypes: Set<String>? { ["stepCount"] }
+    package static let batchPath = "/steps"
+    package static let wantsToken = false
 
     /// `{"samples":[{count, endDate, sourceBundleId, sourceDeviceName, startDate, uuid}]}`, the keys
     /// sorted, dates with milliseconds, `count` an integer.
-    public static func appendBody(_ batch: PendingBatch, _ context: BatchContext, to out: inout ByteBuffer) {
+    package static func appendBody(_ batch: PendingBatch, _ context: BatchContext, to out: inout ByteBuffer) {
         out.append("{\"samples\":[")
         var first = true
         batch.forEach { metric in
@@ -40,7 +40,7 @@ public enum StepsUpload: UploadContract {
         out.append("]}")
     }
 
-    public static func receipt(_ reply: Reply, for batch: PendingBatch) -> BatchReceipt {
+    package static func receipt(_ reply: Reply, for batch: PendingBatch) -> BatchReceipt {
         BatchReceipt(stored: reply.saved)
     }
 }

@@ -1,39 +1,39 @@
 import CloudSyncExport
-import CloudSyncModel
-import Foundation
+package import CloudSyncModel
+package import Foundation
 
 /// How an upload runs. Defaults follow the contracts: batches of 1000, bounded retries.
-public struct UploadConfiguration: Sendable {
-    public var server: URL
-    public var target: UploadTarget = .cloudcare
-    public var batchSize = 1000
+package struct UploadConfiguration: Sendable {
+    package var server: URL
+    package var target: UploadTarget = .cloudcare
+    package var batchSize = 1000
     /// Batches in flight at once.
-    public var concurrency = 1
-    public var filter: MetricFilter = .all
-    public var dryRun = false
+    package var concurrency = 1
+    package var filter: MetricFilter = .all
+    package var dryRun = false
     /// CloudCare: send the types it does not take too (it drops them; they are reported as not taken).
-    public var allTypes = false
+    package var allTypes = false
     /// Sent as `Authorization: Bearer …`; never logged, never in an error.
-    public var token: String?
+    package var token: String?
     /// A PEM file of certificate authorities to trust besides the system's (`--cacert`).
-    public var caCertificates: String?
+    package var caCertificates: String?
     /// One request's deadline, connection included.
-    public var requestTimeout: Double = 30
-    public var retry = RetryPolicy()
+    package var requestTimeout: Double = 30
+    package var retry = RetryPolicy()
 
-    public init(server: URL) { self.server = server }
+    package init(server: URL) { self.server = server }
 }
 
 /// Exponential backoff with full jitter, a cap and a bounded number of attempts. 5xx, 429 and
 /// network errors are retried; the `Retry-After` of a 429 or 5xx is honoured, such waits counting
 /// against `maximumRetryAfter` in all rather than against the attempts.
-public struct RetryPolicy: Sendable {
-    public var maximumAttempts = 6
-    public var initialDelay = 0.5
-    public var maximumDelay = 30.0
-    public var maximumRetryAfter = 300.0
+package struct RetryPolicy: Sendable {
+    package var maximumAttempts = 6
+    package var initialDelay = 0.5
+    package var maximumDelay = 30.0
+    package var maximumRetryAfter = 300.0
 
-    public init() {}
+    package init() {}
 
     /// The wait before attempt `attempt + 1` (attempt counts from 1), with full jitter.
     func delay(afterAttempt attempt: Int, retryAfter: Double?) -> Double {

@@ -1,12 +1,12 @@
-import CloudSyncModel
-import CloudSyncStore
+package import CloudSyncModel
+package import CloudSyncStore
 import Foundation
 
 /// One upload contract (`../shared/spec/wire-contracts.md`): which metrics it takes, where a batch
 /// goes and how its body is written, what its reply says (decoded once, typed), what it asks before
 /// and after the batches, and how its failures read. CloudCare, Flō and the steps API are the three;
 /// `UploadTarget` names them and the uploader runs whichever it is given.
-public protocol UploadContract: Sendable {
+package protocol UploadContract: Sendable {
     /// A success reply: a 2xx whose body does not decode as this is no acknowledgement (a proxy's
     /// web page), and is retried.
     associatedtype Reply: Decodable & Sendable
@@ -37,40 +37,40 @@ public protocol UploadContract: Sendable {
 }
 
 extension UploadContract {
-    public static var takesEveryTypeOnRequest: Bool { false }
-    public static var wantsToken: Bool { true }
-    public static func window(recorded: String?, transport: HTTPTransport?) async throws -> UploadWindow { UploadWindow() }
-    public static func afterBatches(_ window: UploadWindow, sent: SentSummary, transport: HTTPTransport) async throws -> String? { nil }
-    public static func failure(status: Int, words: String, url: String) -> UploadError? { nil }
+    package static var takesEveryTypeOnRequest: Bool { false }
+    package static var wantsToken: Bool { true }
+    package static func window(recorded: String?, transport: HTTPTransport?) async throws -> UploadWindow { UploadWindow() }
+    package static func afterBatches(_ window: UploadWindow, sent: SentSummary, transport: HTTPTransport) async throws -> String? { nil }
+    package static func failure(status: Int, words: String, url: String) -> UploadError? { nil }
 }
 
 /// What a batch's body is written with: the store's identity, and the whole upload's date range
 /// (every CloudCare envelope of one upload shares it).
-public struct BatchContext: Sendable {
-    public var identity: CloudCareIdentity
-    public var range: PendingSummary
+package struct BatchContext: Sendable {
+    package var identity: CloudCareIdentity
+    package var range: PendingSummary
 }
 
 /// What a reply says of its batch.
-public struct BatchReceipt: Sendable, Equatable {
+package struct BatchReceipt: Sendable, Equatable {
     /// New to the server, and what it already had.
-    public var stored = 0
-    public var duplicates = 0
+    package var stored = 0
+    package var duplicates = 0
     /// Acknowledged without being kept, per type (CloudCare keeps only the types it knows).
-    public var notTaken: [String: Int] = [:]
+    package var notTaken: [String: Int] = [:]
 }
 
 /// Which part of the store an upload covers in time: Flō's backfill starts at the server's
 /// recommended date; the others take every date.
-public struct UploadWindow: Sendable {
+package struct UploadWindow: Sendable {
     /// ISO 8601, as the server gave it.
-    public var start: String?
+    package var start: String?
     /// This run is a historical backfill, to be marked complete after its last batch.
-    public var isBackfill = false
+    package var isBackfill = false
     /// A dry run of a contract whose window only the server knows, with none recorded.
-    public var unknown = false
+    package var unknown = false
 
-    public init(start: String? = nil, isBackfill: Bool = false, unknown: Bool = false) {
+    package init(start: String? = nil, isBackfill: Bool = false, unknown: Bool = false) {
         self.start = start
         self.isBackfill = isBackfill
         self.unknown = unknown
@@ -78,14 +78,14 @@ public struct UploadWindow: Sendable {
 }
 
 /// What the batches of a run sent, for what comes after them.
-public struct SentSummary: Sendable {
+package struct SentSummary: Sendable {
     /// Acknowledged by this server inside the window.
-    public var acknowledged: Int
-    public var lastEnd: Int64?
+    package var acknowledged: Int
+    package var lastEnd: Int64?
 }
 
 /// The upload contracts by their `--target` names.
-public enum UploadTarget: String, Sendable, CaseIterable {
+package enum UploadTarget: String, Sendable, CaseIterable {
     /// `HealthDataExport` envelopes to `{server}/wearables/import/apple-health`.
     case cloudcare
     /// Flō-style historical backfill: `{server}/api/healthkit/…`.
@@ -94,7 +94,7 @@ public enum UploadTarget: String, Sendable, CaseIterable {
     case steps
 
     /// The one place a target becomes its contract.
-    public var contract: any UploadContract.Type {
+    package var contract: any UploadContract.Type {
         switch self {
         case .cloudcare: return CloudCareUpload.self
         case .flo: return FloUpload.self

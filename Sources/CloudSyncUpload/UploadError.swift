@@ -1,5 +1,5 @@
 /// Why an upload stopped. Built from status and the server's own words; never holds the token.
-public struct UploadError: Error, Sendable, CustomStringConvertible {
+package struct UploadError: Error, Sendable, CustomStringConvertible {
     enum Code: Sendable {
         case refusedToken
         case notPaired
@@ -12,17 +12,17 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
     }
 
     let code: Code
-    public let description: String
+    package let description: String
 
     /// True when the server refused the credentials (401/403) or this device (CloudCare's 403): retrying
     /// cannot help.
-    public var isAuthorization: Bool { code == .refusedToken || code == .notPaired }
-    public var isInterrupted: Bool { code == .interrupted }
+    package var isAuthorization: Bool { code == .refusedToken || code == .notPaired }
+    package var isInterrupted: Bool { code == .interrupted }
     /// True when the command line was wrong (the server's URL).
-    public var isUsage: Bool { code == .invalidServer || code == .notFound }
+    package var isUsage: Bool { code == .invalidServer || code == .notFound }
 
     /// What would help, said after the error: retrying helps only when the server or the network failed.
-    public var advice: String? {
+    package var advice: String? {
         switch code {
         case .refusedToken:
             return "nothing more was sent; what the server acknowledged before is kept. Give the token the server expects "

@@ -2,62 +2,62 @@ import NIOHTTP1
 import AsyncHTTPClient
 import CloudSyncExport
 import CloudSyncModel
-import CloudSyncStore
+package import CloudSyncStore
 import Foundation
 import NIOCore
 
 /// What an upload did.
-public struct UploadReport: Sendable {
-    public var target: UploadTarget
-    public var server: String
+package struct UploadReport: Sendable {
+    package var target: UploadTarget
+    package var server: String
     /// Metrics pending when the upload started (after filters).
-    public var pending = 0
-    public var uploaded = 0
-    public var batches = 0
-    public var retries = 0
+    package var pending = 0
+    package var uploaded = 0
+    package var batches = 0
+    package var retries = 0
     /// CloudCare's own counts from its 201 answers (new and already stored).
-    public var serverStored = 0
-    public var serverDuplicates = 0
+    package var serverStored = 0
+    package var serverDuplicates = 0
     /// For `flo`: whether this run was a historical backfill and whether it was marked complete.
-    public var backfill = false
-    public var backfillMarkedComplete = false
+    package var backfill = false
+    package var backfillMarkedComplete = false
     /// For `flo`: the start of the window (the server's recommendedStartDate), and how many
     /// pending metrics start before it and so are not sent.
-    public var windowStart: String?
-    public var beforeWindow = 0
+    package var windowStart: String?
+    package var beforeWindow = 0
     /// For a dry run of `flo` with no window recorded: the server decides it, and was not asked.
-    public var windowUnknown = false
+    package var windowUnknown = false
     /// Pending metrics of types the target does not take, left out (CloudCare), per type.
-    public var leftOut: [String: Int] = [:]
+    package var leftOut: [String: Int] = [:]
     /// Metrics the server acknowledged without keeping them, per type (CloudCare's `total_metrics`).
-    public var notTaken: [String: Int] = [:]
-    public var seconds = 0.0
-    public var dryRun = false
+    package var notTaken: [String: Int] = [:]
+    package var seconds = 0.0
+    package var dryRun = false
 }
 
 /// Sends the store's pending metrics to one target, in `startDate` order, in batches. A batch is
 /// marked uploaded (for this target and server) only after the server acknowledged it, in the same
 /// transaction that writes its upload-history row; a crash or a lost answer at any moment costs at
 /// most a batch sent again, which the servers' deduplication absorbs.
-public final class Uploader {
-    public struct Progress: Sendable {
-        public var done: Int
-        public var total: Int
-        public var seconds: Double
+package final class Uploader {
+    package struct Progress: Sendable {
+        package var done: Int
+        package var total: Int
+        package var seconds: Double
     }
 
     private let store: StagingStore
     private let configuration: UploadConfiguration
-    public var onProgress: ((Progress) -> Void)?
+    package var onProgress: ((Progress) -> Void)?
     /// Checked between batches, and polled while a request is in flight or a retry waits (SIGINT, SIGTERM).
-    public var shouldStop: @Sendable () -> Bool = { false }
+    package var shouldStop: @Sendable () -> Bool = { false }
 
-    public init(store: StagingStore, configuration: UploadConfiguration) {
+    package init(store: StagingStore, configuration: UploadConfiguration) {
         self.store = store
         self.configuration = configuration
     }
 
-    public func run() async throws -> UploadReport {
+    package func run() async throws -> UploadReport {
         guard let scheme = configuration.server.scheme?.lowercased(), scheme == "http" || scheme == "https",
               configuration.server.host != nil else {
             throw UploadError.invalidServer("--server must be an http:// or https:// URL, got \(configuration.server.absoluteString)")
@@ -212,7 +212,7 @@ public final class Uploader {
     }
 
     /// The key of `notTaken` for a shortfall the server did not explain.
-    public static let unexplained = "(types the server did not say)"
+    package static let unexplained = "(types the server did not say)"
 
     private enum BatchOutcome<Reply: Sendable>: Sendable {
         case sent(PendingBatch, Reply)

@@ -1,8 +1,8 @@
-import ArgumentParser
+public import ArgumentParser
 import CloudSyncExport
 import CloudSyncModel
 import CloudSyncKinds
-import CloudSyncStore
+public import CloudSyncStore
 import Foundation
 
 struct Aggregate: ParsableCommand {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The `cloudsync` binary, run as a user runs it: exit codes, stdout holds only data, stderr the rest.
 public struct CLIResult {

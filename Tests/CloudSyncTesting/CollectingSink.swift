@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 import Foundation
 
 /// The one collecting sink of the tests: what a source (or the store's export) gave, as plain values.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A minimal Debian system in a folder, made by `debootstrap --variant=minbase` (apt, dpkg, bash and
 /// little else: no Swift, no man, no development packages), and commands run inside it as on a

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A `cloudsync` run whose peak memory is measured by GNU time (`%M`, the child's own maximum
 /// resident set). Not `wait4` from here: a child spawned by this large test process inherits the

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// nginx from Debian as the load balancer in front of several `serve` instances, on 127.0.0.1 and a
 /// free port, with its configuration, logs and temporary files in a folder of its own. With

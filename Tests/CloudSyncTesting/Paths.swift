@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Paths of the repository, its samples and the shared corpus (which tests skip, saying so through
 /// the test runner, when it is absent).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A PostgreSQL cluster of the test's own: `initdb` into a temporary folder, started with `pg_ctl`
 /// on a Unix socket in that folder (no TCP port to collide on) and stopped by `stop()`. As root,

@@ -1,5 +1,5 @@
 import CloudSyncArchive
-import CloudSyncModel
+public import CloudSyncModel
 import Foundation
 
 /// The export archive as a source of records: export.xml's metrics through `ExportConverter` (the

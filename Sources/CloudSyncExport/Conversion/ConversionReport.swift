@@ -79,5 +79,5 @@ public struct SamplesAfterExport: Sendable, Codable, Equatable {
 }
 
 import CloudSyncArchive
-import CloudSyncModel
+public import CloudSyncModel
 import Foundation

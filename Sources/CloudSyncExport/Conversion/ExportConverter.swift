@@ -1,5 +1,5 @@
 import CloudSyncArchive
-import CloudSyncModel
+public import CloudSyncModel
 import Foundation
 #if canImport(Glibc)
 import Glibc

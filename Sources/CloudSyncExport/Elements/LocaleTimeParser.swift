@@ -1,5 +1,5 @@
 import CloudSyncArchive
-import CloudSyncModel
+public import CloudSyncModel
 /// Times of day as the phone's locale writes them in HRV beat lists: `00:20:37,80` (French),
 /// `7:20:37.80 AM`, `19:20:37.8`, `7:20:37 PM`, with a narrow no-break space before AM/PM on newer
 /// iOS. Parsed from bytes: a 3 GB export holds about a million beats.

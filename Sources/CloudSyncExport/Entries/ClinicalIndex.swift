@@ -1,4 +1,4 @@
-import CloudSyncModel
+package import CloudSyncModel
 
 /// The `<ClinicalRecord>`s of export.xml, for joining each to the FHIR resource file it names
 /// (`resourceFilePath`). Small: hundreds to thousands per export.

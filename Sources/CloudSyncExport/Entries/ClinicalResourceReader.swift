@@ -1,4 +1,4 @@
-import CloudSyncModel
+package import CloudSyncModel
 
 /// Reads one FHIR resource (`clinical-records/….json`, DSTU2 or R4) from bytes: checked to be one
 /// JSON object with a `resourceType`, bounded in size and nesting, and kept as written, on one line.

@@ -1,4 +1,4 @@
-import CloudSyncModel
+package import CloudSyncModel
 import Foundation
 
 /// Reads one Apple Watch ECG (`electrocardiograms/ecg_….csv`) from bytes: a header of `label,value`

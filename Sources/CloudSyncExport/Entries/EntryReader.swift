@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 import Foundation
 
 /// A reader of one file of the archive (a GPX route, an ECG CSV, a FHIR resource): fed the file's

@@ -1,5 +1,5 @@
 import CLibXML2
-import CloudSyncModel
+package import CloudSyncModel
 import Foundation
 
 /// Reads one GPX route (`workout-routes/route_….gpx`) into a `Route`, through libxml2's SAX push

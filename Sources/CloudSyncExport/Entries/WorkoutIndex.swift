@@ -1,4 +1,4 @@
-import CloudSyncModel
+package import CloudSyncModel
 
 /// The workouts of export.xml, for linking routes to them: by the `FileReference` path of their
 /// `WorkoutRoute` (iOS 13+), or, when no workout references a route's file, by time: the workout

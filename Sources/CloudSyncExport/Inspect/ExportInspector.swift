@@ -1,5 +1,5 @@
 import CloudSyncArchive
-import CloudSyncModel
+public import CloudSyncModel
 /// Collects what `cloudsync inspect` shows while an export streams through the converter:
 /// counts per type, date range, sources and devices, unrecognised units, export facts.
 /// Strings are only made when the type, source or device changes from the previous metric.

@@ -1,5 +1,5 @@
 import CloudSyncArchive
-import CloudSyncModel
+public import CloudSyncModel
 /// What `cloudsync inspect` prints (as text, or as JSON with `--json`).
 public struct InspectReport: Sendable, Codable {
     public struct DTD: Sendable, Codable {

@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 
 /// How a kind of record is read from an export: elements of export.xml, files of the archive, or
 /// both, with linking (a route of a GPX file is linked to the workout that names it; a clinical

@@ -1,4 +1,4 @@
-import CloudSyncModel
+package import CloudSyncModel
 import Foundation
 
 /// The beat-to-beat list of an HRV record as instants.

@@ -73,7 +73,7 @@ public enum CategoryRules {
 
 #if canImport(Glibc)
 import CloudSyncArchive
-import CloudSyncModel
+public import CloudSyncModel
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

@@ -1,4 +1,4 @@
-import CloudSyncModel
+package import CloudSyncModel
 import Foundation
 
 /// A `Correlation` element as a `CorrelationRecord`: its members' values in the canonical units of

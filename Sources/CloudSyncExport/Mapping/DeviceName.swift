@@ -1,5 +1,5 @@
 import CloudSyncArchive
-import CloudSyncModel
+public import CloudSyncModel
 /// The `name:` field of the `HKDevice` description export.xml writes as `device`:
 /// `<<HKDevice: 0x283bd4c30>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, …>`.
 public enum DeviceName {

@@ -1,5 +1,5 @@
 import CloudSyncArchive
-import CloudSyncModel
+public import CloudSyncModel
 /// Maps top-level export elements to HealthMetrics, following `healthmetric.md`:
 /// Records (quantity, category, data types), Workouts and ActivitySummaries become metrics;
 /// Correlations do not (their Records are written again at top level), nor do the export facts.

@@ -1,6 +1,6 @@
 #if canImport(Glibc)
 import CloudSyncArchive
-import CloudSyncModel
+public import CloudSyncModel
 import Glibc
 #endif
 

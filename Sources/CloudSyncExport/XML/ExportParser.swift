@@ -1,5 +1,5 @@
 import CloudSyncArchive
-import CloudSyncModel
+public import CloudSyncModel
 import CLibXML2
 
 /// Receives each top-level element of the export as it completes.

@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 /// Health Auto Export's unit names, resolved through the model's one unit table (`UnitTable`): the
 /// app spells some units its own way (`ml/(kg·min)`, `bpm`, `mmol/L`, `steps`, `步`), and writes a
 /// percentage as a percentage (97), where export.xml writes a fraction (0.97).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Dates as export.xml writes them, parsed from bytes: `2024-10-25 07:05:11 -0500`.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The one writer of a CloudCare `HealthDataExport` envelope's frame, for `convert --format
 /// cloudcare` and for `upload`: `{"userId","deviceId","exportTimestamp","dataRange":{…},"metrics":[`

@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 import Foundation
 
 /// What one import added.

@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 
 /// One batch of pending metrics, as an upload sends it: each metric's bytes copied once from its
 /// stored row (`StoredMetricRows`) into the batch's own buffer, and handed to the contracts' body

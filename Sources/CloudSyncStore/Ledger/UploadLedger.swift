@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 import Foundation
 
 /// The metrics that "pending" names without a target: see `StagingStore.defaultPending`.

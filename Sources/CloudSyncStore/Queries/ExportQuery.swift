@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 
 /// What `export` writes: the metrics that count (and their repeats with `countRepeats`), or what is pending; the records of a kind.
 public struct ExportQuery: StoreQuery {

@@ -1,5 +1,5 @@
-import CloudSyncModel
-import Foundation
+public import CloudSyncModel
+public import Foundation
 
 /// What the store holds, in one answer: per type its unit, count and range; the sources; the other
 /// records; the last import and upload. Each sample counts once (repeats left out, as `status` does).

@@ -1,5 +1,5 @@
 import CSQLite3
-import Foundation
+public import Foundation
 
 /// Read-only SQL over documented views of the store (the MCP `sql` tool), on a connection of its own.
 ///

@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 
 /// A stored route without its points: enough to count routes the way `overview` does (every row of
 /// `route`) and to say why one is not drawn.

@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 
 /// A page of the samples that count, for the MCP `records` tool and the report.
 public struct SampleQuery: StoreQuery {

@@ -1,5 +1,5 @@
 import CloudSyncModel
-import Foundation
+public import Foundation
 
 /// One night of sleep, in minutes per stage. A night is named by the evening it began.
 public struct SleepNight: Sendable, Codable, Equatable {

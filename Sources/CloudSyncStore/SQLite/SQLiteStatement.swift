@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 import CSQLite3
 
 /// A prepared statement, finalized when released. Reused with `reset`.

@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 
 /// How a kind of record is kept in the store: its tables, how a record goes in (once: importing the
 /// same export again adds nothing), how records come back out, and how many there are. The kinds

@@ -1,5 +1,5 @@
-import CloudSyncModel
-import Foundation
+public import CloudSyncModel
+public import Foundation
 
 /// The buckets of `cloudsync aggregate`.
 public enum AggregateBucket: String, Sendable, CaseIterable, Codable {

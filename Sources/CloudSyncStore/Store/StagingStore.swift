@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 import CSQLite3
 import Foundation
 

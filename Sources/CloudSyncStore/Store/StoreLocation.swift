@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where the store lives when `--store` is not given: `$CLOUDSYNC_STORE`, else
 /// `$XDG_DATA_HOME/cloudsync/staging.sqlite`, else `~/.local/share/cloudsync/staging.sqlite`.

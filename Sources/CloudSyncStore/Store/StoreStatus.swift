@@ -1,4 +1,4 @@
-import CloudSyncModel
+public import CloudSyncModel
 
 /// What `cloudsync status` shows. `--json` prints it as is.
 public struct StoreStatus: Sendable, Codable {
