@@ -110,7 +110,7 @@ let package = Package(
         .target(
             name: "CloudSyncUpload",
             dependencies: [
-                "CloudSyncModel", "CloudSyncExport", "CloudSyncStore",
+                "CloudSyncModel", "CloudSyncStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

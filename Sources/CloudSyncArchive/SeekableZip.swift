@@ -1,5 +1,3 @@
-import CloudSyncModel
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,3 @@
-import CloudSyncModel
 /// Why a Health Auto Export document was refused, with where: the JSON path of the first problem
 /// (`$.data.metrics[2].data[15].date`) and, for a syntax error, the byte offset.
 ///

@@ -1,4 +1,3 @@
-import CloudSyncModel
 /// What reading one Health Auto Export document did: per name, the points read and the samples
 /// kept; the names with no mapping (kept under their own name, reported); what was not kept, and why.
 public struct HealthAutoExportReport: Sendable {

@@ -1,4 +1,3 @@
-import CloudSyncExport
 import CloudSyncModel
 import Foundation
 import Hummingbird

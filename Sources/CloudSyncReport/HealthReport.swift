@@ -1,4 +1,3 @@
-import CloudSyncModel
 package import CloudSyncStore
 package import Foundation
 

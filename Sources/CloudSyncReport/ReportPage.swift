@@ -1,4 +1,3 @@
-import CloudSyncModel
 import CloudSyncStore
 import Foundation
 

@@ -1,5 +1,4 @@
 import CloudSyncHealthAutoExport
-import CloudSyncModel
 import Foundation
 
 /// An input a person names, as the source that reads it: an Apple Health export (export.zip,

@@ -1,6 +1,5 @@
 public import CloudSyncExport
 public import CloudSyncHealthAutoExport
-import CloudSyncKinds
 public import CloudSyncModel
 public import CloudSyncStore
 

@@ -1,4 +1,3 @@
-import CloudSyncExport
 package import CloudSyncModel
 package import Foundation
 

@@ -1,6 +1,5 @@
 import NIOHTTP1
 import AsyncHTTPClient
-import CloudSyncExport
 import CloudSyncModel
 package import CloudSyncStore
 import Foundation

@@ -1,7 +1,6 @@
 public import ArgumentParser
 import CloudSyncExport
 import CloudSyncModel
-import CloudSyncKinds
 public import CloudSyncStore
 import Foundation
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CloudSyncExport
 import CloudSyncModel
 import Foundation
 

@@ -1,6 +1,4 @@
 import ArgumentParser
-import CloudSyncExport
-import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncSources
 import Foundation

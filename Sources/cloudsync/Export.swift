@@ -1,5 +1,4 @@
 import ArgumentParser
-import CloudSyncExport
 import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncStore

@@ -1,6 +1,5 @@
 import CloudSyncHealthAutoExport
 import CloudSyncModel
-import CloudSyncKinds
 import CloudSyncSources
 import CloudSyncStore
 import Foundation

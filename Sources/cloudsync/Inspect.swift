@@ -1,6 +1,5 @@
 import ArgumentParser
 import CloudSyncExport
-import CloudSyncHealthAutoExport
 import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncSources

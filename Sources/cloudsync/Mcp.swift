@@ -1,6 +1,5 @@
 import ArgumentParser
 import CloudSyncMCP
-import CloudSyncKinds
 import CloudSyncStore
 import Foundation
 

@@ -1,8 +1,6 @@
 import ArgumentParser
-import CloudSyncExport
 import CloudSyncModel
 import CloudSyncPairing
-import CloudSyncKinds
 import CloudSyncStore
 import CloudSyncUpload
 import Foundation

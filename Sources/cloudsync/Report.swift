@@ -1,6 +1,5 @@
 import ArgumentParser
 import CloudSyncReport
-import CloudSyncKinds
 import CloudSyncStore
 import CloudSyncModel
 import Foundation

@@ -1,4 +1,3 @@
-import CloudSyncModel
 import Foundation
 // `stat` comes from a Clang module of Foundation's on Linux; MemberImportVisibility wants it named.
 #if canImport(CoreFoundation)

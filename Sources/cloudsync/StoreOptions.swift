@@ -1,6 +1,4 @@
 import ArgumentParser
-import CloudSyncExport
-import CloudSyncModel
 import CloudSyncKinds
 import CloudSyncStore
 

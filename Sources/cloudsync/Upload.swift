@@ -1,7 +1,5 @@
 import ArgumentParser
-import CloudSyncExport
 import CloudSyncModel
-import CloudSyncKinds
 import CloudSyncStore
 import CloudSyncUpload
 import Foundation

@@ -1,5 +1,3 @@
-import CloudSyncArchive
-import CloudSyncModel
 import Foundation
 
 /// Hands reusable items (byte chunks, batches of element trees) from a producer thread to a

@@ -1,5 +1,3 @@
-import CloudSyncArchive
-import CloudSyncModel
 import Foundation
 
 /// The second half of the pipeline: the parser thread hands completed element trees over in

@@ -1,6 +1,5 @@
 import CloudSyncArchive
 public import CloudSyncModel
-import Foundation
 
 /// The export archive as a source of records: export.xml's metrics through `ExportConverter` (the
 /// fast path, unchanged), and the records of the kinds asked for, each read by its kind

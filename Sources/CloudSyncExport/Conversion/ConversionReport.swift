@@ -78,6 +78,5 @@ public struct SamplesAfterExport: Sendable, Codable, Equatable {
     }
 }
 
-import CloudSyncArchive
 public import CloudSyncModel
 import Foundation

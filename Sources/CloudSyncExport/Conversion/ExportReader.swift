@@ -1,5 +1,3 @@
-import CloudSyncArchive
-import CloudSyncModel
 /// Reads an export as typed `ExportElement`s, one top-level element at a time, in flat memory.
 ///
 /// ```swift

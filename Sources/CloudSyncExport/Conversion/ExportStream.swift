@@ -1,4 +1,3 @@
-import CloudSyncArchive
 import CloudSyncModel
 /// Reads one export from start to end: opens the input (file, zip, stdin), runs the reader thread
 /// and the libxml2 parser, and hands each top-level element to `consumer`. Errors come out as

@@ -1,5 +1,3 @@
-import CloudSyncArchive
-import CloudSyncModel
 import Synchronization
 
 /// How far the parser is through the export's XML, readable from another thread (the mapping

@@ -1,4 +1,3 @@
-import CloudSyncArchive
 import CloudSyncModel
 /// Building typed elements from an `ElementTree` (the cold path: a `String` per attribute).
 extension ExportElement {

@@ -1,4 +1,3 @@
-import CloudSyncArchive
 import CloudSyncModel
 /// Typed values for every element of the export DTD (versions 8 to 14), for Swift programs that
 /// use the library. Attributes are kept as written in `attributes`; the common ones also have

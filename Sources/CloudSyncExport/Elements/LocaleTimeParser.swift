@@ -1,4 +1,3 @@
-import CloudSyncArchive
 public import CloudSyncModel
 /// Times of day as the phone's locale writes them in HRV beat lists: `00:20:37,80` (French),
 /// `7:20:37.80 AM`, `19:20:37.8`, `7:20:37 PM`, with a narrow no-break space before AM/PM on newer

@@ -1,4 +1,3 @@
-import CloudSyncModel
 
 /// The archive's other files as a zip streams past (from a pipe): each file of a kind being read is
 /// decoded on the reader thread and its record kept in a spill, to be linked and written once

@@ -1,4 +1,3 @@
-import CloudSyncArchive
 import CloudSyncModel
 import Foundation
 

@@ -1,6 +1,5 @@
 import CloudSyncArchive
 import CloudSyncModel
-import CloudSyncZlib
 
 /// The export inside a zip that arrives as a stream (a pipe on standard input), read front to back
 /// through the local file headers, since the central directory at the end cannot be reached first.

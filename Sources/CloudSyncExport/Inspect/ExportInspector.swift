@@ -1,4 +1,3 @@
-import CloudSyncArchive
 public import CloudSyncModel
 /// Collects what `cloudsync inspect` shows while an export streams through the converter:
 /// counts per type, date range, sources and devices, unrecognised units, export facts.

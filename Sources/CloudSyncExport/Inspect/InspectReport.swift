@@ -1,4 +1,3 @@
-import CloudSyncArchive
 public import CloudSyncModel
 /// What `cloudsync inspect` prints (as text, or as JSON with `--json`).
 public struct InspectReport: Sendable, Codable {

@@ -72,7 +72,6 @@ public enum CategoryRules {
 }
 
 #if canImport(Glibc)
-import CloudSyncArchive
 public import CloudSyncModel
 import Glibc
 #elseif canImport(Darwin)

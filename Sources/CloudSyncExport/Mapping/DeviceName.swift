@@ -1,4 +1,3 @@
-import CloudSyncArchive
 public import CloudSyncModel
 /// The `name:` field of the `HKDevice` description export.xml writes as `device`:
 /// `<<HKDevice: 0x283bd4c30>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, …>`.

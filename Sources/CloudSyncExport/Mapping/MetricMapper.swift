@@ -1,4 +1,3 @@
-import CloudSyncArchive
 public import CloudSyncModel
 /// Maps top-level export elements to HealthMetrics, following `healthmetric.md`:
 /// Records (quantity, category, data types), Workouts and ActivitySummaries become metrics;

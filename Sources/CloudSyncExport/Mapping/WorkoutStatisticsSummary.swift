@@ -1,4 +1,3 @@
-import CloudSyncArchive
 import CloudSyncModel
 /// Totals of a Workout's `WorkoutStatistics`, for workouts that do not carry the old
 /// `totalDistance` / `totalEnergyBurned` attributes (watchOS 9 and later).

@@ -1,5 +1,3 @@
-import CloudSyncArchive
-import CloudSyncModel
 /// Replaces the control characters XML 1.0 forbids (all below U+0020 but tab, line feed and
 /// carriage return) with a space, in place.
 ///

@@ -1,4 +1,3 @@
-import CloudSyncArchive
 import CloudSyncModel
 /// What the removed DTD says: the export version (`<!-- HealthKit Export Version: 13 -->`) and
 /// whether it is broken. The DTD is never used to parse; this is only reported by `inspect`.

@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import CloudSyncArchive
 public import CloudSyncModel
 import Glibc
 #elseif canImport(Darwin)

@@ -106,7 +106,6 @@ final class InternedNameCache<Name> {
 }
 
 #if canImport(Glibc)
-import CloudSyncArchive
 import CloudSyncModel
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,3 @@
-import CloudSyncArchive
 public import CloudSyncModel
 import CLibXML2
 

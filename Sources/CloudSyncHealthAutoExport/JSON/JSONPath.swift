@@ -1,4 +1,3 @@
-import CloudSyncModel
 import Foundation
 /// Where the reader is in the document, as `$.data.metrics[3].data[120].date`: kept as a stack of
 /// parts and written out only when a problem is reported.

@@ -1,4 +1,3 @@
-import CloudSyncModel
 /// The one table from Health Auto Export's metric names to HealthKit's types (docs/mapping.md, the
 /// section "Health Auto Export"). Every name the real files show is here (the 87 of
 /// `health-auto-export.md`), and a few more that the app documents. A name that is not here is kept

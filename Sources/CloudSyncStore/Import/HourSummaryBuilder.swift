@@ -1,4 +1,3 @@
-import CloudSyncModel
 
 /// Computes the hour summary's dirty hours from the rows (see StagingStore+HourSummary): for the
 /// types an import could not count as it inserted them (`OnlineHourSummary`).

@@ -1,4 +1,3 @@
-import CloudSyncModel
 
 /// Where the rows of one import come from, said when the import begins: it decides how the rows
 /// are written (an export's rows are the truth up to its date; pushed rows count only where no

@@ -1,4 +1,3 @@
-import CloudSyncModel
 
 /// What is Health Auto Export's own in the store: the ledger of its documents (`hae_push`), one row
 /// per push or file, written in the document's transaction: when, how it came (the app's headers),
