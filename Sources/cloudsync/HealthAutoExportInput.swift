@@ -118,12 +118,13 @@ extension Status {
             if last.notKept > 0 { line += ", \(last.notKept) not kept" }
             lines.append(line)
         }
-        var counted = "from the phone: \(counted(phone.imports, "push", "pushes")) and files, \(phone.counted) samples counted"
+        var fromPhone = "from the phone: \(counted(phone.imports, "push", "pushes")) and files, \(phone.counted) samples counted"
         if phone.superseded > 0 {
-            counted += ", \(phone.superseded) superseded (kept, not counted): \(phone.beforeExportDate) before the export's date, "
-                + "\(phone.summariesWithSamples) summaries with samples in them, \(phone.summariesPushedAgain) summaries pushed again"
+            fromPhone += ", \(phone.superseded) superseded (kept, not counted): \(phone.beforeExportDate) before the export's date, "
+                + "\(counted(phone.summariesWithSamples, "summary", "summaries")) with samples in them, "
+                + "\(counted(phone.summariesPushedAgain, "summary", "summaries")) pushed again"
         }
-        lines.append(counted)
+        lines.append(fromPhone)
         return lines
     }
 }

@@ -124,11 +124,19 @@ struct Status: ParsableCommand {
         return lines.joined(separator: "\n")
     }
 
+    /// What is kept but not counted, by reason: the repeats, and the rows the phone pushed where
+    /// another source counts (why, in "from the phone").
     static func repeatsNote(_ status: StoreStatus) -> String {
-        guard status.repeats > 0 else { return "" }
-        return status.countsRepeats
-            ? " (\(counted(status.repeats, "repeat")) among them: samples alike but for their creation date)"
-            : " (and \(counted(status.repeats, "repeat")) kept: samples alike but for their creation date, counted once)"
+        var notes: [String] = []
+        if status.repeats > 0 {
+            notes.append(status.countsRepeats
+                ? "\(counted(status.repeats, "repeat")) among them: samples alike but for their creation date"
+                : "and \(counted(status.repeats, "repeat")) kept: samples alike but for their creation date, counted once")
+        }
+        if status.superseded > 0 {
+            notes.append("\(status.repeats > 0 ? "" : "and ")\(counted(status.superseded, "superseded row")) kept: pushed where another source counts, not counted")
+        }
+        return notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
     }
 
     /// "HKQuantityTypeIdentifierBasalEnergyBurned 5000, …" as "basalEnergyBurned 5000, …", largest first.
