@@ -132,4 +132,46 @@ import Testing
         #expect(try Self.daily(store) == expected)
         #expect(try Self.daily(store, merge: true) == expected)
     }
+
+    /// A store that schema 10 left with pushes beside an export (superseded rows of every reason)
+    /// gives the same numbers once schema 11 took it over: the counts, the phone's line of `status`,
+    /// the days and what an upload would send.
+    @Test func aStoreFromBeforeOneDefinitionOfWhatCountsGivesTheSameNumbers() throws {
+        let path = try StorePaths.newStore()
+        struct Numbers: Equatable {
+            var metrics = 0, repeats = 0, superseded = 0, pending = 0
+            var byType: [String: Int] = [:]
+            var range: [String?] = []
+            var phone: HealthAutoExportStatus?
+            var days: [String: Double] = [:], merged: [String: Double] = [:]
+            var exported = 0
+        }
+        func numbers(_ store: StagingStore) throws -> Numbers {
+            let status = try StatusQuery(store).status()
+            let collector = Collector()
+            try ExportQuery(store).metrics(to: collector)
+            return Numbers(metrics: status.metrics, repeats: status.repeats, superseded: status.superseded,
+                           pending: status.pending, byType: status.byType, range: [status.firstStart, status.lastEnd],
+                           phone: status.healthAutoExport, days: try Self.daily(store), merged: try Self.daily(store, merge: true),
+                           exported: collector.metrics.count)
+        }
+        let before: Numbers
+        do {
+            let store = try StagingStore(path: path, access: .write)
+            try store.importExport(try StorePaths.write(stepsExport(firstDay: 30, days: 2)))   // ExportDate Apr 1 10:00
+            try Self.push(Self.steps(samples: [("2024-03-31 05:30:00 +0000", 7), ("2024-04-02 08:00:00 +0000", 60)],
+                                     days: [("2024-03-31", 9999), ("2024-04-02", 8888), ("2024-04-03", 700)]), into: store)
+            try Self.push(Self.steps(days: [("2024-04-03", 777)]), into: store)   // the same day again, later
+            before = try numbers(store)
+            // before the export's date (2), a summary with a sample in it (1), a summary pushed again (1)
+            #expect(before.superseded == 4)
+            #expect(before.phone?.beforeExportDate == 2 && before.phone?.summariesWithSamples == 1 && before.phone?.summariesPushedAgain == 1)
+            #expect(before.days["2024-04-03"] == 777 && before.days["2024-04-02"] == 60)
+            #expect(before.exported == before.metrics)
+            try downgradeBeforeCountedRows(store.database, to: 10)
+        }
+        let upgraded = try StagingStore(path: path, access: .write)
+        #expect(try upgraded.database.scalarInt("PRAGMA user_version") == Int64(StoreSchema.currentVersion))
+        #expect(try numbers(upgraded) == before)
+    }
 }
