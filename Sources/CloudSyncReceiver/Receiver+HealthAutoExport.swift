@@ -69,11 +69,34 @@ extension Receiver {
                 return JSONResponse.make(error.kind == .malformed ? .badRequest : .unprocessableContent, reply)
             case .failure(let error):
                 logger.error("health-auto-export push failed", metadata: ["error": "\(error)"])
-                let busy = (error as? StoreError).map { if case .locked = $0 { true } else { false } } ?? false
-                return JSONResponse.make(busy ? .serviceUnavailable : .internalServerError,
-                                         ["detail": "the store could not take the push; nothing was stored: \(error)"])
+                return Self.refusal(error)
             }
         }
+    }
+
+    /// How long a push waits for its turn to write (an import beside it commits in chunks of well
+    /// under a second; another push takes less): past it, 503 with `Retry-After`, which the app retries.
+    package static let pushWriteWait = 10.0
+    static let retryAfterSeconds = 5
+
+    /// A push the store could not take (nothing of it is stored): 503 with `Retry-After` when the
+    /// write lock stayed taken past `pushWriteWait`, 507 on a full disk, 500 otherwise.
+    static func refusal(_ error: any Error) -> Response {
+        let sqlite: SQLiteError? = switch error {
+        case let error as SQLiteError: error
+        case StoreError.sqlite(let error): error
+        default: nil
+        }
+        if let sqlite, sqlite.isBusy {
+            return JSONResponse.make(.serviceUnavailable, ["detail": "the store stayed busy for \(Int(pushWriteWait)) s (an import or upload "
+                                                           + "is writing); nothing was stored: send it again"],
+                                     headers: [.retryAfter: String(retryAfterSeconds)])
+        }
+        if let sqlite, sqlite.isDiskFull {
+            return JSONResponse.make(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), ["detail": "the store's disk is full; nothing was stored: send it again when there is room"],
+                                     headers: [.retryAfter: "60"])
+        }
+        return JSONResponse.make(.internalServerError, ["detail": "the store could not take the push; nothing was stored: \(error)"])
     }
 
     /// The reply: totals, then by name what was stored, what was already there, what was not kept.

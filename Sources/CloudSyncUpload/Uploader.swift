@@ -124,6 +124,9 @@ package final class Uploader {
         var transport = HTTPTransport(client: client, configuration: configuration, contract: contract, retries: retries)
         transport.shouldStop = shouldStop
         let targetID = try store.ledger.uploadTargetID(target: configuration.target.rawValue, server: serverKey)
+        // One upload per target at a time, across processes: two would send the same batches.
+        let turn = try store.takeUploadTurn(targetID: targetID)
+        defer { turn.end() }
         let window = try await contract.window(recorded: try recordedWindow(targetID), transport: transport)
         let (scope, summary) = try plan(&report, contract: contract, targetID: targetID, window: window)
         let backfillStart = window.isBackfill ? scope.windowStart.flatMap { start in ISODate.seconds(start).map { (iso: start, seconds: $0) } } : nil

@@ -13,7 +13,7 @@ enum ExitStatus {
     static let software = ExitCode(70)       // the store is damaged or of a newer schema
     static let cannotCreate = ExitCode(73)   // the store or an output folder cannot be created or written
     static let ioError = ExitCode(74)        // output cannot be written, disk full
-    static let storeBusy = ExitCode(75)      // the store is locked by another cloudsync (try again later)
+    static let storeBusy = ExitCode(75)      // another upload to the target runs, or the write lock stayed taken past the wait (try again later)
     static let noPermission = ExitCode(77)   // the server refused the token; PostgreSQL refused serve's role
     static let interrupted = ExitCode(130)   // SIGINT / SIGTERM
 
@@ -38,7 +38,7 @@ enum ExitStatus {
     static let unwritableDatabase = Meaning(code: 73, text: "the database cannot be created or written, does not exist, or is newer")
     static let cannotCreateFolder = Meaning(code: 73, text: "the --output folder cannot be made, or is not empty (see --force)")
     static let unwritableOutput = Meaning(code: 74, text: "the output cannot be written, or the disk is full")
-    static let busyStore = Meaning(code: 75, text: "the store is in use by another cloudsync process: try again later")
+    static let busyStore = Meaning(code: 75, text: "another cloudsync process uploads to the same target, or held the store's write lock past the wait: try again later")
     static let refusedToken = Meaning(code: 77, text: "the server refused the token or the device (401/403; pair first)")
     static let refusedRole = Meaning(code: 77, text: "PostgreSQL refused the role: it does not exist, or its password")
     static let interruptedRun = Meaning(code: 130, text: "interrupted (Ctrl-C, SIGINT or SIGTERM)")
@@ -60,7 +60,7 @@ enum ExitStatus {
 
     static func code(for error: StoreError) -> ExitCode {
         switch error {
-        case .locked: return storeBusy
+        case .uploading: return storeBusy
         case .missing, .empty, .folder: return noInput
         case .notAStore: return dataError
         case .readOnly, .cannotOpen: return cannotCreate

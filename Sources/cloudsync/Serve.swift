@@ -148,7 +148,10 @@ struct Serve: AsyncParsableCommand {
         configuration.maxPushSize = maxBodySize ?? 128 << 20
         if let store {
             do {
-                configuration.healthAutoExportStore = HealthAutoExportPushStore(store: try StagingStore(path: store, access: .write, configuration: .standard))
+                var storeConfiguration = StagingStore.Configuration.saying
+                storeConfiguration.writeWait = Receiver.pushWriteWait
+                configuration.healthAutoExportStore = HealthAutoExportPushStore(store: try StagingStore(path: store, access: .write,
+                                                                                                        configuration: storeConfiguration))
             } catch {
                 throw ExitStatus.report(error)
             }

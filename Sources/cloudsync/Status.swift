@@ -10,7 +10,7 @@ struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what the staging store holds: totals, per type, date range, pending uploads, history, identity.",
         usage: """
-            cloudsync status [--store PATH] [--count-repeats] [--json]
+            cloudsync status [--store PATH] [--count-repeats] [--json] [--upgrade]
             """,
         discussion: """
             Pending is what `cloudsync upload` would send now: to the default target, CloudCare (the \
@@ -21,6 +21,9 @@ struct Status: ParsableCommand {
 
             A repeat is a sample stored again with another creation date (a workout re-synced, a food \
             entry logged twice): the store keeps it, and counts it once unless --count-repeats.
+
+            status only reads: it works beside an import, an upload and serve --store. A store that an older \
+            cloudsync wrote is not upgraded by a reader: --upgrade does it first (so does any command that writes).
 
             \(ExitStatus.help([ExitStatus.success, ExitStatus.badArguments, ExitStatus.notAStore, ExitStatus.missingStore, ExitStatus.damagedStore]))
             """
@@ -34,11 +37,14 @@ struct Status: ParsableCommand {
     @Flag(help: "Print the status as JSON.")
     var json = false
 
+    @Flag(help: "Upgrade a store that an older cloudsync wrote to this one's schema first (readers do not), then print its status.")
+    var upgrade = false
+
     func run() throws {
         var files = SameFileGuard(command: "status")
         files.store(storeOptions.path)
         try files.standardOutput()
-        let store = try storeOptions.open(.read)
+        let store = try storeOptions.open(upgrade ? .update : .read)
         var status: StoreStatus
         do {
             status = try StatusQuery(store).status(countRepeats: countRepeats)

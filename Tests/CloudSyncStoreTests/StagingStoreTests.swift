@@ -112,16 +112,41 @@ import Testing
         #expect(first.userId != first.deviceId)
     }
 
-    @Test func aSecondWriterIsRefused() throws {
+    /// Many processes share a store (docs/store.md, "Many processes, one store"): writers take
+    /// turns for SQLite's write lock, readers read beside them, and one upload per target runs.
+    @Test func writersShareTheStoreAndOneUploadPerTargetRuns() throws {
         let path = try StorePaths.newStore()
-        let writer = try StagingStore(path: path, access: .write)
-        #expect { try StagingStore(path: path, access: .write) } throws: { error in
-            guard case StoreError.locked = error else { return false }
-            return "\(error)".contains("in use by another cloudsync process")
+        let first = try StagingStore(path: path, access: .write)
+        let second = try StagingStore(path: path, access: .write)
+        try first.importExport(try StorePaths.write(stepsExport(firstDay: 1, days: 1), "a.xml"))
+        try second.importExport(try StorePaths.write(stepsExport(firstDay: 2, days: 1), "b.xml"))
+        #expect(try StatusQuery(StagingStore(path: path, access: .read)).status().metrics == 48)
+        // The second writer's open did not mark the first one's runs as interrupted.
+        #expect(try first.database.scalarInt("SELECT count(*) FROM import_run WHERE outcome = 'ok'") == 2)
+
+        let target = try first.ledger.uploadTargetID(target: "cloudcare", server: "http://127.0.0.1:1")
+        let turn = try first.takeUploadTurn(targetID: target)
+        #expect { try second.takeUploadTurn(targetID: target) } throws: { error in
+            guard case StoreError.uploading = error else { return false }
+            return "\(error)".contains("another cloudsync process is uploading to cloudcare http://127.0.0.1:1")
         }
-        // Readers still read.
-        #expect(try StatusQuery(StagingStore(path: path, access: .read)).status().metrics == 0)
-        _ = writer
+        let other = try second.ledger.uploadTargetID(target: "steps", server: "http://127.0.0.1:1")
+        _ = try second.takeUploadTurn(targetID: other)   // another target: its own turn
+        turn.end()
+        _ = try second.takeUploadTurn(targetID: target)
+    }
+
+    /// A run marked running when no writer is alive was stopped by a kill: the next writer says so.
+    @Test func aRunLeftRunningIsInterruptedOnlyWhenNoWriterIsAlive() throws {
+        let path = try StorePaths.newStore()
+        do {
+            let store = try StagingStore(path: path, access: .write)
+            try store.database.execute("INSERT INTO import_run(input, started_at, outcome, source_kind) VALUES ('x', 0, 'running', 'export')")
+            let beside = try StagingStore(path: path, access: .write)   // the first is alive: left running
+            #expect(try beside.database.scalarText("SELECT outcome FROM import_run") == "running")
+        }
+        let next = try StagingStore(path: path, access: .write)
+        #expect(try next.database.scalarText("SELECT outcome FROM import_run") == "interrupted")
     }
 
     @Test func aNewerSchemaIsRefused() throws {

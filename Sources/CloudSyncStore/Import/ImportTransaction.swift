@@ -21,13 +21,22 @@ final class ImportTransaction {
         self.policy = policy
     }
 
-    func begin() throws { try database.execute("BEGIN IMMEDIATE") }
+    /// Run right after each BEGIN, in order: the writers see whether another process wrote since
+    /// their last commit (`PRAGMA data_version`).
+    var afterBegin: [() throws -> Void] = []
 
-    /// `rows` more rows are written: commits (and begins the next transaction) when a chunk is full.
+    func begin() throws {
+        try database.beginWriting()
+        for step in afterBegin { try step() }
+    }
+
+    /// `rows` more rows are written: commits, lets in the writers that wait (a push waits for one
+    /// chunk, not for the import), and begins the next transaction when a chunk is full.
     func wrote(_ rows: Int) throws {
         sinceCommit += rows
         if case .every(let limit) = policy, sinceCommit >= limit {
             try commit()
+            database.waitingRoom?.letTheWaitingIn()
             try begin()
         }
     }

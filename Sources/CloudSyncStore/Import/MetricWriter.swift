@@ -52,6 +52,14 @@ final class MetricWriter: MetricSink {
     @exclusivity(unchecked) private var seen: SeenSamples?
     /// The types of which the store holds samples without a creation date.
     @exclusivity(unchecked) private var undatedTypes: Set<Int64>
+    /// The types another process (a push, an import beside this one) wrote rows of between two of
+    /// this import's commits: each sample of them is looked up in the store (`seen` knows only this
+    /// import's), and their hour summary is left to the rebuild from the rows.
+    @exclusivity(unchecked) private var writtenBeside: Set<Int64> = []
+    /// `PRAGMA data_version` at this import's last look: it changes when another connection commits.
+    private var dataVersion: Int64 = 0
+    /// Rows up to this id were written before this import or looked at (see `lookBeside`).
+    private var lookedUpTo: Int64 = 0
     @exclusivity(unchecked) private var countingType: (name: [UInt8], new: Int, already: Int)?
 
     private static let alike = """
@@ -96,7 +104,13 @@ final class MetricWriter: MetricSink {
         let undatedRows = try database.prepare("SELECT DISTINCT type_id FROM metric WHERE created_at = \(StoreSchema.undated)")
         while try undatedRows.step() { undated.insert(undatedRows.int64(0)) }
         undatedTypes = undated
-        transaction.beforeCommit.append { [unowned self] in try writeCounts() }
+        dataVersion = try database.scalarInt("PRAGMA data_version") ?? 0
+        lookedUpTo = storedBefore
+        transaction.afterBegin.append { [unowned self] in try lookBeside() }
+        transaction.beforeCommit.append { [unowned self] in
+            try writeCounts()
+            lookedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? lookedUpTo
+        }
         transaction.afterCommit.append { [unowned self] in committed = counts }
     }
 
@@ -115,7 +129,7 @@ final class MetricWriter: MetricSink {
     /// Adds the sample unless it is there; true when it was added.
     private func add(_ metric: MappedMetric, _ keys: SampleKeys, created: Int64?) throws -> Bool {
         var isRepeat = false
-        if seen?.insert(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
+        if !writtenBeside.contains(keys.type), seen?.insert(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
                         unit: keys.unit, category: keys.category) == false {
             // Into an empty store, a sample this import has not added is new, and no repeat.
         } else {
@@ -256,6 +270,24 @@ final class MetricWriter: MetricSink {
         let known = byType[name] ?? (0, 0)
         byType[name] = (known.new + open.new, known.already + open.already)
         countingType = nil
+    }
+
+    /// Right after each BEGIN: when another process committed since this import's last commit (the
+    /// store is shared: `serve --store` takes pushes while an import runs), the types it wrote rows
+    /// of are looked up row by row from now on and rebuilt from the rows at the end. Their rows
+    /// all have ids above this import's last commit.
+    private func lookBeside() throws {
+        let version = try database.scalarInt("PRAGMA data_version") ?? 0
+        guard version != dataVersion else { return }
+        dataVersion = version
+        let types = try database.prepare("SELECT DISTINCT type_id FROM metric WHERE id > ? AND import_id != ?")
+        try types.bind([.int(lookedUpTo), .int(runID)])
+        while try types.step() {
+            let typeID = types.int64(0)
+            writtenBeside.insert(typeID)
+            undatedTypes.insert(typeID)   // pushed rows have no creation date
+            hourSummary.leave(typeID)
+        }
     }
 
     /// In each commit: the summaries and the run's counts, with the rows they describe.

@@ -27,8 +27,27 @@ public final class SQLiteDatabase {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
-        // Another cloudsync reading while we write waits instead of failing at once.
+        // Another cloudsync writing while we want to write: wait (see `waitForLocks`).
         sqlite3_busy_timeout(db, 5000)
+    }
+
+    /// How long a statement waits for a lock another connection holds before it fails with
+    /// SQLITE_BUSY (the store says how long each of its writers waits).
+    public func waitForLocks(upTo seconds: Double) {
+        sqlite3_busy_timeout(handle, Int32(max(0, min(seconds, 86_400)) * 1000))
+    }
+
+    /// Where this connection waits for the write lock among the store's other writers (see
+    /// `StoreLocks`); nil: a connection on its own.
+    var waitingRoom: StoreLocks?
+
+    /// Takes the write lock now (BEGIN IMMEDIATE), waiting in the store's waiting room.
+    func beginWriting() throws {
+        if let waitingRoom {
+            try waitingRoom.waitingForTheWriteLock { try execute("BEGIN IMMEDIATE") }
+        } else {
+            try execute("BEGIN IMMEDIATE")
+        }
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -63,7 +82,7 @@ public final class SQLiteDatabase {
 
     /// Runs `body` in one transaction (BEGIN IMMEDIATE: the write lock is taken at the start).
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try beginWriting()
         do {
             let result = try body()
             try execute("COMMIT")

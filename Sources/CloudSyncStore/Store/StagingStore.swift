@@ -4,9 +4,12 @@ import Foundation
 
 /// The SQLite staging store: where years of history wait to be uploaded, queried and re-exported.
 ///
-/// Writers (`import`, `upload`) hold an exclusive lock file for their whole session; readers
-/// (`status`, `export`, `aggregate`) read alongside them (WAL). Commits are large transactions;
-/// after a `kill -9` at any moment SQLite's journal brings the file back to its last commit.
+/// Many processes share one store: `serve --store` taking pushes, imports, uploads, `mcp`, `report`
+/// and the readers, at the same time (docs/store.md, "Many processes, one store"). Readers read a
+/// snapshot (WAL) and never wait; writers take SQLite's write lock for short transactions (an
+/// import commits in chunks) and wait their turn for it (`StoreLocks`); at most one upload per
+/// target at a time. After a `kill -9` at any moment SQLite's journal brings the file back to its
+/// last commit.
 public final class StagingStore: StoreAccess {
     /// `read` and `update` need an existing store; only `write` (import) creates one.
     public enum Access: Sendable { case read, update, write }
@@ -22,6 +25,11 @@ public final class StagingStore: StoreAccess {
         public var hourSummaryDenseCount = HourSummaryBuilder.denseCount
         /// Whether `aggregate` may read the hour summary (the rows give the same numbers, slower).
         public var readsHourSummary = true
+        /// How long a writer waits for its turn to write before it fails (`StoreError.busy`): an
+        /// import's chunk takes well under a second, so this is reached only when a writer is stuck.
+        public var writeWait = 60.0
+        /// Told when this process upgrades the store's schema (a command says it on stderr).
+        public var onUpgrade: ((_ path: String, _ from: Int, _ to: Int) -> Void)?
 
         public init(kinds: [any StoredKind.Type]) { self.kinds = kinds }
     }
@@ -29,20 +37,16 @@ public final class StagingStore: StoreAccess {
     public let path: String
     let database: SQLiteDatabase
     public let configuration: Configuration
-    private let lock: StoreLock?
+    /// Writers only (readers create no file): see `StoreLocks`.
+    let locks: StoreLocks?
     /// The upload ledger: targets, acknowledgements, runs, backfill, pending. What commands read is
     /// a query type each (`StatusQuery`, `AggregateQuery`, …); an import is `beginImport`.
     public private(set) lazy var ledger = UploadLedger(database: database, path: path, configuration: configuration)
 
-    /// Opens a store for reading, upgrading its schema first when it is older (the first use after
-    /// a new cloudsync): a short writer session that takes the lock, migrates and closes.
+    /// Opens a store for reading. A reader never creates or upgrades a store: a store of an older
+    /// schema is refused with what upgrades it (`StoreError.olderSchema`).
     public static func openForReading(path: String, configuration: Configuration) throws -> StagingStore {
-        do {
-            return try StagingStore(path: path, access: .read, configuration: configuration)
-        } catch StoreError.olderSchema {
-            _ = try StagingStore(path: path, access: .update, configuration: configuration)
-            return try StagingStore(path: path, access: .read, configuration: configuration)
-        }
+        try StagingStore(path: path, access: .read, configuration: configuration)
     }
 
     /// Opens (for writing: creates) the store at `path`, migrating its schema when it is older.
@@ -69,15 +73,17 @@ public final class StagingStore: StoreAccess {
             }
             if exists && !FileManager.default.isWritableFile(atPath: path) { throw StoreError.readOnly(path) }
             do {
-                lock = try StoreLock(storePath: path)
+                locks = try StoreLocks(storePath: path)
             } catch StoreError.cannotOpen {
                 throw StoreError.readOnly(path)
             }
         } else {
-            lock = nil
+            locks = nil
         }
         do {
             database = try SQLiteDatabase(path: path, mode: access == .read ? .readOnly : .readWrite)
+            database.waitingRoom = locks
+            database.waitForLocks(upTo: configuration.writeWait)
             try configure(access)
         } catch let error as SQLiteError {
             if error.isReadOnly { throw StoreError.readOnly(path) }
@@ -108,28 +114,41 @@ public final class StagingStore: StoreAccess {
         // the pages it inserts into are few. 32 MiB made the import's peak RSS 16 MiB larger.
         try database.execute("PRAGMA cache_size = -16384")
         try database.execute("PRAGMA temp_store = FILE")
-        for step in version..<StoreSchema.currentVersion {
-            try database.transaction {
-                try database.execute(StoreSchema.migrations[step])
-                try database.execute("PRAGMA user_version = \(step + 1)")
-            }
-        }
+        if version < StoreSchema.currentVersion { try upgrade() }
         try KindTables.upgrade(configuration.kinds, in: database)
+        let alone = locks?.holdAlive() ?? false
         try database.transaction {
-            // A run still marked running was stopped by a crash or a kill: the lock says no other
-            // process is importing now.
-            try database.execute("""
-                UPDATE import_run SET outcome = 'interrupted', reason = 'the process stopped before the import ended'
-                WHERE outcome = 'running'
-                """)
-            try database.execute("""
-                UPDATE upload_run SET outcome = 'interrupted', error = 'the process stopped before the upload ended'
-                WHERE outcome = 'running'
-                """)
+            // A run still marked running while no other writing process is alive was stopped by a
+            // crash or a kill (with another one alive, it may be its run: left as it is).
+            if alone {
+                try database.execute("""
+                    UPDATE import_run SET outcome = 'interrupted', reason = 'the process stopped before the import ended'
+                    WHERE outcome = 'running'
+                    """)
+                try database.execute("""
+                    UPDATE upload_run SET outcome = 'interrupted', error = 'the process stopped before the upload ended'
+                    WHERE outcome = 'running'
+                    """)
+            }
             for key in ["userId", "deviceId"] {
                 try database.prepare("INSERT OR IGNORE INTO identity(key, value) VALUES (?, ?)")
                     .run([.text(key), .text(UUID().uuidString)])
             }
+        }
+    }
+
+    /// Brings the schema up to this cloudsync's in one transaction, which holds the write lock
+    /// throughout (other writers wait; readers go on reading the old schema until it commits), and
+    /// says so. The version is read again inside it: another process may have upgraded meanwhile.
+    private func upgrade() throws {
+        try database.transaction {
+            let found = Int(try database.scalarInt("PRAGMA user_version") ?? 0)
+            guard found < StoreSchema.currentVersion else { return }
+            if found > 0 { configuration.onUpgrade?(path, found, StoreSchema.currentVersion) }
+            for step in found..<StoreSchema.currentVersion {
+                try database.execute(StoreSchema.migrations[step])
+            }
+            try database.execute("PRAGMA user_version = \(StoreSchema.currentVersion)")
         }
     }
 
@@ -171,7 +190,12 @@ public final class StagingStore: StoreAccess {
     /// close to do it (a close that comes after the process has exited never does). Best effort: a
     /// log left behind is replayed by the next open, nothing is lost.
     public func checkpoint() {
+        // TRUNCATE waits for every reader to reach the latest snapshot and holds other writers off
+        // meanwhile: with a reader that stays (`mcp`, `serve`) it would wait its whole busy timeout.
+        // A short wait, then it is left to the next writer.
+        database.waitForLocks(upTo: 0.2)
         _ = try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        database.waitForLocks(upTo: configuration.writeWait)
     }
 
     public func integrityCheck() throws -> String {

@@ -8,7 +8,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case empty(String)
     /// A folder where the store's file should be.
     case folder(String)
-    case locked(String)
+    /// Another process uploads to this target and server now (at most one upload per target).
+    case uploading(String, target: String, since: String?)
     case readOnly(String)
     case newerSchema(String, found: Int, known: Int)
     /// Opened read-only, the store's schema is older than this cloudsync's (a writer upgrades it).
@@ -27,16 +28,23 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .folder(let path):
             let example = (path.hasSuffix("/") ? path : path + "/") + "staging.sqlite"
             return "\(path): it is a folder; give the store's file (for example \(example))"
-        case .locked(let path): return "\(path): the store is in use by another cloudsync process (import or upload); try again when it ends"
+        case .uploading(let path, let target, let since):
+            return "\(path): another cloudsync process is uploading to \(target)\(since.map { " (since \($0))" } ?? ""); "
+                + "at most one upload per target runs at a time: this one sends nothing (run it again when that one ends)"
         case .readOnly(let path): return "\(path): the store is read-only (check the file's and the folder's permissions)"
         case .olderSchema(let path, let found):
-            return "\(path): the store's schema (\(found)) is older than this cloudsync's; a command that writes (import) upgrades it"
+            return "\(path): the store's schema (\(found)) is older than this cloudsync's (\(StoreSchema.currentVersion)); a reader does not "
+                + "upgrade it: `cloudsync status --upgrade` does (so does any command that writes: import, upload, serve --store)"
         case .newerSchema(let path, let found, let known):
             return "\(path): the store was written by a newer cloudsync (schema \(found); this one knows up to \(known))"
         case .notAStore(let path, let why): return "\(path): not a cloudsync store: \(why)"
         case .unstorable(let kind): return "the store keeps no \(kind): this cloudsync's store is not configured for that kind"
         case .sqlite(let error):
             if error.isDiskFull { return "\(error.path): the disk is full; the store is intact, with everything committed before" }
+            if error.isBusy {
+                return "\(error.path): another cloudsync process held the store's write lock for longer than this one waits; "
+                    + "the store is intact, with everything committed before: try again"
+            }
             return error.description
         }
     }
