@@ -60,6 +60,7 @@ extension Receiver {
             let options = HealthAutoExportReader.Options(aggregation: aggregationHeader.flatMap(Aggregation.init(header:)))
             switch await pushes.importPush(body, options: options, details: details) {
             case .success(let result):
+                await configuration.alwaysOn?.afterPush()
                 logger.info("health-auto-export push stored", metadata: ["push.stored": "\(result.stored.new)", "push.already": "\(result.stored.already)",
                                                                        "push.automation": "\(details.automationName ?? "-")"])
                 return JSONResponse.make(.ok, Self.reply(result))

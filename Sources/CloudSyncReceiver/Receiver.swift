@@ -51,7 +51,7 @@ package struct Receiver: Sendable {
         // answered or dropped, never acknowledged without being stored), so that a stop never hangs.
         // The storage's service (PostgreSQL's pool) comes first: a graceful shutdown stops the
         // services in reverse order, so the server has answered its last request before the pool closes.
-        let services: [any Service] = [storage.service].compactMap { $0 } + [app]
+        let services: [any Service] = [storage.service].compactMap { $0 } + (configuration.alwaysOn?.services ?? []) + [app]
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: applicationLogger)
         group.maximumGracefulShutdownDuration = .seconds(10)
         group.maximumCancellationDuration = .seconds(5)
@@ -78,7 +78,7 @@ package struct Receiver: Sendable {
         router.add(middleware: RequestLogMiddleware(logger: logger))
         router.add(middleware: StorageUnavailableMiddleware(logger: logger))
         if let users = configuration.users { router.add(middleware: BearerTokenMiddleware(users: users)) }
-        router.get("/health") { _, _ in JSONResponse.make(.ok, ["status": "ok"]) }
+        addAlwaysOnRoutes(router)
         for prefix in ["", "/api/v1"] {
             addCloudCareRoutes(router, prefix: prefix)
             addPairingRoutes(router, prefix: prefix)

@@ -23,6 +23,8 @@ package struct ReceiverConfiguration: Sendable {
 
     /// The staging store that takes Health Auto Export's pushes (`serve --store`); nil: no such route.
     package var healthAutoExportStore: HealthAutoExportPushStore?
+    /// With `--store`: forwarding, the watched folder, `GET /report` (nil: none of them).
+    package var alwaysOn: AlwaysOn?
     /// Larger pushes get 413: a month of raw heart rate is about 100 MB.
     package var maxPushSize = 128 << 20
 

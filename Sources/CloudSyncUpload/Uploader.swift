@@ -56,7 +56,7 @@ package final class Uploader {
         self.configuration = configuration
     }
 
-    package func run() async throws -> UploadReport {
+    nonisolated(nonsending) package func run() async throws -> UploadReport {
         guard let scheme = configuration.server.scheme?.lowercased(), scheme == "http" || scheme == "https",
               configuration.server.host != nil else {
             throw UploadError.invalidServer("--server must be an http:// or https:// URL, got \(configuration.server.absoluteString)")
@@ -117,7 +117,7 @@ package final class Uploader {
         return (scope, summary)
     }
 
-    private func upload<Contract: UploadContract>(_ client: HTTPClient, _ report: inout UploadReport,
+    nonisolated(nonsending) private func upload<Contract: UploadContract>(_ client: HTTPClient, _ report: inout UploadReport,
                                                   contract: Contract.Type) async throws {
         let retries = RetryCounter()
         defer { report.retries = retries.count }
@@ -159,7 +159,7 @@ package final class Uploader {
     }
 
     /// Sends the scope's pending metrics in batches, `concurrency` at a time, acknowledging each.
-    private func send<Contract: UploadContract>(_ transport: HTTPTransport, contract: Contract.Type, scope: UploadScope,
+    nonisolated(nonsending) private func send<Contract: UploadContract>(_ transport: HTTPTransport, contract: Contract.Type, scope: UploadScope,
                                                 summary: PendingSummary, targetID: Int64, runID: Int64,
                                                 report: inout UploadReport) async throws {
         let context = BatchContext(identity: try store.identity(), range: summary)

@@ -2,6 +2,7 @@ import ArgumentParser
 import CloudSyncKinds
 import CloudSyncReceiver
 import CloudSyncStore
+import CloudSyncUpload
 import Foundation
 import Logging
 
@@ -98,6 +99,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var tokenOptions: TokenOptions
 
+    @OptionGroup(title: "Always on (with --store)") var alwaysOn: AlwaysOnOptions
+
     /// The users from --tokens, else the single token's user `default`; nil without any token.
     func users() throws -> ReceiverUsers? {
         if let tokens {
@@ -124,6 +127,7 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw ValidationError("--faults: \(error)")
         }
+        try alwaysOn.validate(store: store)
         let users = try users()
         guard !Self.isLoopback(host), users == nil, !openToTheNetworkWithoutAToken else { return }
         throw ValidationError("""
@@ -139,6 +143,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var configuration = ReceiverConfiguration()
         configuration.host = host
         configuration.port = port
@@ -152,6 +157,11 @@ struct Serve: AsyncParsableCommand {
                 storeConfiguration.writeWait = Receiver.pushWriteWait
                 configuration.healthAutoExportStore = HealthAutoExportPushStore(store: try StagingStore(path: store, access: .write,
                                                                                                         configuration: storeConfiguration))
+                var logger = Logger(label: "cloudsync.serve")
+                logger.logLevel = .info
+                configuration.alwaysOn = try alwaysOn.alwaysOn(storePath: store, storeConfiguration: .saying, logger: logger)
+            } catch let error as ValidationError {
+                throw usageError("serve: \(error)", command: "serve")
             } catch {
                 throw ExitStatus.report(error)
             }
@@ -161,7 +171,6 @@ struct Serve: AsyncParsableCommand {
         configuration.faults = try FaultPlan(parsing: faults)   // checked by validate()
         configuration.faults.delay = delay
         configuration.dropsUnknownTypes = dropUnknownTypes
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "cloudsync.serve")
         logger.logLevel = .info
         let receiver: Receiver
@@ -174,11 +183,19 @@ struct Serve: AsyncParsableCommand {
             throw ExitStatus.cannotCreate
         }
         let host = self.host
+        var alwaysOnLines: [String] = []
+        if let store, let uploadTo = alwaysOn.uploadTo {
+            alwaysOnLines.append("serve: forwarding \(store) to \(uploadTo) (\(alwaysOn.uploadTarget.rawValue)) after each push and file, and every \(alwaysOn.uploadEvery)")
+        }
+        if let store, let watch = alwaysOn.watch { alwaysOnLines.append("serve: importing the files that appear in \(watch) into \(store)") }
+        let said = alwaysOnLines
         do {
             let store = self.store
             try await receiver.run { port in
                 printError("serve: listening on http://\(host):\(port)")
                 if let store { printError("serve: Health Auto Export pushes to http://\(host):\(port)\(Receiver.healthAutoExportPath) go into \(store)") }
+                for line in said { printError(line) }
+                if store != nil { printError("serve: the report of the store as it is now at http://\(host):\(port)/report") }
             }
         } catch let error as ReceiverError {
             throw Self.report(error)

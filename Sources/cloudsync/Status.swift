@@ -106,6 +106,7 @@ struct Status: ParsableCommand {
             lines.append("backfill \(backfill.target) \(backfill.server): \(backfill.complete ? "complete \(backfill.backfillDate ?? "")" : "not complete")"
                          + (backfill.recommendedStart.map { ", window from \($0)" } ?? ""))
         }
+        lines += Self.alwaysOnLines(status)
         lines.append("recent imports:")
         for run in status.imports {
             var line = "  #\(run.id) \(run.startedAt) \(run.outcome): \(run.input), \(run.new) new"
@@ -128,6 +129,29 @@ struct Status: ParsableCommand {
         }
         if status.uploads.isEmpty { lines.append("  none") }
         return lines.joined(separator: "\n")
+    }
+
+    /// What `serve --store` does by itself: forwarding to each target, the watched folders' files.
+    static func alwaysOnLines(_ status: StoreStatus) -> [String] {
+        var lines: [String] = []
+        for forward in status.forwarding {
+            var line = "forwarding to \(forward.target) \(forward.server) (every \(forward.everySeconds) s): "
+            line += forward.lastSuccess.map { "last success \($0) (\(counted(forward.lastSent, "metric")) sent)" } ?? "no success yet"
+            if let pending = forward.pending { line += ", \(pending) pending" }
+            if forward.failures > 0, let error = forward.lastError {
+                line += "; failing (\(counted(forward.failures, "try", "tries")) in a row), last error \(forward.lastErrorAt ?? ""): \(error)"
+            }
+            if let next = forward.nextTry { line += "; next try \(next)" }
+            lines.append(line)
+        }
+        if status.watchedFilesImported > 0 || !status.watchedFileProblems.isEmpty {
+            lines.append("watched folder: \(counted(status.watchedFilesImported, "file")) imported")
+            for problem in status.watchedFileProblems {
+                let said = problem.problem.hasPrefix(problem.file) ? problem.problem : "\(problem.file): \(problem.problem)"
+                lines.append("  not imported (tried again when it changes): \(said)")
+            }
+        }
+        return lines
     }
 
     /// What is kept but not counted, by reason: the repeats, and the rows the phone pushed where

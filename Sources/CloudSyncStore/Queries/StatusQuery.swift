@@ -77,6 +77,10 @@ public struct StatusQuery: StoreQuery {
             status.repeats = repeats
             status.superseded = superseded
             status.healthAutoExport = try pushes()
+            status.forwarding = try store.forwarding()
+            let watched = WatchedFileLedger(store)
+            status.watchedFilesImported = try watched.importedCount()
+            status.watchedFileProblems = try watched.problems()
             status.countsRepeats = countRepeats
             status.records = try recordCounts()
             return status

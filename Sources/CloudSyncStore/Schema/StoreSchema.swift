@@ -398,6 +398,36 @@ enum StoreSchema {
             WHERE type_id IN (SELECT type_id FROM superseded_type);
         DROP TABLE superseded_type;
         """,
+        // 11 → 12: the store always on (docs/store.md, "Always on"): what serve's forwarding to a
+        // target last did and will do, and the files of a watched folder, each known by content.
+        """
+        CREATE TABLE forwarding (
+            target_id INTEGER PRIMARY KEY REFERENCES upload_target(id),
+            every_seconds INTEGER NOT NULL,
+            last_try_at INTEGER,
+            last_success_at INTEGER,
+            last_sent INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            last_error_at INTEGER,
+            failures INTEGER NOT NULL DEFAULT 0,
+            next_try_at INTEGER,
+            pending INTEGER
+        );
+        CREATE TABLE watched_file (
+            id INTEGER PRIMARY KEY,
+            folder TEXT NOT NULL,
+            name TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            modified_at INTEGER NOT NULL,
+            sha256 TEXT,
+            outcome TEXT NOT NULL,
+            problem TEXT,
+            run_id INTEGER,
+            seen_at INTEGER NOT NULL
+        );
+        CREATE INDEX watched_file_version ON watched_file(folder, name, size, modified_at);
+        CREATE INDEX watched_file_content ON watched_file(sha256) WHERE outcome = 'imported';
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -16,7 +16,8 @@ public final class StagingStore: StoreAccess {
 
     /// What a store is opened with: the record kinds it keeps, and how an import and `aggregate`
     /// work (each with the value a user needs; tests set others to see several commits or summaries).
-    public struct Configuration {
+    /// `@unchecked`: its kinds are metatypes, which hold no state.
+    public struct Configuration: @unchecked Sendable {
         /// The record kinds besides metrics (`CloudSyncKinds.RecordKinds.all`).
         public var kinds: [any StoredKind.Type]
         /// Metrics per import transaction.
@@ -29,7 +30,7 @@ public final class StagingStore: StoreAccess {
         /// import's chunk takes well under a second, so this is reached only when a writer is stuck.
         public var writeWait = 60.0
         /// Told when this process upgrades the store's schema (a command says it on stderr).
-        public var onUpgrade: ((_ path: String, _ from: Int, _ to: Int) -> Void)?
+        public var onUpgrade: (@Sendable (_ path: String, _ from: Int, _ to: Int) -> Void)?
 
         public init(kinds: [any StoredKind.Type]) { self.kinds = kinds }
     }

@@ -4,6 +4,11 @@ public import CloudSyncModel
 public struct StoreStatus: Sendable, Codable {
     /// The last push from the phone and what of the pushed data counts (nil: none yet).
     public var healthAutoExport: HealthAutoExportStatus?
+    /// What `serve --store --upload-to` does for each target it forwards to.
+    public var forwarding: [ForwardingStatus] = []
+    /// Files of `serve --watch` folders: how many were imported, and those that could not be.
+    public var watchedFilesImported = 0
+    public var watchedFileProblems: [WatchedFileProblem] = []
     public struct ImportRun: Sendable, Codable {
         public var id: Int64
         public var input: String
