@@ -7,10 +7,12 @@ import Foundation
 /// (charts, calendars, the workouts' months) end at the export, or eleven mostly empty years would
 /// squeeze the real ones; a note at the top says how many were left out and when they are dated.
 struct LateSamples {
-    /// The last instant drawn: the newest export's `ExportDate`, or the report's time when no
-    /// import recorded one.
+    /// What sets the last instant drawn.
+    enum Limit { case export, phone, now }
+    /// The last instant drawn: the newest export's `ExportDate` or the phone's last push or file,
+    /// whichever is later (the store is current up to then), or the report's time when neither is.
     let limit: Int64
-    let limitIsExportDate: Bool
+    let limitSetBy: Limit
     /// Samples (workouts among them, each counted once) and ECGs of the range dated after `limit`.
     var count = 0
     var ecgs = 0
@@ -21,15 +23,26 @@ struct LateSamples {
     /// What is drawn, as an exclusive `--until`: the samples starting at or before `limit`.
     var until: Int64 { limit + 1 }
 
-    /// "after the export" or, without an export date, "after the report was made".
-    var after: String { limitIsExportDate ? "after the export" : "after the report was made" }
+    /// "after the export", "after the phone's last push", or "after the report was made".
+    var after: String {
+        switch limitSetBy {
+        case .export: "after the export"
+        case .phone: "after the phone's last push"
+        case .now: "after the report was made"
+        }
+    }
 
     /// Looks for them among the types whose last sample ends after `limit` (from the overview's
     /// summary), so that a store without any reads nothing more.
     static func find(_ store: StagingStore, overview: StoreOverview, now: Int64, since: Int64?, until: Int64?,
                      zone: TimeZone?) throws -> LateSamples {
-        let exportDate = try OverviewQuery(store).latestExportDate()
-        var late = LateSamples(limit: exportDate ?? now, limitIsExportDate: exportDate != nil)
+        let exportDate = try OverviewQuery(store).latestExportDate(), pushed = try OverviewQuery(store).latestPushDate()
+        var late = switch (exportDate, pushed) {
+        case (let export?, let push?) where push > export: LateSamples(limit: push, limitSetBy: .phone)
+        case (let export?, _): LateSamples(limit: export, limitSetBy: .export)
+        case (nil, let push?): LateSamples(limit: push, limitSetBy: .phone)
+        case (nil, nil): LateSamples(limit: now, limitSetBy: .now)
+        }
         let from = max(since ?? .min, late.until)
         let types = overview.types.filter { (ReportData.epochSeconds($0.last) ?? .max) >= late.until }.map(\.type)
         if !types.isEmpty && from < (until ?? .max) {
@@ -51,8 +64,11 @@ struct LateSamples {
         if ecgs > 0 { what.append(ecgs == 1 ? "1 ECG" : "\(ecgs) ECGs") }
         let days = firstDay.map { first in lastDay.map { $0 == first ? " (\(first))" : " (\(first) to \($0))" } ?? "" } ?? ""
         let plural = count + ecgs > 1
-        let made = limitIsExportDate ? "the export was made on \(time.minute(limit))"
-            : "the store has no export date, so the report's own time (\(time.minute(limit))) is the limit"
+        let made = switch limitSetBy {
+        case .export: "the export was made on \(time.minute(limit))"
+        case .phone: "the phone last sent data on \(time.minute(limit))"
+        case .now: "the store has no export date, so the report's own time (\(time.minute(limit))) is the limit"
+        }
         return "\(what.joined(separator: " and ")) dated \(after)\(days) \(plural ? "are" : "is") not drawn: \(made)."
     }
 }

@@ -204,6 +204,48 @@ import Testing
         #expect(image.count > 40_000, "the screenshot is \(image.count) bytes: a blank page?")
     }
 
+    /// `serve --store`'s `GET /report` is the store as it is now: a push of today's steps changes
+    /// the page's today at once; Chromium renders it from the server (kept as
+    /// `.build/artifacts/report-served.png`). With a token the page wants it, as pushes do.
+    @Test(.enabled(if: chromium != nil, "Chromium is not installed (Debian: chromium)"))
+    func theServedReportShowsTodayAfterAPush() throws {
+        let dir = try makeTemporaryDirectory()
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        let serve = try ServeProcess(["--store", store], directory: dir)
+        defer { _ = serve.stop() }
+        let today = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        func push(_ steps: Int, at hour: Int) throws {
+            let at = String(format: "%@ %02d:00:00 +0000", today, hour), end = String(format: "%@ %02d:30:00 +0000", today, hour)
+            let body = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"\#(at)","start":"\#(at)","end":"\#(end)","qty":\#(steps),"source":"Watch"}]}]}}"#
+            #expect(try ServeProcess.request("POST", serve.url + "/health-auto-export", body: Data(body.utf8)).status == 200)
+        }
+        func todaysSteps() throws -> String? {
+            let page = dir.appendingPathComponent("served.html")
+            let fetched = try CLI.run(["-sS", "-o", page.path, "-w", "%{http_code}", serve.url + "/report?tz=UTC"], tool: "/usr/bin/curl")
+            #expect(String(decoding: fetched.stdout, as: UTF8.self) == "200")
+            return try Self.parse(page).tables["daily-steps"]?.first { $0[0] == today }?[1]
+        }
+        try push(1200, at: 0)
+        #expect(try todaysSteps() == "1200")
+        try push(800, at: 1)
+        #expect(try todaysSteps() == "2000")
+        try Self.screenshotOfURL(serve.url + "/report?tz=UTC", name: "report-served", in: dir)
+        #expect(try CLI.run(["-sS", "-o", "/dev/null", "-w", "%{http_code}", serve.url + "/report?tz=Mars/Olympus"], tool: "/usr/bin/curl")
+            .stdout == Data("400".utf8))
+        // With a token: 401 without it.
+        let guarded = try ServeProcess(["--store", store, "--token-file", try writeFile("a-token-of-enough-characters", named: "token", in: dir)],
+                                       directory: dir, name: "guarded")
+        defer { _ = guarded.stop() }
+        #expect(try ServeProcess.request("GET", guarded.url + "/report").status == 401)
+        #expect(try ServeProcess.request("GET", guarded.url + "/health").status == 200)
+    }
+
+    /// Chromium's screenshot of a page a server answers, checked as `screenshot` checks a file's.
+    static func screenshotOfURL(_ url: String, name: String, in dir: URL) throws {
+        try screenshot(URL(string: url)!, name: name, height: 2400, in: dir)
+    }
+
     /// Headless Chromium renders the page of the sample export: a screenshot (kept as
     /// `.build/artifacts/report.png`) that is not blank, and a PDF print on A4 pages, with no
     /// console error.

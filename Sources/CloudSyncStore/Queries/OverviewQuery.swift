@@ -109,6 +109,14 @@ public struct OverviewQuery: StoreQuery {
         }
     }
 
+    /// When the phone last sent data that the store took (a push or a file of Health Auto
+    /// Export): its samples reach up to then.
+    public func latestPushDate() throws -> Int64? {
+        try storeErrors {
+            try database.scalarInt("SELECT max(started_at) FROM import_run WHERE source_kind = 'health-auto-export' AND outcome = 'ok'")
+        }
+    }
+
     /// One type's samples that count in a range, and the local days of the first and last.
     public struct TypeCount: Sendable, Equatable {
         public var type: String
