@@ -10,7 +10,8 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a receiver for the three wire contracts (CloudCare, Flō backfill, HealthStepsSync).",
         usage: """
-            cloudsync serve [--host ADDRESS] [--port N] [--db PATH] [--store PATH]
+            cloudsync serve [--host ADDRESS] [--port N] [--db PATH] [--store PATH [--watch DIR]
+                     [--upload-to URL [--upload-target T] [--upload-token-file FILE] [--upload-cacert FILE] [--upload-every 60s]]]
                      [--tokens FILE | --token-file FILE] [--steps-file PATH]
                      [--max-body-size BYTES]
                      [--recommended-start-date DATE] [--faults LIST] [--delay S]
@@ -46,8 +47,17 @@ struct Serve: AsyncParsableCommand {
             version 2) at POST /health-auto-export into that staging store (made if needed), each push in one \
             transaction, with the token as Authorization: Bearer or X-API-Key. The reply says what was stored, \
             what was already there and what was not kept; 400 or 422 with the JSON path of the first problem; \
-            413 over --max-body-size (128 MiB for pushes unless given: a month of raw heart rate). The store is \
-            held for writing while serve runs.
+            413 over --max-body-size (128 MiB for pushes unless given: a month of raw heart rate). A push waits \
+            for its turn to write at most 10 s (an import beside it commits in chunks), then 503 with Retry-After; \
+            a full disk is 507. Every other command works on the store meanwhile.
+
+            Always on, with --store: --upload-to URL forwards what is pending to that server (--upload-target \
+            cloudcare|flo|steps, --upload-token-file, --upload-cacert) after each push and file and every \
+            --upload-every, with the ledger of cloudsync upload; failures back off up to the interval, a refused \
+            token waits for the next one. --watch DIR imports each Health Auto Export file and export.zip/xml that \
+            appears in DIR, once by content, when it is complete, never touching it. GET /report (with the token) \
+            is cloudsync report of the store as it is now (?since=&until=&tz=). GET /health and cloudsync status \
+            say the forwarding and the folder.
 
             --drop-unknown-types makes the CloudCare endpoint behave like the real backend, which keeps only \
             the types it knows and counts only those in total_metrics.

@@ -253,4 +253,80 @@ import FoundationNetworking
         #expect(try Data(contentsOf: URL(fileURLWithPath: good)) == Self.stepSamples(day: 12, minutes: 0..<10))
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: watched.path)) == ["HealthAutoExport-damaged.json", "HealthAutoExport-good.json", "copy.json"])
     }
+
+    /// The target refuses the token, then answers 500: serve keeps taking pushes, says why in
+    /// /health and status, does not retry a refused token in a loop, backs off through the 500s
+    /// and sends everything once the target takes it.
+    @Test(.timeLimit(.minutes(2))) func forwardingThroughARefusedTokenAndServerErrors() throws {
+        let dir = try makeTemporaryDirectory()
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        let right = try writeFile("the-right-token-of-the-backend", named: "right.token", in: dir)
+        let wrong = try writeFile("a-wrong-token-of-enough-length", named: "wrong.token", in: dir)
+        let receiver = try ServeProcess(["--token-file", right, "--faults", "500,500"], directory: dir, name: "receiver")
+        defer { _ = receiver.stop() }
+        let target = ["--upload-to", receiver.url + "/api/v1", "--upload-every", "10s"]
+        var pushed = 0
+        func push(_ serve: ServeProcess, minutes: Range<Int>) throws {
+            let reply = try ServeProcess.request("POST", serve.url + "/health-auto-export", body: Self.stepSamples(day: 20, minutes: minutes))
+            #expect(reply.status == 200, "\(reply.object)")
+            pushed += minutes.count
+        }
+        func forwarding(_ serve: ServeProcess, until: ([String: Any]) -> Bool) throws -> [String: Any] {
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                if let said = Self.health(serve.url), until(said) { return said }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            Issue.record("timed out; /health: \(Self.health(serve.url) ?? [:])")
+            return [:]
+        }
+        do {
+            let serve = try ServeProcess(["--store", store, "--upload-token-file", wrong] + target, directory: dir,
+                                         database: dir.appendingPathComponent("serve.sqlite").path, name: "serve")
+            try push(serve, minutes: 0..<10)
+            let refused = try forwarding(serve) { ($0["failures"] as? Int ?? 0) >= 1 }
+            #expect((refused["lastError"] as? String)?.contains("not retried before the next interval") == true, "\(refused)")
+            Thread.sleep(forTimeInterval: 3)
+            try push(serve, minutes: 10..<20)   // taken; and it does not bring the next try forward
+            Thread.sleep(forTimeInterval: 1)
+            let later = Self.health(serve.url) ?? [:]
+            #expect(later["failures"] as? Int == 1 && later["lastTry"] as? String == refused["lastTry"] as? String, "\(later)")
+            let status = String(decoding: try CLI.run(["status", "--store", store]).stdout, as: UTF8.self)
+            #expect(status.contains("failing (1 try in a row)"), "\(status)")
+            #expect(serve.stop() == 0)
+        }
+        let serve = try ServeProcess(["--store", store, "--upload-token-file", right] + target, directory: dir,
+                                     database: dir.appendingPathComponent("serve.sqlite").path, name: "serve-again")
+        defer { _ = serve.stop() }
+        try push(serve, minutes: 20..<30)
+        let sent = try forwarding(serve) { $0["lastSuccess"] != nil && ($0["failures"] as? Int) == 0 }
+        #expect(sent["lastSent"] as? Int ?? 0 > 0, "\(sent)")
+        #expect(receiver.log.components(separatedBy: " 500 ").count - 1 == 2, "the receiver answered 500 twice first:\n\(receiver.log)")
+        #expect(try CLI.run(["upload", "--store", store, "--server", receiver.url + "/api/v1", "--dry-run"]).stderr.contains("nothing to upload"))
+        #expect(receiver.stop() == 0)
+        let received = try SQLiteDatabase(path: receiver.database, mode: .readOnly)
+        #expect(try received.scalarInt("SELECT count(*) FROM cloudcare_metric") == Int64(pushed))
+    }
+
+    /// A writer that holds the store's write lock past the push's wait (10 s): the push is 503 with
+    /// what to do, nothing of it stored, and the same push is stored once the lock is free.
+    @Test(.timeLimit(.minutes(1))) func aPushThatWaitedPastItsLimitIs503AndStoresNothing() throws {
+        let dir = try makeTemporaryDirectory()
+        let store = dir.appendingPathComponent("staging.sqlite").path
+        let serve = try ServeProcess(["--store", store], directory: dir)
+        defer { _ = serve.stop() }
+        let body = Self.stepSamples(day: 21, minutes: 0..<5)
+        #expect(try ServeProcess.request("POST", serve.url + "/health-auto-export", body: Self.stepSamples(day: 22, minutes: 0..<1)).status == 200)
+        let holder = try SQLiteDatabase(path: store)
+        try holder.execute("BEGIN IMMEDIATE")
+        let started = Date()
+        let refused = try ServeProcess.request("POST", serve.url + "/health-auto-export", body: body)
+        #expect(refused.status == 503, "\(refused.object)")
+        #expect((refused.object["detail"] as? String)?.contains("nothing was stored: send it again") == true, "\(refused.object)")
+        #expect(Date().timeIntervalSince(started) >= 9.5)
+        try holder.execute("ROLLBACK")
+        #expect(try holder.scalarInt("SELECT count(*) FROM metric") == 1)
+        let stored = try ServeProcess.request("POST", serve.url + "/health-auto-export", body: body)
+        #expect(stored.status == 200 && stored.object["stored"] as? Int == 5, "\(stored.object)")
+    }
 }
