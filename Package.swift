@@ -182,11 +182,12 @@ let package = Package(
         ),
         .executableTarget(name: "FuzzExport", dependencies: ["CloudSyncFuzzing"], swiftSettings: strictSettings),
         .executableTarget(name: "FuzzParsers", dependencies: ["CloudSyncFuzzing"], swiftSettings: strictSettings),
-        // Tests mirror the targets; their shared helpers (paths, the corpus, temporary folders, the
-        // binary as a user runs it) are in CloudSyncTesting.
+        // Tests mirror the targets; their shared helpers (paths, the corpus, temporary folders, a store
+        // per test, zips, the collecting sink, the binary as a user runs it) are in CloudSyncTesting.
         .target(
             name: "CloudSyncTesting",
-            dependencies: ["CloudSyncModel"],
+            dependencies: ["CloudSyncModel", "CloudSyncStore", "CloudSyncKinds",
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             path: "Tests/CloudSyncTesting",
             swiftSettings: strictSettings
         ),

@@ -36,9 +36,9 @@ import Testing
     }
 
     @Test func theStoreHoldsWhatHealthKitHeldAndCountsEachSampleOnce() throws {
-        let path = try StorePaths.newStore()
-        let input = try StorePaths.write(Self.export())
-        let store = try StagingStore(path: path, access: .write)
+        let fixture = try StoreFixture()
+        let input = try fixture.file(Self.export())
+        let store = try fixture.open()
         let first = try store.importExport(input)
         #expect(first.stored.new == 6)            // 2 + 1 distances, 3 runs
         #expect(first.stored.repeats == 3)         // the second distance, the second and third run
@@ -57,14 +57,14 @@ import Testing
         // Uploads send each sample once, and export writes what counts; with --count-repeats, every
         // stored sample, as status --count-repeats counts them.
         #expect(try store.ledger.pendingSummary(targetID: nil).count == 3)
-        #expect(try ExportQuery(store).metrics(to: Collector()) == 3)
-        let exported = Collector()
+        #expect(try ExportQuery(store).metrics(to: CollectingSink()) == 3)
+        let exported = CollectingSink()
         #expect(try ExportQuery(store).metrics(countRepeats: true, to: exported) == 6)
 
         let again = try store.importExport(input)
         #expect(again.stored.new == 0 && again.stored.already == 7 && again.stored.writtenTwice == 0)
         // The same export without creation dates (as iOS 8 wrote it) holds nothing new either.
-        let undated = try store.importExport(try StorePaths.write(Self.export(withCreationDates: false)))
+        let undated = try store.importExport(try fixture.file(Self.export(withCreationDates: false)))
         #expect(undated.stored.new == 0 && undated.stored.already == 7)
         #expect(try StatusQuery(store).status(countRepeats: true).metrics == 6)
         #expect(try store.integrityCheck() == "ok")
@@ -75,9 +75,9 @@ import Testing
     /// creation dates of those rows instead of copying them, adds the samples the old identity lost,
     /// and keeps the acknowledgement.
     @Test func aStoreOfThePreviousSchemaUpgradesWithoutDuplicatingARow() throws {
-        let path = try StorePaths.newStore()
+        let fixture = try StoreFixture()
         do {
-            let database = try SQLiteDatabase(path: path, mode: .readWrite)
+            let database = try SQLiteDatabase(path: fixture.path, mode: .readWrite)
             for step in 0..<4 { try database.execute(StoreSchema.migrations[step]) }
             try database.execute("PRAGMA user_version = 4")
             // What schema 4's import stored for this export: the distance and the run once each.
@@ -95,8 +95,8 @@ import Testing
                 INSERT INTO upload_ack(target_id, metric_id) VALUES (1, 1);
                 """)
         }
-        let store = try StagingStore(path: path, access: .write)
-        let result = try store.importExport(try StorePaths.write(Self.export()))
+        let store = try fixture.open()
+        let result = try store.importExport(try fixture.file(Self.export()))
         #expect(result.stored.new == 3 && result.stored.repeats == 3)   // the lost second distance and two runs
         #expect(result.stored.already == 3 && result.stored.writtenTwice == 1)
         let status = try StatusQuery(store).status()
@@ -108,7 +108,7 @@ import Testing
         let once = try #require(try dailyDistance(store))
         #expect(once.count == 2 && abs(once.sum - 1.2) < 1e-9)
 
-        let again = try store.importExport(try StorePaths.write(Self.export()))
+        let again = try store.importExport(try fixture.file(Self.export()))
         #expect(again.stored.new == 0 && again.stored.already == 7)
         #expect(try store.integrityCheck() == "ok")
     }
@@ -139,8 +139,9 @@ import Testing
     @Test func anUndatedThenDatedSampleInOneExportIsOneRow() throws {
         let body = Self.distance(nil) + Self.distance("2017-05-01 10:00:00 +0200")
         let xml = "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n\(body)</HealthData>\n"
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        let result = try store.importExport(try StorePaths.write(xml))
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let result = try store.importExport(try fixture.file(xml))
         #expect(result.stored.new == 1 && result.stored.repeats == 0 && result.stored.writtenTwice == 1)
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE created_at <> \(StoreSchema.undated)") == 1)
     }

@@ -4,6 +4,7 @@ import CloudSyncKinds
 import CloudSyncSources
 @testable import CloudSyncStore
 import CSQLite3
+import CloudSyncTesting
 import Foundation
 import Testing
 
@@ -11,8 +12,9 @@ import Testing
     /// A store keeps only the kinds it is configured with: one handed another kind's record says so
     /// (loudly), and an import of a store without a kind simply does not read that kind.
     @Test func aKindTheStoreIsNotConfiguredForIsAnErrorNotALoss() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write, configuration: .init(kinds: [RouteKind.self]))
-        let result = try store.importExport(StorePaths.sampleZip)
+        let fixture = try StoreFixture()
+        let store = try fixture.open(configuration: .init(kinds: [RouteKind.self]))
+        let result = try store.importExport(Paths.sampleZip)
         #expect(result.stored.records["routes"]?.new == 2 && result.stored.records["audiograms"] == nil)
         let session = try store.beginImport(ImportOrigin(input: "a test", size: nil, source: .export))
         #expect(throws: StoreError.self) {
@@ -23,12 +25,12 @@ import Testing
     }
 
     @Test func reimportAddsNothing() throws {
-        let path = try StorePaths.newStore()
-        let store = try StagingStore(path: path, access: .write)
-        let first = try store.importExport(StorePaths.sampleZip)
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let first = try store.importExport(Paths.sampleZip)
         #expect(first.stored.new == 24)
         #expect(first.stored.already == 0)
-        let second = try store.importExport(StorePaths.sampleZip)
+        let second = try store.importExport(Paths.sampleZip)
         #expect(second.stored.new == 0)
         #expect(second.stored.already == 24)
         let status = try StatusQuery(store).status()
@@ -41,9 +43,10 @@ import Testing
     }
 
     @Test func aLaterOverlappingExportAddsOnlyTheNewRecords() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        let march1to10 = try StorePaths.write(stepsExport(firstDay: 1, days: 10))
-        let march1to20 = try StorePaths.write(stepsExport(firstDay: 1, days: 20))
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let march1to10 = try fixture.file(stepsExport(firstDay: 1, days: 10))
+        let march1to20 = try fixture.file(stepsExport(firstDay: 1, days: 20))
         #expect(try store.importExport(march1to10).stored.new == 240)
         let later = try store.importExport(march1to20)
         #expect(later.stored.new == 240)
@@ -52,11 +55,12 @@ import Testing
     }
 
     @Test func exportGivesBackWhatConvertProduced() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        try store.importExport(StorePaths.sampleZip)
-        let collector = Collector()
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        try store.importExport(Paths.sampleZip)
+        let collector = CollectingSink()
         try ExportQuery(store).metrics(to: collector)
-        let direct = try convertDirectly(StorePaths.sampleZip)
+        let direct = try convertDirectly(Paths.sampleZip)
         func key(_ m: HealthMetric) -> String { "\(m.type)|\(m.startDate)|\(m.endDate)|\(m.sourceApp)|\(m.value)|\(m.unit)" }
         #expect(collector.metrics.map(key).sorted() == direct.map(key).sorted())
         // Same metadata, key for key.
@@ -66,9 +70,10 @@ import Testing
     }
 
     @Test func exportFiltersAndPending() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        try store.importExport(StorePaths.sampleZip)
-        let collector = Collector()
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        try store.importExport(Paths.sampleZip)
+        let collector = CollectingSink()
         try ExportQuery(store).metrics(filter: MetricFilter(types: ["heartRate"]), pendingOnly: true, to: collector)
         #expect(collector.metrics.count == 3)
         // Acknowledge two of them for a CloudCare server: pending drops to the rest.
@@ -78,7 +83,7 @@ import Testing
             """)
         // Pending is what an upload to that CloudCare server would send: of its types, the 20 the
         // sample has, less the two it acknowledged.
-        let pending = Collector()
+        let pending = CollectingSink()
         try ExportQuery(store).metrics(pendingOnly: true, to: pending)
         #expect(pending.metrics.count == 18)
         #expect(try StatusQuery(store).status().pending == 18)
@@ -86,9 +91,10 @@ import Testing
     }
 
     @Test func damagedInputKeepsWhatCameBeforeAndRecordsTheFailure() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
         let full = stepsExport(firstDay: 1, days: 5)
-        let cut = try StorePaths.write(String(full.prefix(full.count * 3 / 4)))
+        let cut = try fixture.file(String(full.prefix(full.count * 3 / 4)))
         #expect(throws: ConversionError.self) { try store.importExport(cut) }
         let status = try StatusQuery(store).status()
         #expect(status.metrics > 60)
@@ -97,15 +103,15 @@ import Testing
         #expect(status.imports.first?.reason?.contains("damaged XML") == true)
         #expect(try store.integrityCheck() == "ok")
         // The complete export then fills in the rest, without doubles.
-        let result = try store.importExport(try StorePaths.write(full))
+        let result = try store.importExport(try fixture.file(full))
         #expect(result.stored.new + status.metrics == 120)
         #expect(try StatusQuery(store).status().metrics == 120)
     }
 
     @Test func identityIsMadeOnceAndKept() throws {
-        let path = try StorePaths.newStore()
-        let first = try StagingStore(path: path, access: .write).identity()
-        let again = try StagingStore(path: path, access: .write).identity()
+        let fixture = try StoreFixture()
+        let first = try fixture.open().identity()
+        let again = try fixture.open().identity()
         #expect(first == again)
         #expect(UUID(uuidString: first.userId) != nil)
         #expect(UUID(uuidString: first.deviceId) != nil)
@@ -113,25 +119,25 @@ import Testing
     }
 
     @Test func aSecondWriterIsRefused() throws {
-        let path = try StorePaths.newStore()
-        let writer = try StagingStore(path: path, access: .write)
-        #expect { try StagingStore(path: path, access: .write) } throws: { error in
+        let fixture = try StoreFixture()
+        let writer = try fixture.open()
+        #expect { try fixture.open() } throws: { error in
             guard case StoreError.locked = error else { return false }
             return "\(error)".contains("in use by another cloudsync process")
         }
         // Readers still read.
-        #expect(try StatusQuery(StagingStore(path: path, access: .read)).status().metrics == 0)
+        #expect(try StatusQuery(fixture.open(.read)).status().metrics == 0)
         _ = writer
     }
 
     @Test func aNewerSchemaIsRefused() throws {
-        let path = try StorePaths.newStore()
+        let fixture = try StoreFixture()
         do {
-            let store = try StagingStore(path: path, access: .write)
+            let store = try fixture.open()
             try store.database.execute("PRAGMA user_version = 99")
         }
-        #expect { try StagingStore(path: path, access: .read) } throws: { "\($0)".contains("newer cloudsync (schema 99") }
-        #expect { try StagingStore(path: path, access: .write) } throws: { "\($0)".contains("newer cloudsync") }
+        #expect { try fixture.open(.read) } throws: { "\($0)".contains("newer cloudsync (schema 99") }
+        #expect { try fixture.open() } throws: { "\($0)".contains("newer cloudsync") }
     }
 
     @Test func aReadOnlyPlaceIsRefusedClearly() throws {
@@ -144,8 +150,9 @@ import Testing
     }
 
     @Test func aFileThatIsNotAStore() throws {
-        let path = try StorePaths.write(String(repeating: "not sqlite ", count: 1000), "fake.sqlite")
-        #expect { try StagingStore(path: path, access: .write) } throws: { "\($0)".contains("not a cloudsync store") }
+        let fixture = try StoreFixture()
+        try fixture.file(String(repeating: "not sqlite ", count: 1000), named: "staging.sqlite")
+        #expect { try fixture.open() } throws: { "\($0)".contains("not a cloudsync store") }
     }
 
     @Test func defaultLocationFollowsTheEnvironment() {
@@ -155,14 +162,15 @@ import Testing
     }
 }
 
-@Suite(.enabled(if: StorePaths.corpusExists, "../shared/corpus is not present: corpus import tests skipped"))
+@Suite(.enabled(if: Paths.corpusExists, "../shared/corpus is not present: corpus import tests skipped"))
 struct StoreCorpusTests {
     /// Per type, the store holds what convert produced, one row per identity
     /// (type, startDate, endDate, sourceApp, value, unit).
     @Test(arguments: ["v11-en_FR-garmin-workouts.zip", "v13-en_FR-hrv-routes.zip", "v13-broken-dtd-stray-gt.zip", "v-old-inline-locations.xml"])
     func importsWithConvertsCountsPerType(_ name: String) throws {
-        let input = StorePaths.corpus.appendingPathComponent("exports/\(name)").path
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let input = Paths.corpus.appendingPathComponent("exports/\(name)").path
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
         let result = try store.importExport(input)
         let converted = try convertDirectly(input)
         var identities: [String: Set<String>] = [:]
