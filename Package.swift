@@ -209,7 +209,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncExportTests",
-            dependencies: ["CloudSyncExport", "CloudSyncArchive", "CloudSyncModel", "CloudSyncKinds", "CloudSyncFuzzing", "CloudSyncTesting",
+            dependencies: ["CloudSyncExport", "CloudSyncArchive", "CloudSyncModel", "CloudSyncFuzzing", "CloudSyncTesting",
                            .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),
@@ -217,6 +217,12 @@ let package = Package(
             name: "CloudSyncStoreTests",
             dependencies: ["CloudSyncStore", "CloudSyncExport", "CloudSyncModel", "CloudSyncKinds", "CloudSyncSources",
                            "CloudSyncHealthAutoExport", "CSQLite3", "CloudSyncTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CloudSyncKindsTests",
+            dependencies: ["CloudSyncKinds", "CloudSyncExport", "CloudSyncStore", "CloudSyncModel", "CloudSyncSources", "CloudSyncTesting",
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),
         .testTarget(
