@@ -226,6 +226,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "CloudSyncPairingTests",
+            dependencies: ["CloudSyncPairing", "CloudSyncModel", "CloudSyncZlib", "CloudSyncReceiver", "CloudSyncStore", "CloudSyncTesting",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "CloudSyncMCPTests",
             dependencies: ["CloudSyncMCP", "CloudSyncStore", "CloudSyncKinds", "CloudSyncModel"],
             swiftSettings: strictSettings
