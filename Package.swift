@@ -251,7 +251,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncReceiverTests",
-            dependencies: ["CloudSyncReceiver", "CloudSyncTesting",
+            dependencies: ["CloudSyncReceiver", "CloudSyncStore", "CloudSyncKinds", "CloudSyncTesting",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),
