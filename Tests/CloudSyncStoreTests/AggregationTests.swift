@@ -59,6 +59,25 @@ import Testing
         #expect(months.map(\.bucket) == ["2023-06", "2024-11"])
     }
 
+    /// A window of whole local days (Paris midnights) gives those days' buckets exactly as they are
+    /// without a window: none cut short, none partial at either end, merged or not.
+    @Test(arguments: [false, true])
+    func aWindowOfLocalDaysGivesTheSameBucketsAsNoWindow(mergeSources: Bool) throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        try store.importExport(try fixture.file(ExportTexts.halfHourlySteps()))
+        let paris = TimeZone(identifier: "Europe/Paris")
+        let march2 = Int64(1_614_639_600), march4 = Int64(1_614_812_400)   // 2021-03-02 and 2021-03-04 at midnight in Paris
+        func days(_ filter: MetricFilter) throws -> [AggregateRow] {
+            try AggregateQuery(store).aggregate(AggregateOptions(bucket: .day, filter: filter, timeZone: paris, mergeSources: mergeSources))
+        }
+        let all = try days(MetricFilter(types: ["stepCount"]))
+        let window = try days(MetricFilter(types: ["stepCount"], since: march2, until: march4))
+        #expect(window.map(\.bucket) == ["2021-03-02", "2021-03-03"])                   // no partial 2021-03-04
+        #expect(window == all.filter { ["2021-03-02", "2021-03-03"].contains($0.bucket) })
+        #expect(window.first?.count == 48)                                               // 48 half hours, the first included
+    }
+
     @Test func mergeSourcesCountsASpanOnce() throws {
         // The Watch counts 100 steps from 08:00 to 08:10; the iPhone 100 from 08:05 to 08:15 (half covered)
         // and 50 from 09:00 to 09:10 (alone). Merged: 100 + 100 × 5/10 + 50 = 200. Plain: 250.

@@ -134,6 +134,74 @@ import Testing
         #expect(negativeZero)
     }
 
+    /// One app's sleep of one night written three times, as a real 2017 export holds it: InBed
+    /// created a second before an Asleep and another InBed over the same span.
+    static let sleepTwice = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <HealthData locale="en_US">
+         <ExportDate value="2017-05-01 10:00:00 +0200"/>
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:51 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisInBed"/>
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:52 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisAsleep"/>
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:52 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisInBed"/>
+        </HealthData>
+
+        """
+
+    /// A category sample's category is part of its identity: the Asleep is kept apart from the InBed
+    /// of the same span, and the second InBed repeats the first.
+    @Test func aCategorySampleIsKeptApartFromAnotherCategoryOfTheSameSpan() throws {
+        let fixture = try StoreFixture()
+        let input = try fixture.file(Self.sleepTwice)
+        let store = try fixture.open()
+        try store.importExport(input)
+        // Every stored sample, repeats included, as `export --count-repeats` writes them.
+        let exported = CollectingSink()
+        try ExportQuery(store).metrics(countRepeats: true, to: exported)
+        #expect(exported.metrics.compactMap { $0.metadata["categoryValue"] }.sorted()
+                == ["HKCategoryValueSleepAnalysisAsleep", "HKCategoryValueSleepAnalysisInBed", "HKCategoryValueSleepAnalysisInBed"])
+        // Counted once each: the second InBed repeats the first; the Asleep repeats nothing.
+        let status = try StatusQuery(store).status()
+        #expect(status.metrics == 2 && status.repeats == 1)
+        try store.importExport(input)
+        #expect(try StatusQuery(store).status().metrics == 2)
+    }
+
+    /// A store of schema 6 holding what the old identity kept of that night (the Asleep marked as a
+    /// repeat of the InBed, the second InBed lost) is upgraded without losing a row, and the next
+    /// import adds the lost sample.
+    @Test func theUpgradeKeepsEveryRowAndTheNextImportAddsWhatWasLost() throws {
+        let fixture = try StoreFixture()
+        do {
+            let database = try SQLiteDatabase(path: fixture.path, mode: .readWrite)
+            for step in 0..<6 { try database.execute(StoreSchema.migrations[step]) }
+            try database.execute("PRAGMA user_version = 6")
+            let extra = { (value: String, category: String) in "'\"category\":\"\(category)\",\"categoryValue\":\"HKCategoryValueSleepAnalysis\(value)\"'" }
+            try database.execute("""
+                INSERT INTO import_run(id, input, started_at, outcome) VALUES (1, 'old.zip', 1700000000, 'ok');
+                INSERT INTO metric_type(id, name) VALUES (1, 'HKCategoryTypeIdentifierSleepAnalysis');
+                INSERT INTO source(id, name) VALUES (1, 'Sleep App');
+                INSERT INTO unit(id, name) VALUES (1, 'minutes');
+                INSERT INTO device(id, name) VALUES (1, 'Unknown');
+                INSERT INTO identity(key, value) VALUES ('userId', 'U'), ('deviceId', 'D');
+                INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, extra, import_id, created_at, is_repeat)
+                    VALUES (1, 1493500200, 1493526420, 1, 437, 1, 1, \(extra("InBed", "inBed")), 1, 1493526471, 0),
+                           (1, 1493500200, 1493526420, 1, 437, 1, 1, \(extra("Asleep", "asleep")), 1, 1493526472, 1);
+                INSERT INTO metric_summary VALUES (1, 1, 1, 2, 1, 1493500200, 1493526420);
+                """)
+        }
+        // Opened to read, as `status` opens it: upgraded, both rows, neither a repeat now.
+        do {
+            let upgraded = try StatusQuery(fixture.openForReading()).status()
+            #expect(upgraded.metrics == 2 && upgraded.repeats == 0)
+        }
+        let store = try fixture.open()
+        let result = try store.importExport(try fixture.file(Self.sleepTwice))
+        #expect(result.stored.new == 1)                    // the lost InBed
+        let after = try StatusQuery(store).status(countRepeats: true)
+        #expect(after.metrics == 3 && after.repeats == 1)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
     /// The same sample written first without a creation date, then with one, in one export: one row,
     /// dated, whichever the order (a review found the second became a repeat).
     @Test func anUndatedThenDatedSampleInOneExportIsOneRow() throws {

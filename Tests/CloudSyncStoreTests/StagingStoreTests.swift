@@ -155,6 +155,50 @@ import Testing
         #expect { try fixture.open() } throws: { "\($0)".contains("not a cloudsync store") }
     }
 
+    /// iOS 8's daily heart-rate summaries are stored as the metrics they convert to; the one with no
+    /// value is not.
+    @Test func iOS8DailyHeartRateSummariesAreStoredAsMetrics() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let result = try store.importExport(try fixture.file(ExportTexts.iOS8DailyHeartRateSummaries))
+        #expect(result.stored.new == 3)
+        #expect(result.conversion.invalid["no value"] == 1)
+        #expect(try StatusQuery(store).status().byType["HKQuantityTypeIdentifierHeartRate"] == 2)
+    }
+
+    /// Samples dated after the export are kept, and the import says so.
+    @Test func samplesDatedAfterTheExportAreKept() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let result = try store.importExport(try fixture.file(ExportTexts.samplesAfterTheExport))
+        #expect(result.conversion.samplesAfterExport.count == 2)
+        #expect(result.conversion.samplesAfterExport.note?.hasPrefix("2 samples dated after the export") == true)
+        #expect(result.stored.new == 3)
+        #expect(try StatusQuery(store).status().metrics == 3)
+    }
+
+    /// The facts of the export kept are those of the latest export (by its ExportDate), not of the
+    /// export imported last.
+    @Test func statusNamesTheLatestExportNotTheLastImported() throws {
+        let fixture = try StoreFixture()
+        func export(_ date: String, value: Int) throws -> String {
+            try fixture.file("""
+                <?xml version="1.0" encoding="UTF-8"?>
+                <HealthData locale="en_US">
+                 <ExportDate value="\(date)"/>
+                 <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2024-01-01 08:00:00 +0000" endDate="2024-01-01 08:10:00 +0000" value="\(value)"/>
+                </HealthData>
+
+                """)
+        }
+        let store = try fixture.open()
+        try store.importExport(try export("2024-06-01 10:00:00 +0200", value: 1))
+        try store.importExport(try export("2024-03-01 10:00:00 +0100", value: 2))
+        let status = try StatusQuery(store).status()
+        #expect(status.exportFacts["exportDate"] == "2024-06-01 10:00:00 +0200", "\(status.exportFacts)")
+        #expect(status.imports.map(\.exportDate) == ["2024-03-01 10:00:00 +0100", "2024-06-01 10:00:00 +0200"])   // newest run first
+    }
+
     @Test func defaultLocationFollowsTheEnvironment() {
         #expect(StoreLocation.defaultPath(environment: ["CLOUDSYNC_STORE": "/a/b.sqlite", "HOME": "/h"]) == "/a/b.sqlite")
         #expect(StoreLocation.defaultPath(environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"]) == "/x/cloudsync/staging.sqlite")
