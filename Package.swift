@@ -183,11 +183,12 @@ let package = Package(
         ),
         .executableTarget(name: "FuzzExport", dependencies: ["CloudSyncFuzzing"], swiftSettings: strictSettings),
         .executableTarget(name: "FuzzParsers", dependencies: ["CloudSyncFuzzing"], swiftSettings: strictSettings),
-        // Tests mirror the targets; their shared helpers (paths, the corpus, temporary folders, the
-        // binary as a user runs it) are in CloudSyncTesting.
+        // Tests mirror the targets; their shared helpers (paths, the corpus, temporary folders, a store
+        // per test, zips, the collecting sink, the binary as a user runs it) are in CloudSyncTesting.
         .target(
             name: "CloudSyncTesting",
-            dependencies: ["CloudSyncModel"],
+            dependencies: ["CloudSyncModel", "CloudSyncStore", "CloudSyncKinds",
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             path: "Tests/CloudSyncTesting",
             swiftSettings: strictSettings
         ),
@@ -209,7 +210,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncExportTests",
-            dependencies: ["CloudSyncExport", "CloudSyncArchive", "CloudSyncModel", "CloudSyncKinds", "CloudSyncFuzzing", "CloudSyncTesting",
+            dependencies: ["CloudSyncExport", "CloudSyncArchive", "CloudSyncModel", "CloudSyncFuzzing", "CloudSyncTesting",
                            .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),
@@ -217,6 +218,21 @@ let package = Package(
             name: "CloudSyncStoreTests",
             dependencies: ["CloudSyncStore", "CloudSyncExport", "CloudSyncModel", "CloudSyncKinds", "CloudSyncSources",
                            "CloudSyncHealthAutoExport", "CSQLite3", "CloudSyncTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CloudSyncKindsTests",
+            dependencies: ["CloudSyncKinds", "CloudSyncExport", "CloudSyncStore", "CloudSyncModel", "CloudSyncSources", "CloudSyncTesting",
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CloudSyncPairingTests",
+            dependencies: ["CloudSyncPairing", "CloudSyncModel", "CloudSyncZlib", "CloudSyncReceiver", "CloudSyncStore", "CloudSyncTesting",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -236,7 +252,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncReceiverTests",
-            dependencies: ["CloudSyncReceiver", "CloudSyncTesting",
+            dependencies: ["CloudSyncReceiver", "CloudSyncStore", "CloudSyncKinds", "CloudSyncTesting",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),

@@ -1,15 +1,11 @@
-import CloudSyncExport
-import CloudSyncModel
-import CloudSyncKinds
-@testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation
 import Testing
 import ZIPFoundation
 
 /// Issue 10 through the binary: `convert --kind routes|ecg`, GeoJSON as RFC 7946 says, JSON Lines
-/// read back by Python, convert → import → export giving the same lines, and a store of an older
-/// schema upgraded in place.
+/// read back by Python, convert → import → export giving the same lines. (A store of an older schema
+/// upgraded in place: CloudSyncKindsTests.)
 @Suite struct ArchiveKindsCLITests {
     static let gpx = """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -24,17 +20,10 @@ import ZIPFoundation
     /// The sample's export.xml with a GPX route and an ECG beside it, as Apple lays them out.
     func archive() throws -> String {
         let xml = try Data(contentsOf: URL(fileURLWithPath: Paths.sampleXML))
-        let dir = try makeTemporaryDirectory()
-        let url = dir.appendingPathComponent("export.zip")
-        let zip = try Archive(url: url, accessMode: .create)
-        for (path, data) in [("apple_health_export/export.xml", xml),
-                             ("apple_health_export/workout-routes/route_2024-11-02_6.30pm.gpx", Data(Self.gpx.utf8)),
-                             ("apple_health_export/electrocardiograms/ecg_2024-11-02.csv", Data(Self.ecg.utf8))] {
-            try zip.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
-                data.subdata(in: Int(position)..<Int(position) + size)
-            }
-        }
-        return url.path
+        return try ZipFixtures.make([("apple_health_export/export.xml", xml),
+                                     ("apple_health_export/workout-routes/route_2024-11-02_6.30pm.gpx", Data(Self.gpx.utf8)),
+                                     ("apple_health_export/electrocardiograms/ecg_2024-11-02.csv", Data(Self.ecg.utf8))],
+                                    in: try makeTemporaryDirectory())
     }
 
     /// Python's json module reads every line back (an independent JSON parser).
@@ -140,46 +129,5 @@ import ZIPFoundation
         #expect(records?["ecg"] == ["records": 1, "parts": 3])
         #expect(records?["beats"] == ["records": 1, "parts": 3] && records?["correlations"]?["records"] == 1)
         #expect(report["unrecognisedEntries"] as? [String] == ["apple_health_export/notes.txt"])
-    }
-
-    /// A store written by the schema before routes existed (version 1, as the last release wrote it),
-    /// upgraded in place on first use: every row kept, then routes and ECGs added.
-    @Test(arguments: [1, 2, 3, 4])
-    func anOlderStoreIsUpgradedInPlaceWithoutLosingARow(version: Int) throws {
-        let store = try makeTemporaryDirectory().appendingPathComponent("staging.sqlite").path
-        do {
-            let database = try SQLiteDatabase(path: store, mode: .readWrite)
-            for step in 0..<version { try database.execute(StoreSchema.migrations[step]) }
-            try database.execute("PRAGMA user_version = \(version)")
-            try database.execute("""
-                INSERT INTO import_run(id, input, started_at, outcome) VALUES (1, 'old.zip', 1700000000, 'ok');
-                INSERT INTO metric_type(id, name) VALUES (1, 'HKQuantityTypeIdentifierHeartRate');
-                INSERT INTO source(id, name) VALUES (1, 'Watch');
-                INSERT INTO unit(id, name) VALUES (1, 'bpm');
-                INSERT INTO device(id, name) VALUES (1, 'Apple Watch');
-                INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id)
-                    VALUES (1, 1700000000, 1700000000, 1, 61, 1, 1, 1), (1, 1700000060, 1700000060, 1, 62, 1, 1, 1);
-                INSERT INTO upload_target(id, target, server) VALUES (1, 'cloudcare', 'http://old');
-                INSERT INTO upload_ack(target_id, metric_id) VALUES (1, 1);
-                INSERT INTO upload_batch(target_id, at, count, success) VALUES (1, 1700000100, 1, 1);
-                """)
-        }
-        // A command that only reads upgrades it too, on first use, and sees every row.
-        let first = try CLI.run(["status", "--store", store, "--json"])
-        #expect(first.status == 0, "\(first.stderr)")
-        let before = try #require(try JSONSerialization.jsonObject(with: first.stdout) as? [String: Any])
-        #expect(before["metrics"] as? Int == 2 && before["schemaVersion"] as? Int == StoreSchema.currentVersion)
-        let result = try CLI.run(["import", try archive(), "--store", store])
-        #expect(result.status == 0, "\(result.stderr)")
-        let upgraded = try StagingStore(path: store, access: .read)
-        let status = try StatusQuery(upgraded).status()
-        #expect(status.schemaVersion == StoreSchema.currentVersion)
-        #expect(status.metrics == 26)                       // the two old rows and the sample's 24
-        #expect(status.records["routes"]?.records == 2 && status.records["ecg"]?.records == 1)
-        #expect(status.targets.first?.acknowledged == 1)
-        if version == 1 {
-            #expect(status.uploads.count == 1 && status.uploads.first?.sent == 1)   // the old batch, as one run
-        }
-        #expect(try upgraded.integrityCheck() == "ok")
     }
 }

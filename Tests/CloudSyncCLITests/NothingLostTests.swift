@@ -1,6 +1,6 @@
 import CloudSyncModel
 import CloudSyncKinds
-@testable import CloudSyncStore
+import CloudSyncStore
 import CloudSyncTesting
 import Foundation
 import Testing
@@ -178,109 +178,10 @@ import Testing
         #expect(piped.stdout == (try CLI.run(["convert", archive, "--kind", "ecg"])).stdout)
     }
 
-    // MARK: 4. iOS 8's daily heart-rate summaries
+    // MARK: 4, 5. iOS 8's daily heart-rate summaries; a category sample's category is part of its identity
 
-    static let ios8Summaries = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <HealthData locale="en_US">
-         <ExportDate value="20150312174233+0000"/>
-         <Record type="HKQuantityTypeIdentifierHeartRate" source="Lucy's iPhone" unit="count/s" min="0.9" max="2.5" average="1.25" recordCount="12" startDate="20150101000000+0100" endDate="20150102000000+0100"/>
-         <Record type="HKQuantityTypeIdentifierHeartRate" source="Lucy's iPhone" unit="count/s" min="1" max="1.5" average="1.1" recordCount="3" startDate="20150102000000+0100" endDate="20150103000000+0100"/>
-         <Record type="HKQuantityTypeIdentifierHeartRate" source="Lucy's iPhone" unit="count/s" startDate="20150103000000+0100" endDate="20150104000000+0100"/>
-         <Record type="HKQuantityTypeIdentifierStepCount" source="Lucy's iPhone" unit="count" value="512" startDate="20150101100000+0100" endDate="20150101103000+0100"/>
-        </HealthData>
-
-        """
-
-    @Test func iOS8DailyHeartRateSummariesBecomeMetrics() throws {
-        let dir = try makeTemporaryDirectory()
-        let input = try writeFile(Self.ios8Summaries, in: dir)
-        let result = try CLI.run(["convert", input])
-        #expect(result.status == 0)
-        let metrics = try result.lines.filter { !$0.isEmpty }.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
-        let heart = metrics.filter { $0["type"] as? String == "HKQuantityTypeIdentifierHeartRate" }
-        #expect(heart.map { $0["value"] as? Double } == [75, 66])        // the averages, count/s × 60
-        #expect(heart.allSatisfy { $0["unit"] as? String == "bpm" })
-        let metadata = try #require(heart.first?["metadata"] as? [String: String])
-        #expect(metadata["min"] == "54" && metadata["max"] == "150" && metadata["recordCount"] == "12")
-        #expect(metadata["average"] == nil)
-        #expect(result.stderr.contains("1 no value"), "\(result.stderr)")         // the one without any value, counted
-        let store = dir.appendingPathComponent("s.sqlite").path
-        let imported = try CLI.run(["import", input, "--store", store])
-        #expect(imported.status == 0 && imported.stderr.contains("3 new"), "\(imported.stderr)")
-        #expect(try StatusQuery(StagingStore(path: store, access: .read)).status().byType["HKQuantityTypeIdentifierHeartRate"] == 2)
-    }
-
-    // MARK: 5. A category sample's category is part of its identity
-
-    /// One app's sleep of one night written three times, as a real 2017 export holds it: InBed
-    /// created a second before an Asleep and another InBed over the same span.
-    static let sleepTwice = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <HealthData locale="en_US">
-         <ExportDate value="2017-05-01 10:00:00 +0200"/>
-         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:51 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisInBed"/>
-         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:52 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisAsleep"/>
-         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:52 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisInBed"/>
-        </HealthData>
-
-        """
-
-    @Test func aCategorySampleIsKeptApartFromAnotherCategoryOfTheSameSpan() throws {
-        let dir = try makeTemporaryDirectory()
-        let input = try writeFile(Self.sleepTwice, in: dir)
-        let store = dir.appendingPathComponent("s.sqlite").path
-        let result = try CLI.run(["import", input, "--store", store])
-        #expect(result.status == 0, "\(result.stderr)")
-        let exported = try CLI.run(["export", "--store", store, "--count-repeats"])
-        let categories = exported.lines.filter { !$0.isEmpty }.compactMap { line -> String? in
-            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            return (object?["metadata"] as? [String: String])?["categoryValue"]
-        }
-        #expect(categories.sorted() == ["HKCategoryValueSleepAnalysisAsleep", "HKCategoryValueSleepAnalysisInBed",
-                                        "HKCategoryValueSleepAnalysisInBed"])
-        // Counted once each: the second InBed repeats the first; the Asleep repeats nothing.
-        let status = try StatusQuery(StagingStore(path: store, access: .read)).status()
-        #expect(status.metrics == 2 && status.repeats == 1)
-        #expect(try CLI.run(["import", input, "--store", store, "-q"]).status == 0)
-        #expect(try StatusQuery(StagingStore(path: store, access: .read)).status().metrics == 2)
-    }
-
-    /// A store of schema 6 holding what the old identity kept of that night (the Asleep marked as a
-    /// repeat of the InBed, the second InBed lost) is upgraded without losing a row, and the next
-    /// import adds the lost sample.
-    @Test func theUpgradeKeepsEveryRowAndTheNextImportAddsWhatWasLost() throws {
-        let dir = try makeTemporaryDirectory()
-        let store = dir.appendingPathComponent("s.sqlite").path
-        do {
-            let database = try SQLiteDatabase(path: store, mode: .readWrite)
-            for step in 0..<6 { try database.execute(StoreSchema.migrations[step]) }
-            try database.execute("PRAGMA user_version = 6")
-            let extra = { (value: String, category: String) in "'\"category\":\"\(category)\",\"categoryValue\":\"HKCategoryValueSleepAnalysis\(value)\"'" }
-            try database.execute("""
-                INSERT INTO import_run(id, input, started_at, outcome) VALUES (1, 'old.zip', 1700000000, 'ok');
-                INSERT INTO metric_type(id, name) VALUES (1, 'HKCategoryTypeIdentifierSleepAnalysis');
-                INSERT INTO source(id, name) VALUES (1, 'Sleep App');
-                INSERT INTO unit(id, name) VALUES (1, 'minutes');
-                INSERT INTO device(id, name) VALUES (1, 'Unknown');
-                INSERT INTO identity(key, value) VALUES ('userId', 'U'), ('deviceId', 'D');
-                INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, extra, import_id, created_at, is_repeat)
-                    VALUES (1, 1493500200, 1493526420, 1, 437, 1, 1, \(extra("InBed", "inBed")), 1, 1493526471, 0),
-                           (1, 1493500200, 1493526420, 1, 437, 1, 1, \(extra("Asleep", "asleep")), 1, 1493526472, 1);
-                INSERT INTO metric_summary VALUES (1, 1, 1, 2, 1, 1493500200, 1493526420);
-                """)
-        }
-        let status = try CLI.run(["status", "--store", store, "--json"])
-        #expect(status.status == 0, "\(status.stderr)")
-        let upgraded = try #require(try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])
-        #expect(upgraded["metrics"] as? Int == 2 && upgraded["repeats"] as? Int == 0)   // both rows, neither a repeat now
-        let result = try CLI.run(["import", try writeFile(Self.sleepTwice, in: dir), "--store", store])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("1 new"), "\(result.stderr)")                    // the lost InBed
-        let after = try StatusQuery(StagingStore(path: store, access: .read)).status(countRepeats: true)
-        #expect(after.metrics == 3 && after.repeats == 1)
-        #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
-    }
+    // Library behaviour, checked through the library: IOS8DialectTests (CloudSyncExportTests),
+    // StagingStoreTests and RepeatedSampleTests (CloudSyncStoreTests).
 
     // MARK: 6. A full disk on standard output
 

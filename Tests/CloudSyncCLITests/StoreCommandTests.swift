@@ -73,6 +73,9 @@ struct ImportInProgress {
         #expect((json["imports"] as? [[String: Any]])?.count == 2)
         #expect((json["uploads"] as? [Any])?.isEmpty == true)
         #expect(UUID(uuidString: json["userId"] as? String ?? "") != nil)
+        // The export's own facts, as the store keeps them (the latest export's: StagingStoreTests).
+        let text = String(decoding: try CLI.run(["status", "--store", store]).stdout, as: UTF8.self)
+        #expect(text.contains("last export: 2024-11-03 09:15:00 -0500, version 14, locale en_US"), "\(text)")
     }
 
     @Test func theDefaultStoreComesFromTheEnvironment() throws {

@@ -171,18 +171,6 @@ import Testing
         #expect(!folder.stderr.contains("disk I/O"))
     }
 
-    @Test func aFileCutBetweenElementsSaysItWasCutShort() throws {
-        let xml = try Data(contentsOf: CLI.repository.appendingPathComponent("samples/export.xml"))
-        let text = String(decoding: xml, as: UTF8.self)
-        let cutAt = text.range(of: "/>\n", range: text.index(text.startIndex, offsetBy: 2500)..<text.endIndex)!.upperBound
-        let cut = try makeTemporaryDirectory().appendingPathComponent("cut.xml")
-        try Data(text[..<cutAt].utf8).write(to: cut)
-        let result = try CLI.run(["convert", cut.path])
-        #expect(result.status == 65)
-        #expect(result.stderr.contains("cut short"), "\(result.stderr)")
-        #expect(!result.stderr.contains("Extra content"))
-    }
-
     // MARK: 7. serve on a port in use
 
     @Test func serveOnAPortInUseSaysSoWithItsExitCode() throws {

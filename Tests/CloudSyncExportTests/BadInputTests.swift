@@ -33,6 +33,30 @@ import Testing
         #expect(sink.abandoned && !sink.finished)
     }
 
+    /// An export cut between two elements says it was cut short, not libxml2's "Extra content".
+    @Test func aFileCutBetweenElementsSaysItWasCutShort() throws {
+        let text = try String(contentsOfFile: Paths.sampleXML, encoding: .utf8)
+        let cutAt = try #require(text.range(of: "/>\n", range: text.index(text.startIndex, offsetBy: 2500)..<text.endIndex)).upperBound
+        let (error, sink) = try failure(try writeFile(String(text[..<cutAt]), named: "cut.xml"))
+        #expect(error.description.contains("cut short"), "\(error)")
+        #expect(!error.description.contains("Extra content"), "\(error)")
+        #expect(sink.abandoned && !sink.metrics.isEmpty)
+    }
+
+    /// export.xml stored uncompressed with a byte changed, under the CRC of the bytes before the
+    /// change: garbage to the parser, and said as what it is, a damaged zip whose CRC-32 does not match.
+    @Test func aDamagedZipEntryIsACRCMismatchNotAnXMLError() throws {
+        let original = try Data(contentsOf: URL(fileURLWithPath: Paths.sampleXML))
+        var xml = original
+        let index = try #require(xml.firstRange(of: Data("sourceName=".utf8))).lowerBound
+        xml.replaceSubrange(index..<index + 6, with: Data("value=".utf8))
+        let zip = try makeTemporaryDirectory().appendingPathComponent("damaged.zip")
+        try RawZip(entries: [.init(path: "apple_health_export/export.xml", data: xml, crc32: CloudSyncTesting.crc32(original))]).bytes.write(to: zip)
+        let (error, _) = try failure(zip.path)
+        #expect(error.description.contains("damaged zip") && error.description.contains("CRC-32 mismatch"), "\(error)")
+        #expect(!error.description.contains("NSCocoaErrorDomain") && !error.description.contains("The file"))
+    }
+
     @Test func emptyInput() throws {
         let (error, _) = try failure(try writeFile(""))
         #expect(error.description.contains("the input is empty"))

@@ -40,6 +40,21 @@ import Testing
         #expect(!report.hadDoctype)
     }
 
+    /// iOS 8's daily heart-rate summaries become metrics: the average as the value (count/s × 60, in
+    /// bpm), the minimum, maximum and record count as metadata; one without any value is counted.
+    @Test func dailyHeartRateSummariesBecomeMetrics() throws {
+        let (_, json, report) = try convert(try writeFile(ExportTexts.iOS8DailyHeartRateSummaries))
+        let metrics = try json.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let heart = metrics.filter { $0["type"] as? String == "HKQuantityTypeIdentifierHeartRate" }
+        #expect(heart.map { $0["value"] as? Double } == [75, 66])        // the averages, count/s × 60
+        #expect(heart.allSatisfy { $0["unit"] as? String == "bpm" })
+        let metadata = try #require(heart.first?["metadata"] as? [String: String])
+        #expect(metadata["min"] == "54" && metadata["max"] == "150" && metadata["recordCount"] == "12")
+        #expect(metadata["average"] == nil)
+        #expect(report.invalid["no value"] == 1)                          // the one without any value, counted
+        #expect(report.summary.contains("1 no value"), "\(report.summary)")
+    }
+
     /// The era's header had no DTD and no newline before the root; the XML declaration may also be
     /// missing. The records come out the same.
     @Test(arguments: [

@@ -3,18 +3,20 @@ import CloudSyncModel
 import CloudSyncKinds
 import CloudSyncSources
 @testable import CloudSyncStore
+import CloudSyncTesting
 import Foundation
 import Testing
 
 @Suite struct AggregationTests {
     /// Sums per UTC day computed here from convert's own output, against the store's aggregate.
     @Test func dailyTotalsMatchAnIndependentSum() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        let input = try StorePaths.write(stepsExport(firstDay: 1, days: 3))
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let input = try fixture.file(stepsExport(firstDay: 1, days: 3))
         try store.importExport(input)
-        try store.importExport(StorePaths.sampleZip)
+        try store.importExport(Paths.sampleZip)
         var expected: [String: (count: Int, sum: Double, min: Double, max: Double)] = [:]
-        for metric in try convertDirectly(input) + convertDirectly(StorePaths.sampleZip) where metric.type == "HKQuantityTypeIdentifierStepCount" {
+        for metric in try convertDirectly(input) + convertDirectly(Paths.sampleZip) where metric.type == "HKQuantityTypeIdentifierStepCount" {
             let day = String(UTCDateFormatter.string(metric.startDate).prefix(10))
             var entry = expected[day] ?? (0, 0, .infinity, -.infinity)
             entry.count += 1
@@ -33,8 +35,9 @@ import Testing
     }
 
     @Test func bucketsFollowTheTimeZone() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        try store.importExport(StorePaths.sampleZip)
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        try store.importExport(Paths.sampleZip)
         // The 2024-11-03 01:30 heart rates (-0400 then -0500, the fall-back hour) are 05:30Z and 06:30Z.
         let utc = try AggregateQuery(store).aggregate(AggregateOptions(bucket: .hour, filter: MetricFilter(types: ["heartRate"])))
         #expect(utc.map(\.bucket) == ["2024-11-02T12:00", "2024-11-03T05:00", "2024-11-03T06:00"])
@@ -56,6 +59,25 @@ import Testing
         #expect(months.map(\.bucket) == ["2023-06", "2024-11"])
     }
 
+    /// A window of whole local days (Paris midnights) gives those days' buckets exactly as they are
+    /// without a window: none cut short, none partial at either end, merged or not.
+    @Test(arguments: [false, true])
+    func aWindowOfLocalDaysGivesTheSameBucketsAsNoWindow(mergeSources: Bool) throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        try store.importExport(try fixture.file(ExportTexts.halfHourlySteps()))
+        let paris = TimeZone(identifier: "Europe/Paris")
+        let march2 = Int64(1_614_639_600), march4 = Int64(1_614_812_400)   // 2021-03-02 and 2021-03-04 at midnight in Paris
+        func days(_ filter: MetricFilter) throws -> [AggregateRow] {
+            try AggregateQuery(store).aggregate(AggregateOptions(bucket: .day, filter: filter, timeZone: paris, mergeSources: mergeSources))
+        }
+        let all = try days(MetricFilter(types: ["stepCount"]))
+        let window = try days(MetricFilter(types: ["stepCount"], since: march2, until: march4))
+        #expect(window.map(\.bucket) == ["2021-03-02", "2021-03-03"])                   // no partial 2021-03-04
+        #expect(window == all.filter { ["2021-03-02", "2021-03-03"].contains($0.bucket) })
+        #expect(window.first?.count == 48)                                               // 48 half hours, the first included
+    }
+
     @Test func mergeSourcesCountsASpanOnce() throws {
         // The Watch counts 100 steps from 08:00 to 08:10; the iPhone 100 from 08:05 to 08:15 (half covered)
         // and 50 from 09:00 to 09:10 (alone). Merged: 100 + 100 × 5/10 + 50 = 200. Plain: 250.
@@ -66,8 +88,9 @@ import Testing
             + step("Watch", "Apple Watch", "08:00", "08:10", 100) + step("Phone", "iPhone", "09:00", "09:10", 50)
             + " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Phone\" unit=\"count/min\" startDate=\"2024-05-01 08:06:00 +0000\" endDate=\"2024-05-01 08:06:00 +0000\" value=\"80\"/>\n"
             + "</HealthData>\n"
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        try store.importExport(try StorePaths.write(xml))
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        try store.importExport(try fixture.file(xml))
         let plain = try AggregateQuery(store).aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: ["stepCount"])))
         #expect(plain.first?.sum == 250)
         let merged = try AggregateQuery(store).aggregate(AggregateOptions(bucket: .day, mergeSources: true))
@@ -91,8 +114,9 @@ import Testing
         // covers the iPhone's second half: 50 + 100 = 150 (not 200: the overlap once).
         let xml = Self.export(Self.step("Phone", "iPhone", "2024-05-01 08:00:00 +0000", "2024-05-01 08:10:00 +0000", 100)
                               + Self.step("Watch", "Apple Watch", "2024-05-01 08:05:00 +0000", "2024-05-01 08:15:00 +0000", 100))
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        try store.importExport(try StorePaths.write(xml))
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        try store.importExport(try fixture.file(xml))
         let merged = try AggregateQuery(store).aggregate(AggregateOptions(bucket: .day, mergeSources: true))
         #expect(merged.map(\.sum) == [150])
         #expect(merged.map(\.count) == [2])
@@ -155,16 +179,17 @@ import Testing
         var configuration = StagingStore.Configuration.standard
         configuration.hourSummaryDenseCount = 100
         configuration.importCommitEvery = 300   // hours written at several commits
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write, configuration: configuration)
+        let fixture = try StoreFixture()
+        let store = try fixture.open(configuration: configuration)
         // An iPhone sample from 09:50, and (next import) a Watch sample inside it from 10:05: the
         // rebuild must reach back to 09:00, the hour of the sample that the new one covers.
         // And a heart rate sample written twice with two creation dates: a repeat, counted once.
         let repeated = (1...2).map { " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" unit=\"count/min\" creationDate=\"2024-03-05 11:0\($0):00 +0000\" startDate=\"2024-03-05 11:00:00 +0000\" endDate=\"2024-03-05 11:00:00 +0000\" value=\"250\"/>\n" }.joined()
         let early = Self.step("Phone", "iPhone", "2024-03-05 09:50:00 +0000", "2024-03-05 10:20:00 +0000", 300) + repeated
         let late = Self.step("Watch", "Apple Watch", "2024-03-05 10:05:00 +0000", "2024-03-05 10:08:00 +0000", 30)
-        try store.importExport(try StorePaths.write(Self.overlappingExport(days: 0..<12, seed: 1, extra: early, grouped: true)))
+        try store.importExport(try fixture.file(Self.overlappingExport(days: 0..<12, seed: 1, extra: early, grouped: true)))
         // The second import adds days after, and samples among the first ones: a partial rebuild.
-        try store.importExport(try StorePaths.write(Self.overlappingExport(days: 9..<21, seed: 2, extra: late)))
+        try store.importExport(try fixture.file(Self.overlappingExport(days: 9..<21, seed: 2, extra: late)))
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric_hour") ?? 0 > 0)
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric_hour_state WHERE summarised = 1") == 2)   // steps, heart rate
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric_hour_state WHERE dirty_from IS NOT NULL") == 0)
@@ -193,7 +218,7 @@ import Testing
     /// first, going back in time. A store of version 9, whose sparse types had none, gets theirs at its
     /// next import; until then their rows answer.
     @Test func everyTypeHasASummaryAndAnUpgradedStoreGetsTheMissingOnes() throws {
-        let path = try StorePaths.newStore()
+        let fixture = try StoreFixture()
         var phoneHeartRates = ""
         for day in 0..<4 {
             for hour in stride(from: 0, to: 24, by: 3) {
@@ -205,10 +230,10 @@ import Testing
             Self.step("Scale", "Withings", "2024-03-0\($0) 07:00:00 +0000", "2024-03-0\($0) 07:00:00 +0000", Double(70 + $0),
                       type: "HKQuantityTypeIdentifierBodyMass", unit: "kg")
         }.joined()
-        let input = try StorePaths.write(Self.overlappingExport(days: 0..<4, seed: 5, extra: phoneHeartRates + bodyMass))
+        let input = try fixture.file(Self.overlappingExport(days: 0..<4, seed: 5, extra: phoneHeartRates + bodyMass))
         let current = "SELECT count(*) FROM metric_hour_state WHERE summarised = 1 AND dirty_from IS NULL"
         do {
-            let store = try StagingStore(path: path, access: .write)
+            let store = try fixture.open()
             try store.importExport(input)
             #expect(try store.database.scalarInt(current) == 3)   // steps, heart rate, body mass
             try Self.expectSameEveryWay(store, "new store")
@@ -220,7 +245,7 @@ import Testing
                 """)
             try downgradeBeforeCountedRows(store.database, to: 9)
         }
-        let upgraded = try StagingStore(path: path, access: .write)
+        let upgraded = try fixture.open()
         #expect(try upgraded.database.scalarInt("SELECT count(*) FROM metric_hour_state WHERE summarised = 0 AND dirty_from IS NOT NULL") == 1)
         try Self.expectSameEveryWay(upgraded, "upgraded, before its import")
         let again = try upgraded.importExport(input)
@@ -245,8 +270,9 @@ import Testing
     @Test func aZoneOfHalfHoursAndADirtyTypeReadTheRows() throws {
         var configuration = StagingStore.Configuration.standard
         configuration.hourSummaryDenseCount = 100
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write, configuration: configuration)
-        try store.importExport(try StorePaths.write(Self.overlappingExport(days: 0..<5, seed: 3)))
+        let fixture = try StoreFixture()
+        let store = try fixture.open(configuration: configuration)
+        try store.importExport(try fixture.file(Self.overlappingExport(days: 0..<5, seed: 3)))
         let kolkata = AggregateOptions(bucket: .day, filter: MetricFilter(types: ["stepCount"]), timeZone: TimeZone(identifier: "Asia/Kolkata"),
                                        mergeSources: true)
         let (summary, rows) = try Self.bothWays(store, kolkata)

@@ -4,6 +4,7 @@ import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncSources
 @testable import CloudSyncStore
+import CloudSyncTesting
 import Foundation
 import Testing
 
@@ -33,7 +34,8 @@ import Testing
     }
 
     @Test func theSamePushAgainAddsNothing() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
         let json = Self.steps(samples: [("2024-04-02 08:00:00 +0000", 10), ("2024-04-02 09:00:00 +0000", 20)], days: [("2024-04-03", 500)])
         let first = try Self.push(json, into: store)
         #expect(first.new == 3 && first.already == 0)
@@ -45,9 +47,10 @@ import Testing
     /// The rule: before the ExportDate the export counts; after it the pushed individual samples; a
     /// day summary only where no individual sample falls in it.
     @Test func eachMomentCountsOnce() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
         // Mar 30 and 31, 24 records a day (100…123 steps); ExportDate 2024-04-01 10:00 UTC.
-        try store.importExport(try StorePaths.write(stepsExport(firstDay: 30, days: 2)))
+        try store.importExport(try fixture.file(stepsExport(firstDay: 30, days: 2)))
         let exportDay = Double((100...123).reduce(0, +))
         let result = try Self.push(Self.steps(
             samples: [("2024-03-31 05:30:00 +0000", 7), ("2024-04-01 09:00:00 +0000", 5), ("2024-04-01 12:00:00 +0000", 40),
@@ -61,7 +64,8 @@ import Testing
     }
 
     @Test func aLaterPushOfTheSameBucketReplacesIt() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
         try Self.push(Self.steps(days: [("2024-05-01", 3000)]), into: store)
         try Self.push(Self.steps(days: [("2024-05-01", 9000)]), into: store)   // the same day, later in it
         #expect(try Self.daily(store) == ["2024-05-01": 9000])
@@ -71,17 +75,19 @@ import Testing
     }
 
     @Test func aLaterExportSupersedesWhatWasPushed() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
         try Self.push(Self.steps(samples: [("2024-03-05 08:00:00 +0000", 33)], days: [("2024-03-06", 444)]), into: store)
         #expect(try Self.daily(store) == ["2024-03-05": 33, "2024-03-06": 444])
-        try store.importExport(try StorePaths.write(stepsExport(firstDay: 5, days: 1)))   // ExportDate Apr 1
+        try store.importExport(try fixture.file(stepsExport(firstDay: 5, days: 1)))   // ExportDate Apr 1
         #expect(try Self.daily(store) == ["2024-03-05": Double((100...123).reduce(0, +))])
         let superseded = try store.database.scalarInt("SELECT count(*) FROM metric WHERE superseded = 1")
         #expect(superseded == 2)
     }
 
     @Test func aRefusedDocumentLeavesNothing() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
         let bad = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2024-04-02 08:00:00 +0000","qty":1},{"date":"later","qty":2}]}]}}"#
         #expect(throws: HealthAutoExportError.self) { try Self.push(bad, into: store) }
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric") == 0)
@@ -90,7 +96,8 @@ import Testing
     }
 
     @Test func thePushIsRecorded() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
         let result = try Self.push(Self.steps(samples: [("2024-04-02 08:00:00 +0000", 10)]), into: store)
         #expect(try store.database.scalarText("SELECT automation_name FROM hae_push WHERE run_id = ?", [.int(result.runID)]) == "test")
         #expect(try store.database.scalarText("SELECT source_kind FROM import_run WHERE id = ?", [.int(result.runID)]) == "health-auto-export")
@@ -101,7 +108,8 @@ import Testing
     @Test func theHourSummaryAgreesWithTheRule() throws {
         var configuration = StagingStore.Configuration.standard
         configuration.hourSummaryDenseCount = 100
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write, configuration: configuration)
+        let fixture = try StoreFixture()
+        let store = try fixture.open(configuration: configuration)
         var samples: [(String, Double)] = []
         for day in 2...11 {
             for hour in 0..<24 {
@@ -123,7 +131,7 @@ import Testing
              <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Watch" unit="count" startDate="2024-04-03 12:00:00 +0000" endDate="2024-04-03 12:10:00 +0000" value="1234"/>
             </HealthData>
             """
-        try store.importExport(try StorePaths.write(export))
+        try store.importExport(try fixture.file(export))
         expected["2024-04-02"] = nil
         expected["2024-04-03"] = 1234
         expected["2024-04-04"] = nil
@@ -137,7 +145,7 @@ import Testing
     /// gives the same numbers once schema 11 took it over: the counts, the phone's line of `status`,
     /// the days and what an upload would send.
     @Test func aStoreFromBeforeOneDefinitionOfWhatCountsGivesTheSameNumbers() throws {
-        let path = try StorePaths.newStore()
+        let fixture = try StoreFixture()
         struct Numbers: Equatable {
             var metrics = 0, repeats = 0, superseded = 0, pending = 0
             var byType: [String: Int] = [:]
@@ -148,7 +156,7 @@ import Testing
         }
         func numbers(_ store: StagingStore) throws -> Numbers {
             let status = try StatusQuery(store).status()
-            let collector = Collector()
+            let collector = CollectingSink()
             try ExportQuery(store).metrics(to: collector)
             return Numbers(metrics: status.metrics, repeats: status.repeats, superseded: status.superseded,
                            pending: status.pending, byType: status.byType, range: [status.firstStart, status.lastEnd],
@@ -157,8 +165,8 @@ import Testing
         }
         let before: Numbers
         do {
-            let store = try StagingStore(path: path, access: .write)
-            try store.importExport(try StorePaths.write(stepsExport(firstDay: 30, days: 2)))   // ExportDate Apr 1 10:00
+            let store = try fixture.open()
+            try store.importExport(try fixture.file(stepsExport(firstDay: 30, days: 2)))   // ExportDate Apr 1 10:00
             try Self.push(Self.steps(samples: [("2024-03-31 05:30:00 +0000", 7), ("2024-04-02 08:00:00 +0000", 60)],
                                      days: [("2024-03-31", 9999), ("2024-04-02", 8888), ("2024-04-03", 700)]), into: store)
             try Self.push(Self.steps(days: [("2024-04-03", 777)]), into: store)   // the same day again, later
@@ -170,7 +178,7 @@ import Testing
             #expect(before.exported == before.metrics)
             try downgradeBeforeCountedRows(store.database, to: 10)
         }
-        let upgraded = try StagingStore(path: path, access: .write)
+        let upgraded = try fixture.open()
         #expect(try upgraded.database.scalarInt("PRAGMA user_version") == Int64(StoreSchema.currentVersion))
         #expect(try numbers(upgraded) == before)
     }

@@ -36,9 +36,9 @@ import Testing
     }
 
     @Test func theStoreHoldsWhatHealthKitHeldAndCountsEachSampleOnce() throws {
-        let path = try StorePaths.newStore()
-        let input = try StorePaths.write(Self.export())
-        let store = try StagingStore(path: path, access: .write)
+        let fixture = try StoreFixture()
+        let input = try fixture.file(Self.export())
+        let store = try fixture.open()
         let first = try store.importExport(input)
         #expect(first.stored.new == 6)            // 2 + 1 distances, 3 runs
         #expect(first.stored.repeats == 3)         // the second distance, the second and third run
@@ -57,14 +57,14 @@ import Testing
         // Uploads send each sample once, and export writes what counts; with --count-repeats, every
         // stored sample, as status --count-repeats counts them.
         #expect(try store.ledger.pendingSummary(targetID: nil).count == 3)
-        #expect(try ExportQuery(store).metrics(to: Collector()) == 3)
-        let exported = Collector()
+        #expect(try ExportQuery(store).metrics(to: CollectingSink()) == 3)
+        let exported = CollectingSink()
         #expect(try ExportQuery(store).metrics(countRepeats: true, to: exported) == 6)
 
         let again = try store.importExport(input)
         #expect(again.stored.new == 0 && again.stored.already == 7 && again.stored.writtenTwice == 0)
         // The same export without creation dates (as iOS 8 wrote it) holds nothing new either.
-        let undated = try store.importExport(try StorePaths.write(Self.export(withCreationDates: false)))
+        let undated = try store.importExport(try fixture.file(Self.export(withCreationDates: false)))
         #expect(undated.stored.new == 0 && undated.stored.already == 7)
         #expect(try StatusQuery(store).status(countRepeats: true).metrics == 6)
         #expect(try store.integrityCheck() == "ok")
@@ -75,9 +75,9 @@ import Testing
     /// creation dates of those rows instead of copying them, adds the samples the old identity lost,
     /// and keeps the acknowledgement.
     @Test func aStoreOfThePreviousSchemaUpgradesWithoutDuplicatingARow() throws {
-        let path = try StorePaths.newStore()
+        let fixture = try StoreFixture()
         do {
-            let database = try SQLiteDatabase(path: path, mode: .readWrite)
+            let database = try SQLiteDatabase(path: fixture.path, mode: .readWrite)
             for step in 0..<4 { try database.execute(StoreSchema.migrations[step]) }
             try database.execute("PRAGMA user_version = 4")
             // What schema 4's import stored for this export: the distance and the run once each.
@@ -95,8 +95,8 @@ import Testing
                 INSERT INTO upload_ack(target_id, metric_id) VALUES (1, 1);
                 """)
         }
-        let store = try StagingStore(path: path, access: .write)
-        let result = try store.importExport(try StorePaths.write(Self.export()))
+        let store = try fixture.open()
+        let result = try store.importExport(try fixture.file(Self.export()))
         #expect(result.stored.new == 3 && result.stored.repeats == 3)   // the lost second distance and two runs
         #expect(result.stored.already == 3 && result.stored.writtenTwice == 1)
         let status = try StatusQuery(store).status()
@@ -108,7 +108,7 @@ import Testing
         let once = try #require(try dailyDistance(store))
         #expect(once.count == 2 && abs(once.sum - 1.2) < 1e-9)
 
-        let again = try store.importExport(try StorePaths.write(Self.export()))
+        let again = try store.importExport(try fixture.file(Self.export()))
         #expect(again.stored.new == 0 && again.stored.already == 7)
         #expect(try store.integrityCheck() == "ok")
     }
@@ -134,13 +134,82 @@ import Testing
         #expect(negativeZero)
     }
 
+    /// One app's sleep of one night written three times, as a real 2017 export holds it: InBed
+    /// created a second before an Asleep and another InBed over the same span.
+    static let sleepTwice = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <HealthData locale="en_US">
+         <ExportDate value="2017-05-01 10:00:00 +0200"/>
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:51 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisInBed"/>
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:52 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisAsleep"/>
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Sleep App" creationDate="2017-04-30 06:27:52 +0200" startDate="2017-04-29 23:10:00 +0200" endDate="2017-04-30 06:27:00 +0200" value="HKCategoryValueSleepAnalysisInBed"/>
+        </HealthData>
+
+        """
+
+    /// A category sample's category is part of its identity: the Asleep is kept apart from the InBed
+    /// of the same span, and the second InBed repeats the first.
+    @Test func aCategorySampleIsKeptApartFromAnotherCategoryOfTheSameSpan() throws {
+        let fixture = try StoreFixture()
+        let input = try fixture.file(Self.sleepTwice)
+        let store = try fixture.open()
+        try store.importExport(input)
+        // Every stored sample, repeats included, as `export --count-repeats` writes them.
+        let exported = CollectingSink()
+        try ExportQuery(store).metrics(countRepeats: true, to: exported)
+        #expect(exported.metrics.compactMap { $0.metadata["categoryValue"] }.sorted()
+                == ["HKCategoryValueSleepAnalysisAsleep", "HKCategoryValueSleepAnalysisInBed", "HKCategoryValueSleepAnalysisInBed"])
+        // Counted once each: the second InBed repeats the first; the Asleep repeats nothing.
+        let status = try StatusQuery(store).status()
+        #expect(status.metrics == 2 && status.repeats == 1)
+        try store.importExport(input)
+        #expect(try StatusQuery(store).status().metrics == 2)
+    }
+
+    /// A store of schema 6 holding what the old identity kept of that night (the Asleep marked as a
+    /// repeat of the InBed, the second InBed lost) is upgraded without losing a row, and the next
+    /// import adds the lost sample.
+    @Test func theUpgradeKeepsEveryRowAndTheNextImportAddsWhatWasLost() throws {
+        let fixture = try StoreFixture()
+        do {
+            let database = try SQLiteDatabase(path: fixture.path, mode: .readWrite)
+            for step in 0..<6 { try database.execute(StoreSchema.migrations[step]) }
+            try database.execute("PRAGMA user_version = 6")
+            let extra = { (value: String, category: String) in "'\"category\":\"\(category)\",\"categoryValue\":\"HKCategoryValueSleepAnalysis\(value)\"'" }
+            try database.execute("""
+                INSERT INTO import_run(id, input, started_at, outcome) VALUES (1, 'old.zip', 1700000000, 'ok');
+                INSERT INTO metric_type(id, name) VALUES (1, 'HKCategoryTypeIdentifierSleepAnalysis');
+                INSERT INTO source(id, name) VALUES (1, 'Sleep App');
+                INSERT INTO unit(id, name) VALUES (1, 'minutes');
+                INSERT INTO device(id, name) VALUES (1, 'Unknown');
+                INSERT INTO identity(key, value) VALUES ('userId', 'U'), ('deviceId', 'D');
+                INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, extra, import_id, created_at, is_repeat)
+                    VALUES (1, 1493500200, 1493526420, 1, 437, 1, 1, \(extra("InBed", "inBed")), 1, 1493526471, 0),
+                           (1, 1493500200, 1493526420, 1, 437, 1, 1, \(extra("Asleep", "asleep")), 1, 1493526472, 1);
+                INSERT INTO metric_summary VALUES (1, 1, 1, 2, 1, 1493500200, 1493526420);
+                """)
+        }
+        // Opened to read, as `status` opens it: upgraded, both rows, neither a repeat now.
+        do {
+            let upgraded = try StatusQuery(fixture.openForReading()).status()
+            #expect(upgraded.metrics == 2 && upgraded.repeats == 0)
+        }
+        let store = try fixture.open()
+        let result = try store.importExport(try fixture.file(Self.sleepTwice))
+        #expect(result.stored.new == 1)                    // the lost InBed
+        let after = try StatusQuery(store).status(countRepeats: true)
+        #expect(after.metrics == 3 && after.repeats == 1)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
     /// The same sample written first without a creation date, then with one, in one export: one row,
     /// dated, whichever the order (a review found the second became a repeat).
     @Test func anUndatedThenDatedSampleInOneExportIsOneRow() throws {
         let body = Self.distance(nil) + Self.distance("2017-05-01 10:00:00 +0200")
         let xml = "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n\(body)</HealthData>\n"
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        let result = try store.importExport(try StorePaths.write(xml))
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let result = try store.importExport(try fixture.file(xml))
         #expect(result.stored.new == 1 && result.stored.repeats == 0 && result.stored.writtenTwice == 1)
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE created_at <> \(StoreSchema.undated)") == 1)
     }

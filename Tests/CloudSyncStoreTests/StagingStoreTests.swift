@@ -4,6 +4,7 @@ import CloudSyncKinds
 import CloudSyncSources
 @testable import CloudSyncStore
 import CSQLite3
+import CloudSyncTesting
 import Foundation
 import Testing
 
@@ -11,8 +12,9 @@ import Testing
     /// A store keeps only the kinds it is configured with: one handed another kind's record says so
     /// (loudly), and an import of a store without a kind simply does not read that kind.
     @Test func aKindTheStoreIsNotConfiguredForIsAnErrorNotALoss() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write, configuration: .init(kinds: [RouteKind.self]))
-        let result = try store.importExport(StorePaths.sampleZip)
+        let fixture = try StoreFixture()
+        let store = try fixture.open(configuration: .init(kinds: [RouteKind.self]))
+        let result = try store.importExport(Paths.sampleZip)
         #expect(result.stored.records["routes"]?.new == 2 && result.stored.records["audiograms"] == nil)
         let session = try store.beginImport(ImportOrigin(input: "a test", size: nil, source: .export))
         #expect(throws: StoreError.self) {
@@ -23,12 +25,12 @@ import Testing
     }
 
     @Test func reimportAddsNothing() throws {
-        let path = try StorePaths.newStore()
-        let store = try StagingStore(path: path, access: .write)
-        let first = try store.importExport(StorePaths.sampleZip)
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let first = try store.importExport(Paths.sampleZip)
         #expect(first.stored.new == 24)
         #expect(first.stored.already == 0)
-        let second = try store.importExport(StorePaths.sampleZip)
+        let second = try store.importExport(Paths.sampleZip)
         #expect(second.stored.new == 0)
         #expect(second.stored.already == 24)
         let status = try StatusQuery(store).status()
@@ -41,9 +43,10 @@ import Testing
     }
 
     @Test func aLaterOverlappingExportAddsOnlyTheNewRecords() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        let march1to10 = try StorePaths.write(stepsExport(firstDay: 1, days: 10))
-        let march1to20 = try StorePaths.write(stepsExport(firstDay: 1, days: 20))
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let march1to10 = try fixture.file(stepsExport(firstDay: 1, days: 10))
+        let march1to20 = try fixture.file(stepsExport(firstDay: 1, days: 20))
         #expect(try store.importExport(march1to10).stored.new == 240)
         let later = try store.importExport(march1to20)
         #expect(later.stored.new == 240)
@@ -52,11 +55,12 @@ import Testing
     }
 
     @Test func exportGivesBackWhatConvertProduced() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        try store.importExport(StorePaths.sampleZip)
-        let collector = Collector()
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        try store.importExport(Paths.sampleZip)
+        let collector = CollectingSink()
         try ExportQuery(store).metrics(to: collector)
-        let direct = try convertDirectly(StorePaths.sampleZip)
+        let direct = try convertDirectly(Paths.sampleZip)
         func key(_ m: HealthMetric) -> String { "\(m.type)|\(m.startDate)|\(m.endDate)|\(m.sourceApp)|\(m.value)|\(m.unit)" }
         #expect(collector.metrics.map(key).sorted() == direct.map(key).sorted())
         // Same metadata, key for key.
@@ -66,9 +70,10 @@ import Testing
     }
 
     @Test func exportFiltersAndPending() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
-        try store.importExport(StorePaths.sampleZip)
-        let collector = Collector()
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        try store.importExport(Paths.sampleZip)
+        let collector = CollectingSink()
         try ExportQuery(store).metrics(filter: MetricFilter(types: ["heartRate"]), pendingOnly: true, to: collector)
         #expect(collector.metrics.count == 3)
         // Acknowledge two of them for a CloudCare server: pending drops to the rest.
@@ -78,7 +83,7 @@ import Testing
             """)
         // Pending is what an upload to that CloudCare server would send: of its types, the 20 the
         // sample has, less the two it acknowledged.
-        let pending = Collector()
+        let pending = CollectingSink()
         try ExportQuery(store).metrics(pendingOnly: true, to: pending)
         #expect(pending.metrics.count == 18)
         #expect(try StatusQuery(store).status().pending == 18)
@@ -86,9 +91,10 @@ import Testing
     }
 
     @Test func damagedInputKeepsWhatCameBeforeAndRecordsTheFailure() throws {
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
         let full = stepsExport(firstDay: 1, days: 5)
-        let cut = try StorePaths.write(String(full.prefix(full.count * 3 / 4)))
+        let cut = try fixture.file(String(full.prefix(full.count * 3 / 4)))
         #expect(throws: ConversionError.self) { try store.importExport(cut) }
         let status = try StatusQuery(store).status()
         #expect(status.metrics > 60)
@@ -97,15 +103,15 @@ import Testing
         #expect(status.imports.first?.reason?.contains("damaged XML") == true)
         #expect(try store.integrityCheck() == "ok")
         // The complete export then fills in the rest, without doubles.
-        let result = try store.importExport(try StorePaths.write(full))
+        let result = try store.importExport(try fixture.file(full))
         #expect(result.stored.new + status.metrics == 120)
         #expect(try StatusQuery(store).status().metrics == 120)
     }
 
     @Test func identityIsMadeOnceAndKept() throws {
-        let path = try StorePaths.newStore()
-        let first = try StagingStore(path: path, access: .write).identity()
-        let again = try StagingStore(path: path, access: .write).identity()
+        let fixture = try StoreFixture()
+        let first = try fixture.open().identity()
+        let again = try fixture.open().identity()
         #expect(first == again)
         #expect(UUID(uuidString: first.userId) != nil)
         #expect(UUID(uuidString: first.deviceId) != nil)
@@ -115,12 +121,12 @@ import Testing
     /// Many processes share a store (docs/store.md, "Many processes, one store"): writers take
     /// turns for SQLite's write lock, readers read beside them, and one upload per target runs.
     @Test func writersShareTheStoreAndOneUploadPerTargetRuns() throws {
-        let path = try StorePaths.newStore()
-        let first = try StagingStore(path: path, access: .write)
-        let second = try StagingStore(path: path, access: .write)
-        try first.importExport(try StorePaths.write(stepsExport(firstDay: 1, days: 1), "a.xml"))
-        try second.importExport(try StorePaths.write(stepsExport(firstDay: 2, days: 1), "b.xml"))
-        #expect(try StatusQuery(StagingStore(path: path, access: .read)).status().metrics == 48)
+        let fixture = try StoreFixture()
+        let first = try fixture.open()
+        let second = try fixture.open()
+        try first.importExport(try fixture.file(stepsExport(firstDay: 1, days: 1), named: "a.xml"))
+        try second.importExport(try fixture.file(stepsExport(firstDay: 2, days: 1), named: "b.xml"))
+        #expect(try StatusQuery(fixture.open(.read)).status().metrics == 48)
         // The second writer's open did not mark the first one's runs as interrupted.
         #expect(try first.database.scalarInt("SELECT count(*) FROM import_run WHERE outcome = 'ok'") == 2)
 
@@ -138,25 +144,25 @@ import Testing
 
     /// A run marked running when no writer is alive was stopped by a kill: the next writer says so.
     @Test func aRunLeftRunningIsInterruptedOnlyWhenNoWriterIsAlive() throws {
-        let path = try StorePaths.newStore()
+        let fixture = try StoreFixture()
         do {
-            let store = try StagingStore(path: path, access: .write)
+            let store = try fixture.open()
             try store.database.execute("INSERT INTO import_run(input, started_at, outcome, source_kind) VALUES ('x', 0, 'running', 'export')")
-            let beside = try StagingStore(path: path, access: .write)   // the first is alive: left running
+            let beside = try fixture.open()   // the first is alive: left running
             #expect(try beside.database.scalarText("SELECT outcome FROM import_run") == "running")
         }
-        let next = try StagingStore(path: path, access: .write)
+        let next = try fixture.open()
         #expect(try next.database.scalarText("SELECT outcome FROM import_run") == "interrupted")
     }
 
     @Test func aNewerSchemaIsRefused() throws {
-        let path = try StorePaths.newStore()
+        let fixture = try StoreFixture()
         do {
-            let store = try StagingStore(path: path, access: .write)
+            let store = try fixture.open()
             try store.database.execute("PRAGMA user_version = 99")
         }
-        #expect { try StagingStore(path: path, access: .read) } throws: { "\($0)".contains("newer cloudsync (schema 99") }
-        #expect { try StagingStore(path: path, access: .write) } throws: { "\($0)".contains("newer cloudsync") }
+        #expect { try fixture.open(.read) } throws: { "\($0)".contains("newer cloudsync (schema 99") }
+        #expect { try fixture.open() } throws: { "\($0)".contains("newer cloudsync") }
     }
 
     @Test func aReadOnlyPlaceIsRefusedClearly() throws {
@@ -169,8 +175,53 @@ import Testing
     }
 
     @Test func aFileThatIsNotAStore() throws {
-        let path = try StorePaths.write(String(repeating: "not sqlite ", count: 1000), "fake.sqlite")
-        #expect { try StagingStore(path: path, access: .write) } throws: { "\($0)".contains("not a cloudsync store") }
+        let fixture = try StoreFixture()
+        try fixture.file(String(repeating: "not sqlite ", count: 1000), named: "staging.sqlite")
+        #expect { try fixture.open() } throws: { "\($0)".contains("not a cloudsync store") }
+    }
+
+    /// iOS 8's daily heart-rate summaries are stored as the metrics they convert to; the one with no
+    /// value is not.
+    @Test func iOS8DailyHeartRateSummariesAreStoredAsMetrics() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let result = try store.importExport(try fixture.file(ExportTexts.iOS8DailyHeartRateSummaries))
+        #expect(result.stored.new == 3)
+        #expect(result.conversion.invalid["no value"] == 1)
+        #expect(try StatusQuery(store).status().byType["HKQuantityTypeIdentifierHeartRate"] == 2)
+    }
+
+    /// Samples dated after the export are kept, and the import says so.
+    @Test func samplesDatedAfterTheExportAreKept() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let result = try store.importExport(try fixture.file(ExportTexts.samplesAfterTheExport))
+        #expect(result.conversion.samplesAfterExport.count == 2)
+        #expect(result.conversion.samplesAfterExport.note?.hasPrefix("2 samples dated after the export") == true)
+        #expect(result.stored.new == 3)
+        #expect(try StatusQuery(store).status().metrics == 3)
+    }
+
+    /// The facts of the export kept are those of the latest export (by its ExportDate), not of the
+    /// export imported last.
+    @Test func statusNamesTheLatestExportNotTheLastImported() throws {
+        let fixture = try StoreFixture()
+        func export(_ date: String, value: Int) throws -> String {
+            try fixture.file("""
+                <?xml version="1.0" encoding="UTF-8"?>
+                <HealthData locale="en_US">
+                 <ExportDate value="\(date)"/>
+                 <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2024-01-01 08:00:00 +0000" endDate="2024-01-01 08:10:00 +0000" value="\(value)"/>
+                </HealthData>
+
+                """)
+        }
+        let store = try fixture.open()
+        try store.importExport(try export("2024-06-01 10:00:00 +0200", value: 1))
+        try store.importExport(try export("2024-03-01 10:00:00 +0100", value: 2))
+        let status = try StatusQuery(store).status()
+        #expect(status.exportFacts["exportDate"] == "2024-06-01 10:00:00 +0200", "\(status.exportFacts)")
+        #expect(status.imports.map(\.exportDate) == ["2024-03-01 10:00:00 +0100", "2024-06-01 10:00:00 +0200"])   // newest run first
     }
 
     @Test func defaultLocationFollowsTheEnvironment() {
@@ -180,14 +231,15 @@ import Testing
     }
 }
 
-@Suite(.enabled(if: StorePaths.corpusExists, "../shared/corpus is not present: corpus import tests skipped"))
+@Suite(.enabled(if: Paths.corpusExists, "../shared/corpus is not present: corpus import tests skipped"))
 struct StoreCorpusTests {
     /// Per type, the store holds what convert produced, one row per identity
     /// (type, startDate, endDate, sourceApp, value, unit).
     @Test(arguments: ["v11-en_FR-garmin-workouts.zip", "v13-en_FR-hrv-routes.zip", "v13-broken-dtd-stray-gt.zip", "v-old-inline-locations.xml"])
     func importsWithConvertsCountsPerType(_ name: String) throws {
-        let input = StorePaths.corpus.appendingPathComponent("exports/\(name)").path
-        let store = try StagingStore(path: try StorePaths.newStore(), access: .write)
+        let input = Paths.corpus.appendingPathComponent("exports/\(name)").path
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
         let result = try store.importExport(input)
         let converted = try convertDirectly(input)
         var identities: [String: Set<String>] = [:]

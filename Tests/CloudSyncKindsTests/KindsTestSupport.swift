@@ -1,0 +1,51 @@
+import CloudSyncExport
+import CloudSyncKinds
+import CloudSyncModel
+import CloudSyncStore
+import CloudSyncTesting
+import Foundation
+import Testing
+
+/// The bytes a record sink wrote into a file of `directory`: `write` hands the sink over, and the
+/// sink is finished by what it is given to (the source runner, the store's export).
+func written(in directory: URL, _ name: String = UUID().uuidString, _ write: (OutputFile) throws -> Void) throws -> Data {
+    let path = directory.appendingPathComponent(name).path
+    try write(try OutputFile.create(path, durable: false))
+    return try Data(contentsOf: URL(fileURLWithPath: path))
+}
+
+/// What `convert --kind` does, through the library: the records of `kind` in `input`, read by the
+/// archive converter into `sink`; the converter's report.
+@discardableResult
+func convert<Kind: ArchiveRecordKind>(_ kind: Kind.Type, _ input: String, into sink: any RecordSink,
+                                      filter: MetricFilter = .all) throws -> ArchiveConverter.Report {
+    try SourceRunner.run(ArchiveConverter(input: input, filter: filter, kinds: [kind]), into: SourceSinks(metrics: DiscardingSink(), records: sink))
+}
+
+/// The JSON Lines `convert --kind` writes for `kind` from `input`.
+func convertedLines<Kind: ArchiveRecordKind>(_ kind: Kind.Type, _ input: String, in directory: URL) throws -> Data {
+    try written(in: directory) { try convert(kind, input, into: RecordLinesSink(output: $0)) }
+}
+
+/// The JSON Lines `export --kind` writes for `kind` from `store`.
+func exportedLines<Kind: ArchiveRecordKind>(_ kind: Kind.Type, from store: StagingStore, filter: MetricFilter = .all,
+                                            in directory: URL) throws -> Data {
+    try written(in: directory) { try ExportQuery(store).records(kind, filter: filter, to: RecordLinesSink(output: $0)) }
+}
+
+/// Records written again as the kind writes them: the JSON Lines of `records`.
+func jsonLines<Kind: RecordKind>(_ records: [Kind.Record], as kind: Kind.Type) -> Data {
+    var out = ByteBuffer(capacity: 4096)
+    for record in records { Kind.appendJSONLines(record, to: &out) }
+    return out.withBytes { Data($0) }
+}
+
+/// The lines of JSON Lines bytes, without their newlines.
+func lines(_ data: Data) -> [String] {
+    String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+}
+
+/// Parses a JSON line with Foundation's parser (independent of the writers under test).
+func object(_ line: String) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+}
