@@ -33,12 +33,12 @@ enum ExitStatus {
     static let damagedInputOrNotAStore = Meaning(code: 65, text: "damaged input, not an export, or --store is not a store")
     static let serverFailing = Meaning(code: 69, text: "the server kept failing after every retry")
     static let cannotListenOrReach = Meaning(code: 69, text: "cannot listen (port in use, not a local address) or reach PostgreSQL")
-    static let damagedStore = Meaning(code: 70, text: "the store is damaged, or from a newer cloudsync")
+    static let damagedStore = Meaning(code: 70, text: "the store is damaged, or of another schema (older: --upgrade)")
     static let unwritableStore = Meaning(code: 73, text: "the store cannot be created or written")
     static let unwritableDatabase = Meaning(code: 73, text: "the database cannot be created or written, does not exist, or is newer")
     static let cannotCreateFolder = Meaning(code: 73, text: "the --output folder cannot be made, or is not empty (see --force)")
     static let unwritableOutput = Meaning(code: 74, text: "the output cannot be written, or the disk is full")
-    static let busyStore = Meaning(code: 75, text: "another cloudsync process uploads to the same target, or held the store's write lock past the wait: try again later")
+    static let busyStore = Meaning(code: 75, text: "the store or the upload target is busy with another cloudsync: try again")
     static let refusedToken = Meaning(code: 77, text: "the server refused the token or the device (401/403; pair first)")
     static let refusedRole = Meaning(code: 77, text: "PostgreSQL refused the role: it does not exist, or its password")
     static let interruptedRun = Meaning(code: 130, text: "interrupted (Ctrl-C, SIGINT or SIGTERM)")
@@ -65,7 +65,7 @@ enum ExitStatus {
         case .notAStore: return dataError
         case .readOnly, .cannotOpen: return cannotCreate
         case .newerSchema, .unstorable: return software
-        case .olderSchema: return cannotCreate
+        case .olderSchema: return software
         case .sqlite(let sqlite): return sqlite.isDiskFull ? ioError : sqlite.isBusy ? storeBusy : sqlite.isReadOnly ? cannotCreate : software
         }
     }

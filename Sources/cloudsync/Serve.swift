@@ -10,8 +10,10 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a receiver for the three wire contracts (CloudCare, Flō backfill, HealthStepsSync).",
         usage: """
-            cloudsync serve [--host ADDRESS] [--port N] [--db PATH] [--store PATH [--watch DIR]
-                     [--upload-to URL [--upload-target T] [--upload-token-file FILE] [--upload-cacert FILE] [--upload-every 60s]]]
+            cloudsync serve [--host ADDRESS] [--port N] [--db PATH]
+                     [--store PATH [--watch DIR] [--upload-to URL]]
+                     [--upload-target T] [--upload-token-file FILE]
+                     [--upload-cacert FILE] [--upload-every 60s]
                      [--tokens FILE | --token-file FILE] [--steps-file PATH]
                      [--max-body-size BYTES]
                      [--recommended-start-date DATE] [--faults LIST] [--delay S]

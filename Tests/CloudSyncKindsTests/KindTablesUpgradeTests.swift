@@ -33,9 +33,11 @@ import Testing
     func anOlderStoreIsUpgradedInPlaceWithoutLosingARow(version: Int) throws {
         let fixture = try StoreFixture()
         try oldStore(fixture, version: version)
-        // Opened to read (as `status` opens it), it is upgraded on first use and every row is seen.
+        // A reader refuses it, untouched; `status --upgrade` (.update) upgrades it and every row is seen.
+        #expect { try fixture.openForReading() } throws: { "\($0)".contains("schema (\(version)) is older") }
+        #expect(try SQLiteDatabase(path: fixture.path, mode: .readOnly).scalarInt("PRAGMA user_version") == Int64(version))
         do {
-            let before = try StatusQuery(fixture.openForReading()).status()
+            let before = try StatusQuery(fixture.open(.update)).status()
             #expect(before.metrics == 2 && before.schemaVersion == StoreSchema.currentVersion)
         }
         let store = try fixture.open()

@@ -189,9 +189,11 @@ import Testing
                 INSERT INTO metric_summary VALUES (1, 1, 1, 2, 1, 1493500200, 1493526420);
                 """)
         }
-        // Opened to read, as `status` opens it: upgraded, both rows, neither a repeat now.
+        // A reader refuses it and leaves it as it is; `status --upgrade` (.update) upgrades it:
+        // both rows, neither a repeat now.
+        #expect { try fixture.openForReading() } throws: { "\($0)".contains("status --upgrade") }
         do {
-            let upgraded = try StatusQuery(fixture.openForReading()).status()
+            let upgraded = try StatusQuery(fixture.open(.update)).status()
             #expect(upgraded.metrics == 2 && upgraded.repeats == 0)
         }
         let store = try fixture.open()

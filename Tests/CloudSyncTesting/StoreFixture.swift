@@ -31,7 +31,8 @@ public final class StoreFixture {
         return store
     }
 
-    /// Opens the store for reading, upgrading an older schema first, as the reading commands do.
+    /// Opens the store for reading, as the reading commands do (an older schema is refused: a
+    /// reader never upgrades a store).
     public func openForReading(configuration: StagingStore.Configuration = .standard) throws -> StagingStore {
         let store = try StagingStore.openForReading(path: path, configuration: configuration)
         opened.append(Weak(store: store))
