@@ -45,9 +45,10 @@ extension CorrelationKind: ArchiveRecordKind {
     }
 
     public static func count(in rows: KindRows) throws -> RecordCount {
-        let count = try rows.statement("SELECT count(*) FROM correlation")
+        // The members are in each stored line (`"members":[…]`), as `inspect` and `convert` count them.
+        let count = try rows.statement("SELECT count(*), coalesce(sum(json_array_length(line, '$.members')), 0) FROM correlation")
         _ = try count.step()
-        return RecordCount(records: Int(count.int64(0)), parts: 0)
+        return RecordCount(records: Int(count.int64(0)), parts: Int(count.int64(1)))
     }
 
     /// A stored line read back (the members' order and the metadata's are kept).

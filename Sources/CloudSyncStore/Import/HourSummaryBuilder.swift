@@ -7,9 +7,15 @@ struct HourSummaryBuilder {
     var denseCount = Self.denseCount
 
     struct DirtyType {
-        /// `uncounted`: its repeats and superseded rows, which the summary leaves out.
-        var id: Int64, name: String, longest: Int64, from: Int64, to: Int64, summarised: Bool, uncounted: Int64
+        /// `uncounted`: its repeats and superseded rows, which the summary leaves out; `rows`: all.
+        var id: Int64, name: String, longest: Int64, from: Int64, to: Int64, summarised: Bool, uncounted: Int64, rows: Int64
     }
+
+    /// A push rebuilds a type that was never summarised only up to this many rows: more are an
+    /// export's, whose import counts them itself (it may be running beside the push right now; a
+    /// push rebuilding 200,000 step counts made each push take half a second of the import's write
+    /// lock and doubled the import's time, Benchmarks/always_on_bench.py), or finishes them at its end.
+    static let largestRebuiltByAPush: Int64 = 20_000
 
     struct HourKey: Hashable { var unit: Int64, hour: Int64 }
 
@@ -71,9 +77,11 @@ struct HourSummaryBuilder {
     /// Rebuilds the dirty hours of every type from the rows: after an import's commit, and after
     /// rows changed what they count (a push, an export that supersedes pushed rows). A type at a time,
     /// each in its own transaction.
-    static func refresh(_ database: SQLiteDatabase, denseCount: Int) throws {
+    /// `byAPush`: leave a large type never summarised to an export's import (readers read its rows
+    /// meanwhile, with the same numbers).
+    static func refresh(_ database: SQLiteDatabase, denseCount: Int, byAPush: Bool = false) throws {
         let builder = HourSummaryBuilder(database: database, denseCount: denseCount)
-        for type in try builder.dirtyTypes() {
+        for type in try builder.dirtyTypes() where !(byAPush && !type.summarised && type.rows > largestRebuiltByAPush) {
             try database.transaction { try store(try builder.hours(of: type), in: database) }
         }
         // Types without a summary (small or sparse) need none.
@@ -83,13 +91,15 @@ struct HourSummaryBuilder {
     func dirtyTypes() throws -> [DirtyType] {
         let dirty = try database.prepare("""
             SELECT h.type_id, t.name, h.longest, h.dirty_from, h.dirty_to, h.summarised,
-                   (SELECT coalesce(sum(repeats + superseded), 0) FROM metric_summary s WHERE s.type_id = h.type_id)
+                   (SELECT coalesce(sum(repeats + superseded), 0) FROM metric_summary s WHERE s.type_id = h.type_id),
+                   (SELECT coalesce(sum(count + repeats + superseded), 0) FROM metric_summary s WHERE s.type_id = h.type_id)
             FROM metric_hour_state h JOIN metric_type t ON t.id = h.type_id WHERE h.dirty_from IS NOT NULL AND h.summarised >= 0
             """)
         var types: [DirtyType] = []
         while try dirty.step() {
             types.append(DirtyType(id: dirty.int64(0), name: dirty.text(1) ?? "", longest: dirty.int64(2), from: dirty.int64(3),
-                                   to: dirty.int64(4), summarised: dirty.int64(5) != 0, uncounted: dirty.int64(6)))
+                                   to: dirty.int64(4), summarised: dirty.int64(5) != 0, uncounted: dirty.int64(6),
+                                   rows: dirty.int64(7)))
         }
         return types
     }

@@ -103,7 +103,7 @@ public final class StoreImport: StoreAccess {
                 throw error
             }
             // After the rows are committed: a kill here leaves the summaries dirty, not wrong.
-            try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount)
+            try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount, byAPush: origin.isPushed)
             if !origin.isPushed {
                 try SupersedeRule.applyExportDate(in: database)
                 try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount)
