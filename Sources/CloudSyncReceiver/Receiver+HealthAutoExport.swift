@@ -30,6 +30,8 @@ package final class HealthAutoExportPushStore: @unchecked Sendable {
                     }
                 }
                 continuation.resume(returning: result)
+                // After the answer: the log goes into the file, unless an import beside does it.
+                self.store.checkpointUnlessImporting()
             }
         }
     }

@@ -167,6 +167,7 @@ struct Serve: AsyncParsableCommand {
             do {
                 var storeConfiguration = StagingStore.Configuration.saying
                 storeConfiguration.writeWait = Receiver.pushWriteWait
+                storeConfiguration.checkpointsOnCommit = false
                 configuration.healthAutoExportStore = HealthAutoExportPushStore(store: try StagingStore(path: store, access: .write,
                                                                                                         configuration: storeConfiguration))
                 var logger = Logger(label: "cloudsync.serve")

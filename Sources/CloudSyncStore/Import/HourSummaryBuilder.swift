@@ -77,11 +77,13 @@ struct HourSummaryBuilder {
     /// Rebuilds the dirty hours of every type from the rows: after an import's commit, and after
     /// rows changed what they count (a push, an export that supersedes pushed rows). A type at a time,
     /// each in its own transaction.
-    /// `byAPush`: leave a large type never summarised to an export's import (readers read its rows
-    /// meanwhile, with the same numbers).
-    static func refresh(_ database: SQLiteDatabase, denseCount: Int, byAPush: Bool = false) throws {
+    /// `pushed`: a push's types, the only ones it refreshes (the others are an import's beside it,
+    /// or current), and of them not a large type never summarised: an export's import counts it
+    /// (readers read its rows meanwhile, with the same numbers).
+    static func refresh(_ database: SQLiteDatabase, denseCount: Int, pushed: Set<Int64>? = nil) throws {
         let builder = HourSummaryBuilder(database: database, denseCount: denseCount)
-        for type in try builder.dirtyTypes() where !(byAPush && !type.summarised && type.rows > largestRebuiltByAPush) {
+        for type in try builder.dirtyTypes() {
+            if let pushed, !pushed.contains(type.id) || (!type.summarised && type.rows > largestRebuiltByAPush) { continue }
             try database.transaction { try store(try builder.hours(of: type), in: database) }
         }
         // Types without a summary (small or sparse) need none.

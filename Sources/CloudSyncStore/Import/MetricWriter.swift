@@ -27,6 +27,9 @@ final class MetricWriter: MetricSink {
     @exclusivity(unchecked) private(set) var counts = Counts()
     /// The counts as of the last commit: what the store holds of this import.
     private(set) var committed = Counts()
+    /// Pushed rows only: the types written, whose hour summary the push brings up to date (and no
+    /// other: those are an import's beside it, or were current).
+    private(set) var pushedTypes: Set<Int64> = []
     /// Per type name (the push's reply gives them by name): rows added and rows already there.
     private(set) var byType: [String: (new: Int, already: Int)] = [:]
 
@@ -122,7 +125,10 @@ final class MetricWriter: MetricSink {
                               category: try metric.categoryValue.map { try categories.id($0) } ?? 0)
         let created = metric.creationDateText.flatMap(ExportDateParser.epochSeconds)
         let isNew = try add(metric, keys, created: created)
-        if origin == 1 { countByType(metric.type, isNew: isNew) }
+        if origin == 1 {
+            countByType(metric.type, isNew: isNew)
+            pushedTypes.insert(typeID)
+        }
         try transaction.wrote(1)
     }
 
@@ -280,11 +286,13 @@ final class MetricWriter: MetricSink {
         let version = try database.scalarInt("PRAGMA data_version") ?? 0
         guard version != dataVersion else { return }
         dataVersion = version
-        let types = try database.prepare("SELECT DISTINCT type_id FROM metric WHERE id > ? AND import_id != ?")
+        // NOT INDEXED: the rowid range alone. With DISTINCT the planner read the whole identity
+        // index (sorted by type) after every push: a push cost the import 160 ms.
+        let types = try database.prepare("SELECT type_id FROM metric NOT INDEXED WHERE id > ? AND import_id != ?")
         try types.bind([.int(lookedUpTo), .int(runID)])
         while try types.step() {
             let typeID = types.int64(0)
-            writtenBeside.insert(typeID)
+            guard writtenBeside.insert(typeID).inserted else { continue }
             undatedTypes.insert(typeID)   // pushed rows have no creation date
             hourSummary.leave(typeID)
         }

@@ -76,6 +76,7 @@ public final class StoreImport: StoreAccess {
             transaction.rollBack()
             throw error
         }
+        if !origin.isPushed { database.waitingRoom?.holdImporting() }
     }
 
     /// The source was read completely: the run is recorded with its outcome and facts, the last rows
@@ -103,7 +104,8 @@ public final class StoreImport: StoreAccess {
                 throw error
             }
             // After the rows are committed: a kill here leaves the summaries dirty, not wrong.
-            try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount, byAPush: origin.isPushed)
+            try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount,
+                                           pushed: origin.isPushed ? metrics.pushedTypes : nil)
             if !origin.isPushed {
                 try SupersedeRule.applyExportDate(in: database)
                 try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount)
@@ -133,6 +135,10 @@ public final class StoreImport: StoreAccess {
                           .int(Int64(counts.already)), .int(Int64(counts.repeats)), .int(Int64(counts.writtenTwice)), .int(runID)])
         }
         return reported
+    }
+
+    deinit {
+        if !origin.isPushed { database.waitingRoom?.releaseImporting() }
     }
 
     private func discard() {

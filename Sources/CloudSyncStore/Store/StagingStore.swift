@@ -29,6 +29,11 @@ public final class StagingStore: StoreAccess {
         /// How long a writer waits for its turn to write before it fails (`StoreError.busy`): an
         /// import's chunk takes well under a second, so this is reached only when a writer is stuck.
         public var writeWait = 60.0
+        /// Whether each commit moves the write-ahead log into the file once it is large (SQLite's
+        /// automatic checkpoint, done by whichever connection commits). `serve --store` turns it off
+        /// for pushes: a push that came right after an import's chunk copied that chunk's thousands
+        /// of pages into the file while it held up its answer (5 s). It calls `checkpointUnlessImporting`.
+        public var checkpointsOnCommit = true
         /// Told when this process upgrades the store's schema (a command says it on stderr).
         public var onUpgrade: (@Sendable (_ path: String, _ from: Int, _ to: Int) -> Void)?
 
@@ -115,6 +120,7 @@ public final class StagingStore: StoreAccess {
         // the pages it inserts into are few. 32 MiB made the import's peak RSS 16 MiB larger.
         try database.execute("PRAGMA cache_size = -16384")
         try database.execute("PRAGMA temp_store = FILE")
+        if !configuration.checkpointsOnCommit { try database.execute("PRAGMA wal_autocheckpoint = 0") }
         if version < StoreSchema.currentVersion { try upgrade() }
         try KindTables.upgrade(configuration.kinds, in: database)
         let alone = locks?.holdAlive() ?? false
@@ -197,6 +203,14 @@ public final class StagingStore: StoreAccess {
         database.waitForLocks(upTo: 0.2)
         _ = try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         database.waitForLocks(upTo: configuration.writeWait)
+    }
+
+    /// For a connection that does not checkpoint on commit (`checkpointsOnCommit`): moves the log
+    /// into the file without waiting for anyone (PASSIVE), unless an export's import runs: then its
+    /// commits do it (a push copying the import's chunks into the file took up to 5 s).
+    public func checkpointUnlessImporting() {
+        guard let locks, !locks.someoneImports else { return }
+        _ = try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
     }
 
     public func integrityCheck() throws -> String {

@@ -13,16 +13,17 @@ import Glibc
 ///   import lets the waiting in between two chunks (it takes it exclusive, which it gets once every
 ///   waiter is in), so that a push waits for one chunk, never for the whole import: SQLite's busy
 ///   handler alone lets the writer that just committed take the lock again first.
-/// - byte 2 + target id, **upload to a target**: at most one upload per target and server at a time.
+/// - byte 2, **importing**: an export's import holds it shared while it runs (checkpoints are its).
+/// - byte 3 + target id, **upload to a target**: at most one upload per target and server at a time.
 ///
 /// Readers take none of them and never create the file.
 final class StoreLocks {
     private let descriptor: Int32
     let path: String
 
-    private static let alive: Int64 = 0, waitingRoom: Int64 = 1, uploads: Int64 = 2
+    private static let alive: Int64 = 0, waitingRoom: Int64 = 1, importing: Int64 = 2, uploads: Int64 = 3
     // Linux's open file description locks (fcntl.h, _GNU_SOURCE): not in Swift's Glibc module.
-    private static let setLock: Int32 = 37, setLockWaiting: Int32 = 38
+    private static let getLock: Int32 = 36, setLock: Int32 = 37, setLockWaiting: Int32 = 38
 
     init(storePath: String) throws {
         path = storePath + ".lock"
@@ -42,6 +43,22 @@ final class StoreLocks {
         let alone = lock(Self.alive, exclusive: true, wait: false)
         _ = lock(Self.alive, exclusive: false, wait: true)
         return alone
+    }
+
+    /// An export's import holds `importing` shared while it runs, so that a push's connection
+    /// leaves the write-ahead log's checkpoints to it (see `StagingStore.checkpointUnlessImporting`).
+    func holdImporting() { _ = lock(Self.importing, exclusive: false, wait: true) }
+    func releaseImporting() { unlock(Self.importing) }
+
+    /// Whether an export's import runs now, on another connection of this or another process.
+    var someoneImports: Bool {
+        var range = flock()
+        range.l_type = Int16(F_WRLCK)
+        range.l_whence = Int16(SEEK_SET)
+        range.l_start = off_t(Self.importing)
+        range.l_len = 1
+        guard fcntl(descriptor, Self.getLock, &range) == 0 else { return true }
+        return range.l_type != Int16(F_UNLCK)
     }
 
     /// Runs `begin` (which waits for SQLite's write lock) in the waiting room.
