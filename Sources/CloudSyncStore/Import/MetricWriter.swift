@@ -112,7 +112,7 @@ final class MetricWriter: MetricSink {
         transaction.afterBegin.append { [unowned self] in try lookBeside() }
         transaction.beforeCommit.append { [unowned self] in
             try writeCounts()
-            lookedUpTo = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? lookedUpTo
+            lookedUpTo = try database.scalarInt("SELECT max(id) FROM metric") ?? lookedUpTo
         }
         transaction.afterCommit.append { [unowned self] in committed = counts }
     }
