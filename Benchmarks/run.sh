@@ -8,6 +8,7 @@
 #    (default 256) one; the small one shows whether memory stays flat as the input grows
 # 3. compiles the floor: a libxml2 SAX parse that does nothing else (floor/sax_floor.c)
 # 4. times each row on both exports with /usr/bin/time, --runs times (default 2), and prints seconds (best),
+#    CPU time (user + sys) and its ratio to the floor's beside the wall-time ratio,
 #    ratio to the floor, peak RSS (worst), metrics/s (counts.json's metrics / seconds). A row with a speed
 #    target is paired: each of its runs on the --size-mb export comes right after a floor run, and its ratio
 #    is the median of those pairs' ratios (the machine's speed drifts by up to 2x within minutes, and the
@@ -37,6 +38,10 @@
 #    new store: seconds and peak RSS (<= 96 MiB); then Benchmarks/series_bench.py times `series`,
 #    `compare_periods` (MCP) and `aggregate` over all years for every type of that store: p95 <= 100 ms.
 #    --no-big skips it.
+#
+# 12. Benchmarks/always_on_bench.py: the --size-mb import alone and with a push to `serve --store` every
+#    100 ms, paired, --runs rounds: the import's time with pushes (target <= 1.2x alone) and the longest
+#    wait of a push (target <= 1 s).
 #
 # 7. generates the --small-mb export again in iOS 8's dialect (no DTD, compact dates, metadata as
 #    attributes, attribute names with spaces) and prints its `convert` time as a ratio to the floor on the
@@ -124,7 +129,7 @@ for size in "${SIZES[@]}"; do
 done
 
 # --- 4. measuring ------------------------------------------------------------------------------------------------
-declare -A SECS RSS FAILED RATIO
+declare -A SECS RSS FAILED RATIO CPU_RATIO
 ROWS=() VERDICTS=() FAIL=0
 LOGS="$BENCH_DIR/logs"
 mkdir -p "$LOGS"
@@ -145,20 +150,21 @@ measure() {
         log="$LOGS/${name//[^A-Za-z0-9]/_}-$size"
         local cmd=("${@//\{dir\}/$BENCH_DIR/$size}")
         echo "== $name, $size MiB: ${cmd[*]}" >&2
-        local ratios=() floor_secs=""
+        local ratios=() cpu_ratios=() floor_secs="" floor_cpu=""
         for ((run = 1; run <= RUNS; run++)); do
             # Paired: a floor run right before this one, on the same export.
             if [[ -n "$max_ratio" && "$size" == "$SIZE_MB" ]]; then
-                /usr/bin/time -f '%e' -o "$log.floor" "$FLOOR" "$BENCH_DIR/$size/export.xml" > /dev/null
-                floor_secs="$(tail -n 1 "$log.floor")"
+                /usr/bin/time -f '%e %U %S' -o "$log.floor" "$FLOOR" "$BENCH_DIR/$size/export.xml" > /dev/null
+                read -r floor_secs floor_cpu < <(tail -n 1 "$log.floor" | awk '{ printf "%s %.2f\n", $1, $2 + $3 }')
             fi
-            if ! /usr/bin/time -f '%e %M' -o "$log.time" "${cmd[@]}" > "$log.out" 2> "$log.err"; then
+            if ! /usr/bin/time -f '%e %M %U %S' -o "$log.time" "${cmd[@]}" > "$log.out" 2> "$log.err"; then
                 FAILED[$key]=1
                 echo "   failed; last lines of $log.err:" >&2
                 tail -n 5 "$log.err" | sed 's/^/   | /' >&2
                 break
             fi
-            read -r secs kib < <(tail -n 1 "$log.time")
+            local cpu
+            read -r secs kib cpu < <(tail -n 1 "$log.time" | awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }')
             # Best time over the runs; for memory the worst, to be conservative.
             if [[ -z "${SECS[$key]:-}" ]] || awk -v a="$secs" -v b="${SECS[$key]}" 'BEGIN { exit !(a < b) }'; then
                 SECS[$key]="$secs"
@@ -168,12 +174,14 @@ measure() {
             local paired=""
             if [[ -n "$floor_secs" ]]; then
                 ratios+=("$(awk -v a="$secs" -v b="$floor_secs" 'BEGIN { printf "%.3f", a / b }')")
-                paired=", ${ratios[-1]}x the floor run before it ($floor_secs s)"
+                cpu_ratios+=("$(awk -v a="$cpu" -v b="$floor_cpu" 'BEGIN { printf "%.3f", a / b }')")
+                paired=", ${ratios[-1]}x the floor run before it ($floor_secs s); CPU $cpu s, ${cpu_ratios[-1]}x the floor's ($floor_cpu s)"
             fi
             echo "   run $run: ${secs} s, $((kib / 1024)) MiB$paired${last:+; stderr: $last}" >&2
         done
         if ((${#ratios[@]})); then
             RATIO[$key]="$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')"
+            CPU_RATIO[$key]="$(printf '%s\n' "${cpu_ratios[@]}" | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')"
         fi
     done
     # Verdicts, on both sizes: RSS must stay under the cap on the big input as on the small one.
@@ -191,9 +199,9 @@ measure() {
         elif [[ -n "$max_ratio" ]]; then
             local ratio="${RATIO[$key]}"
             if awk -v r="$ratio" -v m="$max_ratio" 'BEGIN { exit !(r <= m) }'; then
-                VERDICTS+=("PASS  $name ($size MiB): ${ratio}x $ref (median of $RUNS paired runs) <= ${max_ratio}x")
+                VERDICTS+=("PASS  $name ($size MiB): ${ratio}x $ref (median of $RUNS paired runs) <= ${max_ratio}x; CPU ${CPU_RATIO[$key]}x its CPU time")
             else
-                VERDICTS+=("FAIL  $name ($size MiB): ${ratio}x $ref (median of $RUNS paired runs) > ${max_ratio}x"); FAIL=1
+                VERDICTS+=("FAIL  $name ($size MiB): ${ratio}x $ref (median of $RUNS paired runs) > ${max_ratio}x; CPU ${CPU_RATIO[$key]}x its CPU time"); FAIL=1
             fi
         fi
         if [[ -n "$max_rss" ]]; then
@@ -310,6 +318,18 @@ measure --max-rss 64 "convert beats (zip)" "$CLOUDSYNC" convert "{dir}/export.zi
 measure --max-ratio 1.5 --max-rss 96 "import (zip)" \
     bash -c 'rm -f "$1".store*; exec "$0" import "$1" --store "$1.store" --quiet' "$CLOUDSYNC" "{dir}/export.zip"
 measure --max-ratio 1.3 --max-rss 96 "re-import (zip)" "$CLOUDSYNC" import "{dir}/export.zip" --store "{dir}/export.zip.store" --quiet
+# 12. The store always on (issue 29): pushes to `serve --store` every 100 ms during the same import.
+measure_always_on() {
+    echo "== pushes during the import ($SIZE_MB MiB): Benchmarks/always_on_bench.py" >&2
+    if python3 "$HERE/always_on_bench.py" --cloudsync "$CLOUDSYNC" --export "$BENCH_DIR/$SIZE_MB/export.zip" --runs "$RUNS" \
+        > "$LOGS/always-on.out" 2>&1; then
+        VERDICTS+=("PASS  pushes during the import ($SIZE_MB MiB): $(tail -n 1 "$LOGS/always-on.out")")
+    else
+        VERDICTS+=("FAIL  pushes during the import ($SIZE_MB MiB): $(tail -n 1 "$LOGS/always-on.out")"); FAIL=1
+    fi
+    sed 's/^/   /' "$LOGS/always-on.out" >&2
+}
+measure_always_on
 COMPARISON=""
 UPLOAD=""
 if ((PEERS)); then
