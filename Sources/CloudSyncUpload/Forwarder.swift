@@ -89,11 +89,11 @@ package actor Forwarder {
                 logger.info("forwarded", metadata: ["forward.sent": "\(report.uploaded)", "forward.target": "\(state.target) \(state.server)"])
             }
         } catch StoreError.uploading(_, let target, _) {
-            // `cloudsync upload` to the same target runs: it sends what this would have.
-            record.succeeded = true
-            record.error = nil
-            wait = min(settings.every, 10)
+            // `cloudsync upload` to the same target runs: it sends what this would have. Nothing to
+            // record; look again soon.
             logger.info("forwarding waits: another process uploads to \(target)")
+            nextTry = Date().addingTimeInterval(min(settings.every, 10))
+            return
         } catch {
             failures += 1
             let refused = (error as? UploadError)?.isAuthorization == true
