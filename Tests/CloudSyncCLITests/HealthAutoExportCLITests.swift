@@ -27,6 +27,33 @@ import Testing
         #expect(text.stdout.count > 0 && String(decoding: text.stdout, as: UTF8.self).contains("from the phone: 2 pushes and files, 15 samples counted"))
     }
 
+    /// `convert FILE.json`: the file's metrics as JSON Lines and as CSV, the same ones `import`
+    /// stores (the one runner drives the app's reader into any sink).
+    @Test func convertWritesTheFilesMetrics() throws {
+        let dir = try makeTemporaryDirectory()
+        let csvPath = dir.appendingPathComponent("phone.csv").path
+        let csv = try CLI.run(["convert", Self.sample, "--format", "csv", "--output", csvPath])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        #expect(csv.stderr.contains("15 metrics from"), "\(csv.stderr)")
+        let rows = try String(contentsOfFile: csvPath, encoding: .utf8).split(separator: "\r\n").map(String.init)
+        #expect(rows.first == "type,startDate,endDate,value,unit,sourceApp,metadata")
+        #expect(rows.count == 16)
+        let steps = rows.filter { $0.hasPrefix("HKQuantityTypeIdentifierStepCount,") }.map { $0.split(separator: ",")[3] }
+        #expect(steps == ["8412", "10051"], "\(steps)")
+        let jsonl = try CLI.run(["convert", Self.sample])
+        #expect(jsonl.status == 0)
+        let types = jsonl.lines.filter { !$0.isEmpty }.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["type"] as? String
+        }
+        #expect(types.count == 15)
+        #expect(types.sorted() == rows.dropFirst().map { String($0.prefix { $0 != "," }) }.sorted())
+        // What import stores is what convert wrote.
+        let store = dir.appendingPathComponent("store.sqlite").path
+        #expect(try CLI.run(["import", Self.sample, "--store", store, "-q"]).status == 0)
+        let exported = try CLI.run(["export", "--store", store, "--format", "csv"])
+        #expect(String(decoding: exported.stdout, as: UTF8.self).split(separator: "\r\n").count == rows.count)
+    }
+
     @Test func inspectRecognisesTheJSON() throws {
         let result = try CLI.run(["inspect", Self.sample, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
