@@ -118,7 +118,7 @@ extension Status {
             if last.notKept > 0 { line += ", \(last.notKept) not kept" }
             lines.append(line)
         }
-        var fromPhone = "from the phone: \(counted(phone.imports, "push", "pushes")) and files, \(phone.counted) samples counted"
+        var fromPhone = "from the phone: \(counted(phone.imports, "push or file", "pushes and files")), \(phone.counted) samples counted"
         if phone.superseded > 0 {
             fromPhone += ", \(phone.superseded) superseded (kept, not counted): \(phone.beforeExportDate) before the export's date, "
                 + "\(counted(phone.summariesWithSamples, "summary", "summaries")) with samples in them, "
