@@ -298,7 +298,7 @@ measure_upload() {
         rm -f "$store"*
         "$CLOUDSYNC" import "$dir/export.zip" --store "$store" --quiet || die "import for the upload benchmark failed"
         /usr/bin/time -f '%e %M' -o "$LOGS/upload.time" "$CLOUDSYNC" upload --store "$store" \
-            --server "http://127.0.0.1:$port/api/v1" --concurrency "$concurrency" \
+            --server "http://127.0.0.1:$port/api/v1" --no-token --concurrency "$concurrency" \
             --quiet 2> "$LOGS/upload.err" || { kill "$serve"; die "upload failed: $(tail -n 2 "$LOGS/upload.err")"; }
         read -r secs kib < <(tail -n 1 "$LOGS/upload.time")
         UPLOAD+=$(awk -v m="$metrics" -v s="$secs" -v k="$kib" -v c="$concurrency" \

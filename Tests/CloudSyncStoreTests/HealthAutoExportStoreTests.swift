@@ -182,4 +182,85 @@ import Testing
         #expect(try upgraded.database.scalarInt("PRAGMA user_version") == Int64(StoreSchema.currentVersion))
         #expect(try numbers(upgraded) == before)
     }
+
+    /// A push taken while an export's import runs (the store is shared): the import sees it between
+    /// two of its chunks, and the export's sample alike the pushed one (which has no creation date)
+    /// makes that row the export's instead of adding a second one; the push's sample after the
+    /// export's date counts beside the export.
+    @Test(.timeLimit(.minutes(1))) func aPushDuringAnImportIsSeenByIt() throws {
+        let fixture = try StoreFixture()
+        var configuration = StagingStore.Configuration.standard
+        configuration.importCommitEvery = 5
+        let store = try fixture.open(configuration: configuration)
+        var records = ""
+        for day in [30, 31] {
+            for hour in 0..<24 {
+                let start = String(format: "2024-03-%02d %02d:00:00 +0000", day, hour), end = String(format: "2024-03-%02d %02d:10:00 +0000", day, hour)
+                records += #" <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Watch" unit="count" creationDate="\#(end)" startDate="\#(start)" endDate="\#(end)" value="\#(100 + hour)"/>"# + "\n"
+            }
+        }
+        let export = try fixture.file("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2024-04-01 10:00:00 +0000\"/>\n\(records)</HealthData>\n")
+        let push = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":["#
+            + #"{"date":"2024-03-31 05:00:00 +0000","start":"2024-03-31 05:00:00 +0000","end":"2024-03-31 05:10:00 +0000","qty":105,"source":"Watch"},"#
+            + #"{"date":"2024-04-02 08:00:00 +0000","start":"2024-04-02 08:00:00 +0000","end":"2024-04-02 08:10:00 +0000","qty":60,"source":"Watch"}]}]}}"#
+
+        /// Hands the export's metrics on; at the 12th, a push starts on another connection and the
+        /// import waits long enough for it to be let in at its next commit.
+        final class PushingSink: MetricSink {
+            let sink: any MetricSink
+            let push: @Sendable () -> Void
+            var written = 0
+            var pusher: Thread?
+            init(_ sink: any MetricSink, push: @escaping @Sendable () -> Void) { self.sink = sink; self.push = push }
+            func write(_ metric: MappedMetric) throws {
+                written += 1
+                if written == 12 {
+                    let thread = Thread(block: push)
+                    pusher = thread
+                    thread.start()
+                    Thread.sleep(forTimeInterval: 1.2)
+                }
+                try sink.write(metric)
+            }
+            func finish() throws { try sink.finish() }
+            func abandon() throws { try sink.abandon() }
+        }
+        final class Source: RecordSource {
+            let inner: ExportConverter
+            let push: @Sendable () -> Void
+            var sink: PushingSink?
+            var name: String { inner.name }
+            init(_ path: String, push: @escaping @Sendable () -> Void) { inner = ExportConverter(input: path); self.push = push }
+            func read(into sinks: SourceSinks, control: RunControl) throws -> ConversionReport {
+                let sink = PushingSink(sinks.metrics, push: push)
+                self.sink = sink
+                return try inner.read(into: SourceSinks(metrics: sink, records: sinks.records, facts: sinks.facts), control: control)
+            }
+        }
+        /// The push's thread owns its store; the test reads the outcome once the thread ended.
+        final class Pusher: @unchecked Sendable {
+            let store: StagingStore
+            var result: StoreImportResult?
+            var error: (any Error)?
+            init(_ store: StagingStore) { self.store = store }
+        }
+        let outcome = Pusher(try fixture.open())
+        let source = Source(export) {
+            do { outcome.result = try Self.push(push, into: outcome.store) } catch { outcome.error = error }
+        }
+        let session = try store.beginImport(ImportOrigin(input: export, size: nil, source: .export))
+        _ = try SourceRunner.run(source, into: session.sinks)
+        let imported = try session.complete()
+        while source.sink?.pusher?.isFinished == false { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(outcome.error == nil, "\(String(describing: outcome.error))")
+        #expect(outcome.result?.new == 2)
+        // The push came in the middle: after the import's run began and before it ended.
+        #expect(try store.database.scalarInt("SELECT count(*) FROM import_run WHERE source_kind = 'health-auto-export' AND id > ?", [.int(imported.runID)]) == 1)
+        #expect(imported.new == 47 && imported.already == 1, "\(imported)")
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric") == 49)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE origin = 1") == 1)   // Apr 2's
+        #expect(try StatusQuery(store).status().metrics == 49)
+        #expect(try Self.daily(store)["2024-03-31"] == Double((100...123).reduce(0, +)))
+        #expect(try Self.daily(store)["2024-04-02"] == 60)
+    }
 }

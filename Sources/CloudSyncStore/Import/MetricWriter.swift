@@ -56,8 +56,7 @@ final class MetricWriter: MetricSink {
     /// The types of which the store holds samples without a creation date.
     @exclusivity(unchecked) private var undatedTypes: Set<Int64>
     /// The types another process (a push, an import beside this one) wrote rows of between two of
-    /// this import's commits: each sample of them is looked up in the store (`seen` knows only this
-    /// import's), and their hour summary is left to the rebuild from the rows.
+    /// this import's commits (see `lookBeside`): their hour summary is left to the rebuild from the rows.
     @exclusivity(unchecked) private var writtenBeside: Set<Int64> = []
     /// `PRAGMA data_version` at this import's last look: it changes when another connection commits.
     private var dataVersion: Int64 = 0
@@ -135,7 +134,7 @@ final class MetricWriter: MetricSink {
     /// Adds the sample unless it is there; true when it was added.
     private func add(_ metric: MappedMetric, _ keys: SampleKeys, created: Int64?) throws -> Bool {
         var isRepeat = false
-        if !writtenBeside.contains(keys.type), seen?.insert(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
+        if seen?.insert(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
                         unit: keys.unit, category: keys.category) == false {
             // Into an empty store, a sample this import has not added is new, and no repeat.
         } else {
@@ -279,19 +278,26 @@ final class MetricWriter: MetricSink {
     }
 
     /// Right after each BEGIN: when another process committed since this import's last commit (the
-    /// store is shared: `serve --store` takes pushes while an import runs), the types it wrote rows
-    /// of are looked up row by row from now on and rebuilt from the rows at the end. Their rows
-    /// all have ids above this import's last commit.
+    /// store is shared: `serve --store` takes pushes while an import runs), its rows (all with ids
+    /// above this import's last commit) join what `seen` knows, so that a sample alike one of them
+    /// is looked up in the store (and a pushed row without a creation date becomes the export's);
+    /// the types they are of are rebuilt from the rows at the end. Without `seen` (a store that
+    /// was not empty) every sample is looked up anyway.
     private func lookBeside() throws {
         let version = try database.scalarInt("PRAGMA data_version") ?? 0
         guard version != dataVersion else { return }
         dataVersion = version
         // NOT INDEXED: the rowid range alone. With DISTINCT the planner read the whole identity
         // index (sorted by type) after every push: a push cost the import 160 ms.
-        let types = try database.prepare("SELECT type_id FROM metric NOT INDEXED WHERE id > ? AND import_id != ?")
-        try types.bind([.int(lookedUpTo), .int(runID)])
-        while try types.step() {
-            let typeID = types.int64(0)
+        let rows = try database.prepare("""
+            SELECT type_id, start_date, end_date, source_id, value, unit_id, category_id FROM metric NOT INDEXED
+            WHERE id > ? AND import_id != ?
+            """)
+        try rows.bind([.int(lookedUpTo), .int(runID)])
+        while try rows.step() {
+            let typeID = rows.int64(0)
+            _ = seen?.insert(type: typeID, start: rows.int64(1), end: rows.int64(2), source: rows.int64(3), value: rows.double(4),
+                             unit: rows.int64(5), category: rows.int64(6))
             guard writtenBeside.insert(typeID).inserted else { continue }
             undatedTypes.insert(typeID)   // pushed rows have no creation date
             hourSummary.leave(typeID)
