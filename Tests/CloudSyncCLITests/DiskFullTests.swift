@@ -38,6 +38,43 @@ struct DiskFullTests {
         #expect(try SQLiteDatabase(path: store, mode: .readOnly).scalarText("PRAGMA integrity_check") == "ok")
     }
 
+    /// The disk fills up under `serve --store`: a push that does not fit is 507 with nothing of it
+    /// stored, serve keeps running and answering, and the same push is stored once there is room.
+    @Test func theDiskFillsUpDuringAPush() throws {
+        let root = try makeTemporaryDirectory()
+        let mountPoint = root.appendingPathComponent("small-disk")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        #expect(try Self.mount(mountPoint, size: "2m"))
+        defer { _ = try? CLI.run([mountPoint.path], tool: "/bin/umount") }
+        let store = mountPoint.appendingPathComponent("staging.sqlite").path
+        let serve = try ServeProcess(["--store", store], directory: root)
+        defer { _ = serve.stop() }
+        func push(_ index: Int) throws -> (status: Int, object: [String: Any]) {
+            let points = (0..<400).map { minute -> String in
+                let at = String(format: "2025-02-%02d %02d:%02d:00 +0000", 1 + index, minute / 60, minute % 60)
+                return #"{"date":"\#(at)","start":"\#(at)","end":"\#(at)","qty":\#(minute + 1),"source":"Watch"}"#
+            }
+            let body = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[\#(points.joined(separator: ","))]}]}}"#
+            return try ServeProcess.request("POST", serve.url + "/health-auto-export", body: Data(body.utf8))
+        }
+        var stored = 0, refused: (index: Int, reply: [String: Any])?
+        for index in 0..<27 {
+            let reply = try push(index)
+            if reply.status == 200 { stored += reply.object["stored"] as? Int ?? 0; continue }
+            #expect(reply.status == 507, "\(reply)")
+            refused = (index, reply.object)
+            break
+        }
+        let full = try #require(refused, "2 MiB held every push")
+        #expect((full.reply["detail"] as? String)?.contains("disk is full; nothing was stored") == true, "\(full.reply)")
+        #expect(try ServeProcess.request("GET", serve.url + "/health").status == 200)
+        #expect(try SQLiteDatabase(path: store, mode: .readOnly).scalarInt("SELECT count(*) FROM metric") == Int64(stored))
+        #expect(try CLI.run(["-o", "remount,size=64m", mountPoint.path], tool: "/bin/mount").status == 0)
+        let again = try push(full.index)
+        #expect(again.status == 200 && again.object["stored"] as? Int == 400, "\(again)")
+        #expect(try SQLiteDatabase(path: store, mode: .readOnly).scalarInt("SELECT count(*) FROM metric") == Int64(stored + 400))
+    }
+
     static func mount(_ point: URL, size: String) throws -> Bool {
         try CLI.run(["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", point.path], tool: "/bin/mount").status == 0
     }
