@@ -187,7 +187,7 @@ import Testing
     /// two of its chunks, and the export's sample alike the pushed one (which has no creation date)
     /// makes that row the export's instead of adding a second one; the push's sample after the
     /// export's date counts beside the export.
-    @Test(.timeLimit(.minutes(1))) func aPushDuringAnImportIsSeenByIt() throws {
+    @Test(.timeLimit(.minutes(10))) func aPushDuringAnImportIsSeenByIt() throws {
         let fixture = try StoreFixture()
         var configuration = StagingStore.Configuration.standard
         configuration.importCommitEvery = 5
