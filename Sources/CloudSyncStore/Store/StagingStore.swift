@@ -26,7 +26,7 @@ public final class StagingStore: StoreAccess {
         public var hourSummaryDenseCount = HourSummaryBuilder.denseCount
         /// Whether `aggregate` may read the hour summary (the rows give the same numbers, slower).
         public var readsHourSummary = true
-        /// How long a writer waits for its turn to write before it fails (`StoreError.busy`): an
+        /// How long a writer waits for its turn to write before it fails (SQLite's busy error): an
         /// import's chunk takes well under a second, so this is reached only when a writer is stuck.
         public var writeWait = 60.0
         /// Whether each commit moves the write-ahead log into the file once it is large (SQLite's
