@@ -198,20 +198,12 @@ package final class FolderWatcher: @unchecked Sendable {
             return
         }
         do {
-            let runID: Int64
-            let said: String
-            if version.name.lowercased().hasSuffix(".json") {
-                let result = try store.importDocument(try HealthAutoExportDocument(path: path),
-                                                      details: PushDetails(via: "file", automationName: version.name))
-                runID = result.stored.runID
-                said = "\(result.stored.new) new, \(result.stored.already) already there"
-            } else {
-                let result = try store.importExport(path, control: RunControl(shouldStop: { [self] in isStopping }))
-                runID = result.stored.runID
-                said = "\(result.stored.new) new, \(result.stored.already) already there"
-            }
-            try ledger.record(version, sha256: sha256, outcome: "imported", problem: nil, runID: runID)
-            say("watch: imported \(version.name): \(said)")
+            let stored = version.name.lowercased().hasSuffix(".json")
+                ? try store.importDocument(try HealthAutoExportDocument(path: path),
+                                           details: PushDetails(via: "file", automationName: version.name)).stored
+                : try store.importExport(path, control: RunControl(shouldStop: { [self] in isStopping })).stored
+            try ledger.record(version, sha256: sha256, outcome: "imported", problem: nil, runID: stored.runID)
+            say("watch: imported \(version.name): \(stored.new) new, \(stored.already) already there")
             note {
                 $0.imported += 1
                 $0.lastImport = UTCDateFormatter.string(Int64(Date().timeIntervalSince1970))

@@ -156,6 +156,8 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "cloudsync.serve")
+        logger.logLevel = .info
         var configuration = ReceiverConfiguration()
         configuration.host = host
         configuration.port = port
@@ -170,8 +172,6 @@ struct Serve: AsyncParsableCommand {
                 storeConfiguration.checkpointsOnCommit = false
                 configuration.healthAutoExportStore = HealthAutoExportPushStore(store: try StagingStore(path: store, access: .write,
                                                                                                         configuration: storeConfiguration))
-                var logger = Logger(label: "cloudsync.serve")
-                logger.logLevel = .info
                 configuration.alwaysOn = try alwaysOn.alwaysOn(storePath: store, storeConfiguration: .saying, logger: logger)
             } catch let error as ValidationError {
                 throw usageError("serve: \(error)", command: "serve")
@@ -184,8 +184,6 @@ struct Serve: AsyncParsableCommand {
         configuration.faults = try FaultPlan(parsing: faults)   // checked by validate()
         configuration.faults.delay = delay
         configuration.dropsUnknownTypes = dropUnknownTypes
-        var logger = Logger(label: "cloudsync.serve")
-        logger.logLevel = .info
         let receiver: Receiver
         do {
             receiver = try await Receiver(configuration: configuration, logger: logger)
