@@ -10,7 +10,9 @@ import Glibc
 /// Servers that misbehave below HTTP's level, written as raw sockets on 127.0.0.1: the upload
 /// ends within its bounds (timeout × attempts), says what happened, exits 69, and acknowledges
 /// nothing, so the next run sends everything again.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ServerFaultTests {
+// The time limit guards against a hang only: on a loaded machine (both cores busy) a run of these
+// waited over 2 minutes for the test runner's threads.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ServerFaultTests {
     static let options = ["--timeout", "1", "--max-attempts", "3", "--retry-delay", "0.05"]
 
     func upload(to listener: TCPListener) throws -> (result: CLIResult, seconds: Double, store: String) {
@@ -26,9 +28,31 @@ import Glibc
     func pending(_ store: String) throws -> Int { 24 - (try StatusQuery(StagingStore(path: store, access: .read)).status().targets.first?.acknowledged ?? 0) }
 
     /// Reads the request head, so the client is not stopped by a full socket buffer.
+    /// Reads one whole request: its headers, then its body (`Content-Length` bytes, or chunks up to
+    /// the last). A single read() returns whatever part of it had arrived: a server that then waits
+    /// for the client to hang up saw the rest of the request come in, took it for a hang-up, and
+    /// closed, and the client said "reset" instead of "no answer in time".
     static func readRequest(_ client: Int32) {
+        var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        _ = read(client, &buffer, buffer.count)
+        func more() -> Bool {
+            let count = read(client, &buffer, buffer.count)
+            guard count > 0 else { return false }
+            received.append(contentsOf: buffer[0..<count])
+            return true
+        }
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        var headerEnd: Int?
+        while headerEnd == nil {
+            if let range = received.firstRange(of: separator) { headerEnd = range.upperBound } else if !more() { return }
+        }
+        let headers = String(decoding: received[..<headerEnd!], as: UTF8.self).lowercased()
+        if let length = headers.firstMatch(of: /content-length:\s*(\d+)/).flatMap({ Int($0.1) }) {
+            while received.count - headerEnd! < length { if !more() { return } }
+        } else if headers.contains("transfer-encoding: chunked") {
+            let last: [UInt8] = Array("0\r\n\r\n".utf8)
+            while received[headerEnd!...].firstRange(of: last) == nil { if !more() { return } }
+        }
     }
 
     /// A server that reads each request and answers `text`, then closes.
@@ -56,10 +80,11 @@ import Glibc
             }
             close(client)
         }
-        let (result, seconds, store) = try upload(to: listener)
+        let (result, _, store) = try upload(to: listener)
         #expect(result.status == 69, "\(result.stderr)")
+        // A deadline per byte would have taken the 201 (each byte comes within the timeout): exit
+        // 69 with "no answer" is the whole answer's deadline, whatever the machine's speed.
         #expect(result.stderr.contains("no answer from 127.0.0.1:"), "\(result.stderr)")
-        #expect(seconds < 10)
         #expect(try pending(store) == 24)
     }
 
@@ -159,7 +184,8 @@ import Glibc
         let (status, stderr) = upload.finish()
         let seconds = Date().timeIntervalSince(signalled)
         #expect(status == 130, "\(stderr)")
-        #expect(seconds < 3, "it took \(seconds) s to stop")
+        // Not heard, the upload would wait out its 60 s timeout: far beyond what a loaded machine takes.
+        #expect(seconds < 30, "it took \(seconds) s to stop")
         #expect(stderr.contains("interrupted"), "\(stderr)")
         #expect(try pending(store) == 24)
     }
