@@ -61,6 +61,7 @@ package actor Forwarder {
 
     /// Forwards until the task is cancelled (serve stops).
     package func run() async {
+        restoreKeptState()
         while !Task.isCancelled {
             let now = Date()
             if now >= nextTry || (nudged && failures == 0) {
@@ -110,6 +111,20 @@ package actor Forwarder {
         record.nextTryAt = Int64(nextTry.timeIntervalSince1970)
         remember(record)
         if let store, let targetID { try? store.recordForwarding(targetID: targetID, record) }
+    }
+
+    /// What the store kept of the forwarding before this process (a restart, a `kill -9`): `/health`
+    /// says the last success and the last error from the start, not only once this process has
+    /// tried. The backoff is this process's own: it tries at once.
+    private func restoreKeptState() {
+        guard let store = try? openStore(),
+              let kept = try? store.forwarding().first(where: { $0.target == state.target && $0.server == serverKey }) else { return }
+        state.lastTry = kept.lastTry
+        state.lastSuccess = kept.lastSuccess
+        state.lastSent = kept.lastSent
+        state.lastError = kept.lastError
+        state.lastErrorAt = kept.lastErrorAt
+        state.pending = kept.pending
     }
 
     private func remember(_ record: ForwardingRecord) {
