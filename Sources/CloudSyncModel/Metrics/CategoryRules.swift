@@ -59,7 +59,7 @@ public enum CategoryRules {
     }
 
     /// `Stood` → `stood`; a leading acronym is lowered whole (`REMSleep` → `remSleep`).
-    static func appendLowerCamel(_ text: ByteText, to out: inout ByteBuffer) {
+    package static func appendLowerCamel(_ text: ByteText, to out: inout ByteBuffer) {
         var upperRun = 0
         while upperRun < text.count, text[upperRun] >= 65, text[upperRun] <= 90 { upperRun += 1 }
         // In "REMSleep" the last capital of the run starts the next word.
@@ -72,7 +72,6 @@ public enum CategoryRules {
 }
 
 #if canImport(Glibc)
-public import CloudSyncModel
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
