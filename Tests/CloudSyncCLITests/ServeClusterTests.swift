@@ -205,11 +205,10 @@ struct ServeClusterTests {
         Thread.sleep(forTimeInterval: 3)
         #expect(uploads.contains { $0.run.isRunning }, "the uploads ended before the database went down")
         for (index, instance) in backend.instances.enumerated() {
-            let started = Date()
             let status = instance.stop()
-            let seconds = Date().timeIntervalSince(started)
             #expect(status == 0, "instance \(index) did not stop cleanly on SIGTERM (\(status)): \(instance.log.suffix(600))")
-            #expect(seconds < 12, "instance \(index) took \(seconds) s to stop")
+            // 0 and "stopped": it ended by itself within its graceful limit (ServiceLifecycle ends a
+            // process that overruns it with a crash, and stop() kills one still running after 30 s).
             #expect(instance.log.contains("serve: stopped"), "\(instance.log.suffix(600))")
         }
     }

@@ -28,12 +28,10 @@ struct ServeDatabaseStartTests {
              "there is no PostgreSQL socket at \(socket)/missing/.s.PGSQL.5432"),
         ]
         for (db, status, words) in cases {
-            let started = Date()
             let result = try ServeProcess.runToEnd(["--port", "0", "--db", db])
-            let seconds = Date().timeIntervalSince(started)
             #expect(result.status == status, "\(db): \(result.stderr)")
             #expect(result.stderr.contains("cannot use the database") && result.stderr.contains(words), "\(db): \(result.stderr)")
-            #expect(seconds < 10, "\(db): \(seconds) s")
+            // The status is its own: runToEnd stops a serve still running after 10 s (status 124).
             #expect(!result.stderr.contains("ConnectionPoolError") && !result.stderr.contains("wrong-password"), "\(result.stderr)")
         }
         // A schema from a newer cloudsync is refused, naming its version.

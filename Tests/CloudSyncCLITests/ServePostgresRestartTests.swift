@@ -71,7 +71,9 @@ struct ServePostgresRestartTests {
         done.wait()
         let failures = tally.other.count
         #expect(failures == 0, "\(tally.other.prefix(3))")
-        #expect(tally.slowest < 10, "slowest answer: \(tally.slowest) s (serve's deadline is 5 s)")
+        // A request lost by the pool hung for 40 s and more (vapor/postgres-nio#487); serve's deadline
+        // is 5 s. The bound tells the two apart on a loaded machine too.
+        #expect(tally.slowest < 30, "slowest answer: \(tally.slowest) s (serve's deadline is 5 s)")
         #expect(tally.unavailable > 0, "the restarts went unnoticed")
         #expect(!tally.acknowledged.isEmpty)
         // Each batch is new: one acknowledged is all there. (One answered 503 may be there too: its
@@ -83,7 +85,7 @@ struct ServePostgresRestartTests {
         // Having lived through the restarts, serve stops cleanly on SIGTERM, within the graceful limit.
         let started = Date()
         let status = serve.stop()
-        #expect(status == 0, "serve did not stop cleanly on SIGTERM (\(status)): \(serve.log.suffix(600))")
-        #expect(Date().timeIntervalSince(started) < 12)
+        // 0: it stopped by itself within its graceful limit (an overrun ends in a crash).
+        #expect(status == 0, "serve did not stop cleanly on SIGTERM (\(status)) after \(Date().timeIntervalSince(started)) s: \(serve.log.suffix(600))")
     }
 }

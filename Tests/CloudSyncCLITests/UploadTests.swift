@@ -202,12 +202,10 @@ import Testing
         let tokenFile = dir.appendingPathComponent("token")
         try Data("right-token\n".utf8).write(to: tokenFile)
         let serve = try ServeProcess(["--token-file", tokenFile.path], directory: dir)
-        let started = Date()
         let upload = try CLI.run(["upload", "--store", store, "--server", "\(serve.url)/api/v1"], environment: ["CLOUDSYNC_TOKEN": "wrong-token"])
         #expect(upload.status == 77)
         #expect(upload.stderr.contains("the server refused the token (401"))
         #expect(!upload.stderr.contains("wrong-token"))
-        #expect(Date().timeIntervalSince(started) < 10)
         let attempts = serve.log.components(separatedBy: "POST /api/v1/wearables/import/apple-health 401").count - 1
         #expect(attempts == 1)
         #expect(!serve.log.contains("wrong-token") && !serve.log.contains("right-token"))

@@ -8,7 +8,11 @@ public struct MeasuredRun {
     public var stdoutBytes: Int
     public var stderr: String
     public var peakRSSMiB: Double
+    /// Wall-clock time: it grows with whatever else the machine does.
     public var seconds: Double
+    /// The run's own CPU time (user + system): what a bound on the work done checks, whatever the
+    /// load beside it (a test that bounds wall-clock time fails on a busy machine).
+    public var cpuSeconds: Double
 
     /// A peak-memory limit for a test: as given, or four times it when the suite runs under a
     /// sanitizer (scripts/sanitizers.sh says so), whose shadow memory counts in the figure.
@@ -23,7 +27,7 @@ public struct MeasuredRun {
         _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-        process.arguments = ["-f", "%M", "-o", timeFile.path, CLI.binary.path] + arguments
+        process.arguments = ["-f", "%U %S %M", "-o", timeFile.path, CLI.binary.path] + arguments
         if let directory { process.currentDirectoryURL = directory }
         let output = try FileHandle(forWritingTo: stdoutFile)
         defer { try? output.close() }
@@ -37,10 +41,12 @@ public struct MeasuredRun {
         process.waitUntilExit()
         let seconds = Date().timeIntervalSince(started)
         // GNU time writes "Command exited with non-zero status N" before the figure when N != 0.
-        let figures = try String(contentsOf: timeFile, encoding: .utf8).split(separator: "\n")
-        let kibibytes = figures.last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? .infinity
+        let figures = try String(contentsOf: timeFile, encoding: .utf8).split(separator: "\n").last?
+            .split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? []
+        let kibibytes = figures.count == 3 ? figures[2] : .infinity
+        let cpu = figures.count == 3 ? figures[0] + figures[1] : .infinity
         let size = (try FileManager.default.attributesOfItem(atPath: stdoutFile.path)[.size] as? Int) ?? 0
-        return MeasuredRun(status: process.terminationStatus, stdoutBytes: size,
-                           stderr: String(decoding: stderr, as: UTF8.self), peakRSSMiB: kibibytes / 1024, seconds: seconds)
+        return MeasuredRun(status: process.terminationStatus, stdoutBytes: size, stderr: String(decoding: stderr, as: UTF8.self),
+                           peakRSSMiB: kibibytes / 1024, seconds: seconds, cpuSeconds: cpu)
     }
 }
