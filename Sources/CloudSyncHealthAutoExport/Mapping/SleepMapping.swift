@@ -3,10 +3,11 @@ import CloudSyncModel
 /// - a segment (`startDate`, `endDate`, `value` Core/Deep/REM/Awake/InBed/Asleep): one sample of
 ///   `HKCategoryTypeIdentifierSleepAnalysis`, as export.xml writes it (the value its duration in
 ///   minutes, the category and categoryValue in metadata), so that the same segment in both is one;
-/// - a summarised night (`sleepStart`…`sleepEnd`, hours per stage): one sample per stage with time
-///   in it, over the night, the value the stage's minutes. With stages (`core`, `deep`, `rem`) the
-///   stages are kept and `asleep` (their sum in some app versions) is not; without them, `asleep`
-///   (else `totalSleep`). `inBed` spans `inBedStart`…`inBedEnd` when given.
+/// - a summarised night (`sleepStart`…`sleepEnd`, hours per stage): what the phone measured, one
+///   sample per stage with time in it, its value the stage's minutes, over the window it was
+///   measured in (`inBed` over `inBedStart`…`inBedEnd`). The span is where the night was, not how
+///   long: the night's rule reads the minutes (SleepQuery). The night's own total asleep, where the
+///   file gives one, is metadata `totalSleep` of each of its samples.
 struct SleepMapping {
     let emitter: MetricEmitter
     let unit: HealthAutoExportUnits.Resolved
@@ -30,27 +31,25 @@ struct SleepMapping {
         }
         guard let night = night ?? inBedSpan ?? dated else { return "no sleepStart, inBedStart or date" }
         let nightSource = sleep.sleepSource.map { SourceNames($0, arena: emitter.arenaForSources) } ?? source
-        let hasStages = [sleep.core, sleep.deep, sleep.rem].contains { ($0 ?? 0) > 0 }
-        var stages: [(StaticString, StaticString, Double?)] = hasStages
-            ? [("core", "HKCategoryValueSleepAnalysisAsleepCore", sleep.core), ("deep", "HKCategoryValueSleepAnalysisAsleepDeep", sleep.deep),
-               ("rem", "HKCategoryValueSleepAnalysisAsleepREM", sleep.rem)]
-            : [("asleep", "HKCategoryValueSleepAnalysisAsleepUnspecified", (sleep.asleep ?? 0) > 0 ? sleep.asleep : sleep.totalSleep)]
-        stages.append(("awake", "HKCategoryValueSleepAnalysisAwake", sleep.awake))
-        for (category, value, hours) in stages {
-            guard let hours, hours > 0 else { continue }
-            try write(category: category, value: value, hours: hours, span: night, source: nightSource)
+        let measured = SummarisedNight(sleep)
+        for stage in measured.stages {
+            try write(category: stage.category, value: stage.value, hours: stage.hours, span: night, source: nightSource,
+                      totalSleep: measured.totalSleep)
         }
         if let hours = sleep.inBed, hours > 0 {
             let inBedSource = sleep.inBedSource.map { SourceNames($0, arena: emitter.arenaForSources) } ?? source
-            try write(category: "inBed", value: "HKCategoryValueSleepAnalysisInBed", hours: hours, span: inBedSpan ?? night, source: inBedSource)
+            try write(category: "inBed", value: "HKCategoryValueSleepAnalysisInBed", hours: hours, span: inBedSpan ?? night,
+                      source: inBedSource, totalSleep: measured.totalSleep)
         }
         return nil
     }
 
-    private func write(category: StaticString, value: StaticString, hours: Double, span: (LocalDate, Int64), source: SourceNames) throws {
+    private func write(category: StaticString, value: StaticString, hours: Double, span: (LocalDate, Int64), source: SourceNames,
+                       totalSleep: Double?) throws {
         emitter.begin(type: type, start: span.0.utc, end: span.1, unit: unit, source: source, offset: span.0.offset, bucket: "night")
         emitter.add("category", ByteText(literal: category))
         emitter.add("categoryValue", ByteText(literal: value))
+        if let totalSleep { emitter.add("totalSleep", number: unit.conversion.apply(totalSleep)) }
         emitter.setCategory(ByteText(literal: value))
         try emitter.emit(value: unit.conversion.apply(hours))
     }

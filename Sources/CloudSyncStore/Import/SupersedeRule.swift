@@ -7,6 +7,10 @@ import CloudSyncModel
 /// - a pushed summary (a bucket, `metric.summary`) counts only where no counted individual sample of
 ///   its type starts in its interval (2), and only its latest push counts when the same bucket comes
 ///   again with another value, as a day in progress does (3).
+/// - a summarised night of sleep is not a bucket of amounts that samples add up to: it is one more
+///   measure of a night, which the night's rule weighs against the others (`SleepNightRule`: the
+///   larger counts). Segments of sleep inside it do not supersede it (2); it is superseded only by an
+///   export (1) and by the same night pushed again (3).
 ///
 /// A pushed row gets its flag when it is inserted (`state(ofPushed:…)`); what it changes of older
 /// rows (a bucket pushed again, summaries with this push's samples in them) is written in the same
@@ -21,6 +25,9 @@ final class SupersedeRule {
     /// Per type: the first and last start of the counted individual samples this import added.
     private var sampleSpans: [Int64: (first: Int64, last: Int64)] = [:]
     private var currentSpan: (type: Int64, first: Int64, last: Int64)?
+
+    /// The type whose summaries are nights, not buckets (`SleepNightRule` weighs them).
+    static let sleepType: StaticString = "HKCategoryTypeIdentifierSleepAnalysis"
 
     /// The longest bucket (a year and a day): how far before an instant a summary covering it may start.
     static let longestBucket: Int64 = 367 * 86_400
@@ -66,13 +73,15 @@ final class SupersedeRule {
     /// whose flags changed.
     func state(ofPushed metric: MappedMetric, type: Int64, source: Int64, category: Int64, changed: (Int64) -> Void) throws -> Int64 {
         if let exportDate, metric.startDate < exportDate { return 1 }
+        let isSleep = metric.type.equals(Self.sleepType)
         guard metric.isSummary else {
-            noteSample(type: type, start: metric.startDate)
+            if !isSleep { noteSample(type: type, start: metric.startDate) }
             return 0
         }
         try replaceBucket.bind([.int(type), .int(metric.startDate), .int(metric.endDate), .int(source), .int(category)])
         while try replaceBucket.step() { changed(replaceBucket.int64(0)) }
         replaceBucket.reset()
+        if isSleep { return 0 }
         defer { isCovered.reset() }
         try isCovered.bind([.int(type), .int(metric.startDate), .int(metric.endDate)])
         return try isCovered.step() ? 2 : 0

@@ -16,27 +16,25 @@ public struct SleepNight: Sendable, Codable, Equatable {
 /// The nights of sleep, one rule for every reader: the MCP `sleep` tool, `aggregate`'s sleep rows
 /// (and so the `daily` view) and the report (docs/aggregation.md, "Sleep: a night counted once").
 ///
-/// Sleep arrives as overlapping records: the Watch's stages, the iPhone's "in bed", another app's
-/// "asleep" for the same night, often the same record twice. A sample belongs to the night of the
-/// evening before it when it starts before noon local time, else to that evening's night. Within a
-/// night, each stage's minutes are the union of its samples' spans across sources, and "asleep" is
-/// the union of every asleep stage (core, deep, REM, asleep without a stage): a night recorded by a
-/// Watch, an iPhone and a third app counts once.
+/// Sleep arrives in two forms. Segments (the export's records, the app's with "Summarize Data" off)
+/// say when each stage was: within a night, each stage's minutes are the union of its segments'
+/// spans across sources, and "asleep" the union of every asleep stage, so a night recorded by a
+/// Watch, an iPhone and a third app counts once. A summarised night (the app's default) says how
+/// many minutes each stage had within a window: its minutes are read, never its span, and none is
+/// more than the window it was measured in (`SleepNightRule`). A sample belongs to the night of the
+/// evening before it when it starts before noon local time, else to that evening's night.
 public struct SleepQuery: StoreQuery {
     let store: StagingStore
     public init(_ store: StagingStore) { self.store = store }
 
-    /// One night's spans, merged per stage.
+    /// One night: per stage (`inBed`, `asleep`, `core`, `deep`, `rem`, `awake`), its minutes and
+    /// where they lie.
     struct Night {
         /// The evening's local date, as days since 1970.
         var day: Int64
-        /// Per stage (`inBed`, `asleep`, `core`, `deep`, `rem`, `awake`): the union of its spans, in order;
-        /// `asleep` is every asleep stage's.
-        var spans: [String: [(start: Int64, end: Int64)]]
+        var stages: [String: SleepNightRule.StageTime]
 
-        func minutes(_ stage: String) -> Double {
-            Double((spans[stage] ?? []).reduce(0) { $0 + $1.end - $1.start }) / 60
-        }
+        func minutes(_ stage: String) -> Double { stages[stage]?.minutes ?? 0 }
 
         var summary: SleepNight {
             SleepNight(night: String(UTCDateFormatter.string(day * 86_400).prefix(10)), inBed: minutes("inBed"), asleep: minutes("asleep"),
@@ -69,34 +67,28 @@ public struct SleepQuery: StoreQuery {
         conditions.add("m.type_id = (SELECT id FROM metric_type WHERE name = 'HKCategoryTypeIdentifierSleepAnalysis')")
         if let since { conditions.add("m.start_date >= ?", .int(since)) }
         if let until { conditions.add("m.start_date < ?", .int(until)) }
+        // A summarised night's value is minutes (the unit every sleep sample is stored in, `minutes`
+        // or `min`); `totalSleep` is the night's own total asleep, where the phone gave one.
         let rows = try database.prepare("""
-            SELECT m.start_date, m.end_date, json_extract('{' || ifnull(m.extra, '') || '}', '$.category')
-            FROM \(CountedRows.view) m \(conditions.whereClause) ORDER BY m.start_date
+            SELECT m.start_date, m.end_date, json_extract('{' || ifnull(m.extra, '') || '}', '$.category'), m.summary, m.value,
+                   m.source_id, CAST(json_extract('{' || ifnull(m.extra, '') || '}', '$.totalSleep') AS REAL)
+            FROM \(CountedRows.view) m \(conditions.whereClause) ORDER BY m.start_date, m.id
             """)
         try rows.bind(conditions.arguments)
-        var spans: [Int64: [String: [(Int64, Int64)]]] = [:]
+        var nights: [Int64: SleepNightRule] = [:]
         while try rows.step() {
             let start = rows.int64(0), end = rows.int64(1)
             let offset = Int64(zone?.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(start))) ?? 0)
             let local = start + offset - 12 * 3600
             let night = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
             let stage = rows.text(2) ?? "asleep"
-            if stage != "asleep" { spans[night, default: [:]][stage, default: []].append((start, end)) }
-            if ["asleep", "core", "deep", "rem"].contains(stage) { spans[night, default: [:]]["asleep", default: []].append((start, end)) }
-        }
-        return spans.keys.sorted().map { day in Night(day: day, spans: spans[day]!.mapValues(Self.union)) }
-    }
-
-    /// The union of the spans, as disjoint spans in order.
-    static func union(_ spans: [(Int64, Int64)]) -> [(start: Int64, end: Int64)] {
-        var merged: [(start: Int64, end: Int64)] = []
-        for (start, end) in spans.sorted(by: { $0.0 < $1.0 }) {
-            if let last = merged.last, start <= last.end {
-                merged[merged.count - 1].end = max(last.end, end)
+            if rows.int64(3) == 1 {
+                nights[night, default: SleepNightRule()].addMeasured(stage: stage, start: start, end: end, minutes: rows.double(4),
+                                                                     source: rows.int64(5), totalSleep: rows.optionalDouble(6))
             } else {
-                merged.append((start, end))
+                nights[night, default: SleepNightRule()].addSegment(stage: stage, start: start, end: end)
             }
         }
-        return merged
+        return nights.keys.sorted().map { day in Night(day: day, stages: nights[day]!.stages()) }
     }
 }

@@ -428,6 +428,14 @@ enum StoreSchema {
         CREATE INDEX watched_file_version ON watched_file(folder, name, size, modified_at);
         CREATE INDEX watched_file_content ON watched_file(sha256) WHERE outcome = 'imported';
         """,
+        // 12 → 13: a summarised night of sleep is one more measure of its night, not a bucket that
+        // segments replace (docs/aggregation.md, "Sleep"): the nights that segments superseded (2)
+        // count again, and the night's rule weighs them (SleepNightRule). The trigger moves the counts.
+        """
+        UPDATE metric SET superseded = 0
+        WHERE superseded = 2 AND summary = 1
+          AND type_id IN (SELECT id FROM metric_type WHERE name = 'HKCategoryTypeIdentifierSleepAnalysis');
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }
