@@ -5,8 +5,10 @@ import Foundation
 /// export archive): `{"data": {"metrics": [...], "workouts": [...], ...}}` (export version 1 or 2;
 /// also inside a top-level array, as re-serialised files have it) read into the same sinks the
 /// export's records go to. Metrics become `MappedMetric`s, workouts the export's workout metric and
-/// their routes `Route`s. Arrays the store does not keep (`symptoms`, `medications`, `ecg`, …) are
-/// checked, counted and reported by name.
+/// their routes `Route`s and series `SampleSeries`; medications, State of Mind and ECGs their
+/// record kinds; symptoms, cycle tracking and heart-rate notifications the category samples
+/// export.xml writes for them (docs/mapping.md). An array the app does not document is checked,
+/// counted and reported by name.
 ///
 /// The whole document is checked as it is read: a syntax error or a wrong shape stops it with the
 /// JSON path of the first problem (`HealthAutoExportError`); a caller that must keep nothing of a
@@ -43,10 +45,10 @@ public final class HealthAutoExportReader: RecordSource {
             var cursor = JSONCursor(bytes: bytes, input: name, arena: arena)
             if try cursor.peekKind() == .array {
                 try cursor.array { cursor, _ in
-                    try readEnvelope(&cursor, emitter: emitter, names: names, arena: arena, routes: sinks.records, report: &report)
+                    try readEnvelope(&cursor, emitter: emitter, names: names, arena: arena, records: sinks.records, report: &report)
                 }
             } else {
-                try readEnvelope(&cursor, emitter: emitter, names: names, arena: arena, routes: sinks.records, report: &report)
+                try readEnvelope(&cursor, emitter: emitter, names: names, arena: arena, records: sinks.records, report: &report)
             }
             try cursor.expectEnd()
             }
@@ -60,10 +62,27 @@ public final class HealthAutoExportReader: RecordSource {
         return report
     }
 
-    /// `{"data": {...}}`.
+    /// `{"data": {...}}`: each array to its reader. A workout's series are handed over after the whole
+    /// envelope, so that a store has the document's own metrics when it decides whether a series
+    /// repeats them (`SampleSeriesKind`).
     private func readEnvelope(_ cursor: inout JSONCursor, emitter: MetricEmitter, names: NamePool, arena: TextArena,
-                              routes: any RecordSink, report: inout HealthAutoExportReport) throws {
+                              records: any RecordSink, report: inout HealthAutoExportReport) throws {
         var sawData = false
+        var series: [SampleSeries] = []
+        let samples = CategorySamples(emitter: emitter, arena: arena)
+        func write<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws {
+            try records.write(record, as: kind)
+            report.records[Kind.name, default: RecordCount()].add(record, of: Kind.self)
+        }
+        /// Each item of the array, counted; the arena is the item's.
+        func items(_ cursor: inout JSONCursor, _ array: String, _ item: (inout JSONCursor) throws -> Void) throws {
+            if try cursor.null() { return }
+            try cursor.array { cursor, _ in
+                arena.reset()
+                report.items[array, default: 0] += 1
+                try item(&cursor)
+            }
+        }
         try cursor.object { cursor, key in
             guard key.equals("data") else {
                 try cursor.skipValue()
@@ -71,14 +90,33 @@ public final class HealthAutoExportReader: RecordSource {
             }
             sawData = true
             try cursor.object { cursor, key in
-                if key.equals("metrics") {
+                let array = key.string
+                let before = emitter.written
+                switch array {
+                case "metrics":
                     let reader = MetricArrayReader(emitter: emitter, names: names, arena: arena, aggregation: options.aggregation)
                     try cursor.array { cursor, _ in try reader.read(&cursor, report: &report) }
-                } else if key.equals("workouts") {
+                    return
+                case "workouts":
                     let reader = WorkoutReader(emitter: emitter, arena: arena, names: names)
-                    try cursor.array { cursor, _ in try reader.read(&cursor, report: &report, routes: routes) }
-                } else {
-                    let name = key.string
+                    try cursor.array { cursor, _ in try reader.read(&cursor, report: &report, routes: records, series: &series) }
+                    return
+                case "medications":
+                    try items(&cursor, array) { try write(MedicationsReader.read(&$0), as: MedicationKind.self) }
+                case "stateOfMind":
+                    try items(&cursor, array) { try write(StateOfMindReader.read(&$0), as: StateOfMindKind.self) }
+                case "ecg":
+                    try items(&cursor, array) { try write(ECGItemReader.read(&$0), as: ECGKind.self) }
+                case "symptoms":
+                    let reader = SymptomsReader(samples: samples)
+                    try items(&cursor, array) { try reader.read(&$0, report: &report) }
+                case "cycleTracking":
+                    let reader = CycleTrackingReader(samples: samples, emitter: emitter, arena: arena)
+                    try items(&cursor, array) { try reader.read(&$0, report: &report) }
+                case "heartRateNotifications":
+                    let reader = HeartRateNotificationsReader(samples: samples)
+                    try items(&cursor, array) { try reader.read(&$0, series: &series) }
+                default:
                     var count = 0
                     if try cursor.peekKind() == .array {
                         try cursor.array { cursor, _ in count += 1; try cursor.skipValue() }
@@ -86,10 +124,13 @@ public final class HealthAutoExportReader: RecordSource {
                         try cursor.skipValue()
                         count = 1
                     }
-                    if count > 0 { report.notKept(name, count, "the store keeps metrics, workouts and routes") }
+                    if count > 0 { report.notKept(array, count, "not an array Health Auto Export documents") }
+                    return
                 }
+                report.arraySamples += emitter.written - before
             }
         }
         guard sawData else { throw cursor.shape("no \"data\" object: Health Auto Export writes {\"data\": {\"metrics\": [...]}}") }
+        for one in series { try write(one, as: SampleSeriesKind.self) }
     }
 }

@@ -1,3 +1,4 @@
+public import CloudSyncModel
 /// What reading one Health Auto Export document did: per name, the points read and the samples
 /// kept; the names with no mapping (kept under their own name, reported); what was not kept, and why.
 public struct HealthAutoExportReport: Sendable {
@@ -22,6 +23,12 @@ public struct HealthAutoExportReport: Sendable {
     public var workouts = 0
     public var routes = 0
     public var routePoints = 0
+    /// Items read per array besides metrics and workouts (`medications`, `symptoms`, `ecg`, …).
+    public var items: [String: Int] = [:]
+    /// Records written per kind (`medications`, `state-of-mind`, `ecg`, `series`), and their parts.
+    public var records: [String: RecordCount] = [:]
+    /// Samples written from those arrays (symptoms, cycle tracking, heart-rate notifications).
+    public var arraySamples = 0
     public var seconds = 0.0
 
     public struct NotKept: Sendable, Equatable {
@@ -35,8 +42,9 @@ public struct HealthAutoExportReport: Sendable {
 
     public init(input: String) { self.input = input }
 
-    /// Samples written: metrics (and workouts, which are metrics of type `workout`).
-    public var samples: Int { metrics.values.reduce(0) { $0 + $1.samples } + workouts }
+    /// Samples written: metrics (and workouts, which are metrics of type `workout`, and the samples of
+    /// the other arrays).
+    public var samples: Int { metrics.values.reduce(0) { $0 + $1.samples } + workouts + arraySamples }
     public var points: Int { metrics.values.reduce(0) { $0 + $1.points } }
 
     mutating func notKept(_ name: String, _ count: Int = 1, _ reason: String) {

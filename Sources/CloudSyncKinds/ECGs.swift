@@ -2,8 +2,10 @@ public import CloudSyncExport
 public import CloudSyncModel
 public import CloudSyncStore
 
-/// ECGs: the CSV files of `electrocardiograms/`. Kept one row per recording, the voltages as
-/// little-endian float64 words; the key is the file.
+/// ECGs: the CSV files of `electrocardiograms/`, and Health Auto Export's `ecg` array (the same
+/// recordings). Kept one row per recording, the voltages as little-endian float64 words; the key is
+/// the file (`ecg:<time>` for the app's), and a recording whose time the store already has is the
+/// same recording, from the other source: not kept twice.
 extension ECGKind: ArchiveRecordKind {
     public static func makeReader() -> any KindReader<ECGKind> { ECGFiles() }
 
@@ -12,13 +14,17 @@ extension ECGKind: ArchiveRecordKind {
             id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, recorded_at INTEGER NOT NULL, classification TEXT, symptoms TEXT,
             sample_rate REAL, lead TEXT, unit TEXT, device TEXT, software_version TEXT, file TEXT, sample_count INTEGER NOT NULL,
             samples BLOB NOT NULL, import_id INTEGER NOT NULL REFERENCES import_run(id));
+        """, """
+        ALTER TABLE ecg ADD COLUMN average_heart_rate REAL;
+        CREATE INDEX IF NOT EXISTS ecg_recorded ON ecg(recorded_at);
         """]
 
     public static func insert(_ ecg: ECGRecording, into rows: KindRows) throws -> Bool {
         let insert = try rows.statement("""
             INSERT OR IGNORE INTO ecg(key, recorded_at, classification, symptoms, sample_rate, lead, unit, device,
-                                      software_version, file, sample_count, samples, import_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      software_version, file, sample_count, samples, import_id, average_heart_rate)
+            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14
+            WHERE NOT EXISTS (SELECT 1 FROM ecg WHERE recorded_at = ?2)
             """)
         try insert.bind(1, ecg.key)
         try insert.bind(2, ecg.recordedAt)
@@ -33,13 +39,14 @@ extension ECGKind: ArchiveRecordKind {
         try insert.bind(11, Int64(ecg.samples.count))
         try StoredWords.encoded(ecg.samples.map(\.bitPattern)) { try insert.bind(12, blob: $0) }
         try insert.bind(13, rows.runID)
+        try insert.bind(14, ecg.averageHeartRate)
         try insert.step()
         return rows.database.changes > 0
     }
 
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (ECGRecording) throws -> Void) throws {
         let select = try rows.statement("""
-            SELECT recorded_at, classification, symptoms, sample_rate, lead, unit, device, software_version, file, samples
+            SELECT recorded_at, classification, symptoms, sample_rate, lead, unit, device, software_version, file, samples, average_heart_rate
             FROM ecg ORDER BY id
             """)
         while try select.step() {
@@ -47,7 +54,7 @@ extension ECGKind: ArchiveRecordKind {
             try body(ECGRecording(recordedAt: select.int64(0), classification: select.text(1), symptoms: select.text(2),
                                   sampleRateHz: select.optionalDouble(3), lead: select.text(4), unit: select.text(5),
                                   device: select.text(6), softwareVersion: select.text(7), file: select.text(8),
-                                  samples: StoredWords.decoded(select.blob(9)).map { Double(bitPattern: $0) }))
+                                  averageHeartRate: select.optionalDouble(10), samples: StoredWords.decoded(select.blob(9)).map { Double(bitPattern: $0) }))
         }
     }
 

@@ -11,7 +11,8 @@ public enum RecordKinds {
     /// In the order summaries list them. (A computed list: metatypes of a protocol are not
     /// `Sendable`, so a stored one would be a shared global.)
     public static var all: [any ArchiveRecordKind.Type] {
-        [BeatSeriesKind.self, CorrelationKind.self, RouteKind.self, ECGKind.self, ClinicalKind.self, AudiogramKind.self, VisionPrescriptionKind.self]
+        [BeatSeriesKind.self, CorrelationKind.self, RouteKind.self, ECGKind.self, ClinicalKind.self, AudiogramKind.self, VisionPrescriptionKind.self,
+         MedicationKind.self, StateOfMindKind.self, SampleSeriesKind.self]
     }
 
     /// The kind whose `--kind` name is `name`.

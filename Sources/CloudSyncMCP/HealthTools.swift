@@ -8,7 +8,7 @@ import MCP
 /// Answers the tools from the staging store, opened read-only, with the same code as `aggregate`
 /// and `status`. One call at a time: the store's connections are not shared between threads.
 final class HealthTools: @unchecked Sendable {
-    private let store: StagingStore
+    let store: StagingStore
     private let sql: ReadOnlySQL
     private let lock = NSLock()
 
@@ -37,6 +37,7 @@ final class HealthTools: @unchecked Sendable {
         case "workouts": return try workouts(arguments)
         case "workout_route": return try workoutRoute(arguments)
         case "ecg": return try ecg(arguments)
+        case "medications": return try medications(arguments)
         case "records": return try records(arguments)
         case "sql": return try runSQL(arguments)
         default: throw ToolError("no tool named \(name); the tools are \(ToolCatalog.tools.map(\.name).joined(separator: ", "))")

@@ -117,6 +117,9 @@ extension Receiver {
             "points": report.points,
             "workouts": report.workouts,
             "routes": ["new": routes.new, "alreadyThere": routes.already],
+            // Every kind of record the push held (routes, medications, State of Mind, ECGs, series).
+            "records": stored.records.filter { $0.value.new + $0.value.already > 0 }
+                .mapValues { ["new": $0.new, "alreadyThere": $0.already] },
         ]
     }
 }

@@ -37,6 +37,8 @@ struct ReportData {
     var workouts: [WorkoutSummary] = []
     var routes = RouteTally()
     var ecgs: [ECGSummary] = []
+    /// The medication doses of the range, per drug and per drug and week.
+    var medications = MedicationAdherence()
 
     static let heartTypes = ["restingHeartRate", "heartRateVariabilitySDNN", "walkingHeartRateAverage", "vo2Max"]
     static let bodyTypes = ["bodyMass", "bodyFatPercentage"]
@@ -74,6 +76,7 @@ struct ReportData {
                 data.ecgs.append(recording)
             }
         }
+        data.medications = MedicationQuery.adherence(try MedicationQuery(store).doses(since: drawn.since, until: drawn.until), zone: drawn.zone)
         if options.since != nil || options.until != nil {
             data.range = try RangeSummary.load(store, since: options.since, until: options.until, zone: options.zone, routes: data.routes.total)
         }

@@ -31,6 +31,7 @@ enum ReportPage {
                 body(&page, data)
                 WorkoutsSection.render(&page, data, time: time)
                 ecg(&page, data, time: time)
+                MedicationsSection.render(&page, data, time: time)
             }
         }
         return page.text

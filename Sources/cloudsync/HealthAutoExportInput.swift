@@ -1,4 +1,5 @@
 import CloudSyncHealthAutoExport
+import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncSources
 import CloudSyncStore
@@ -36,9 +37,12 @@ enum HealthAutoExportSummary {
         let (report, stored) = (result.report, result.stored)
         var line = "imported \(report.input) into \(store): \(stored.new) new, \(stored.already) already there"
         if stored.superseded > 0 { line += ", \(stored.superseded) kept but superseded (not counted)" }
-        if report.workouts > 0 { line += "; \(report.workouts) workouts" }
-        let routes: (new: Int, already: Int) = stored.records[RouteKind.name] ?? (0, 0)
-        if routes.new + routes.already > 0 { line += "; \(routes.new) routes new (\(routes.already) already there)" }
+        if report.workouts > 0 { line += "; \(counted(report.workouts, "workout"))" }
+        for kind in RecordKinds.all {
+            let records: (new: Int, already: Int) = stored.records[kind.name] ?? (0, 0)
+            guard records.new + records.already > 0 else { continue }
+            line += "; \(counted(records.new, kind.noun.singular, kind.noun.plural)) new (\(records.already) already there)"
+        }
         if !report.unmapped.isEmpty {
             line += "; no mapping, kept under their own names: " + report.unmapped.sorted().joined(separator: ", ")
         }
@@ -85,9 +89,19 @@ extension Inspect {
         }
         return ["input": report.input, "format": "Health Auto Export JSON", "points": report.points, "samples": report.samples,
                 "metrics": metrics, "workouts": report.workouts, "routes": report.routes, "routePoints": report.routePoints,
+                "arrays": report.items, "records": report.records.mapValues { ["records": $0.records, "parts": $0.parts] },
+                "arraySamples": report.arraySamples,
                 "unmapped": report.unmapped.sorted(),
                 "notKept": report.notKept.mapValues { ["count": $0.count, "reason": $0.reason] }]
     }
+
+    /// What each of the app's other arrays becomes (docs/mapping.md, "The app's other arrays").
+    static let keptAs = [
+        "medications": "medication doses (--kind medications)", "stateOfMind": "State of Mind entries (--kind state-of-mind)",
+        "ecg": "ECGs (--kind ecg)", "symptoms": "category samples (HKCategoryTypeIdentifierHeadache, …)",
+        "cycleTracking": "category samples (HKCategoryTypeIdentifierMenstrualFlow, …)",
+        "heartRateNotifications": "category samples (HKCategoryTypeIdentifierHighHeartRateEvent, …) and their heart rates (--kind series)",
+    ]
 
     static func text(_ report: HealthAutoExportReport) -> String {
         var lines = ["\(report.input): Health Auto Export JSON, \(counted(report.points, "point")) → \(counted(report.samples, "sample"))"
@@ -99,6 +113,11 @@ extension Inspect {
             lines.append(line)
         }
         if report.workouts > 0 { lines.append("  workouts: \(report.workouts), routes: \(report.routes) (\(report.routePoints) points)") }
+        for (array, count) in report.items.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(array): \(counted(count, "item")) → \(Self.keptAs[array] ?? "kept")")
+        }
+        let records = RecordKinds.all.compactMap { kind in report.records[kind.name].map(kind.describe) }
+        if !records.isEmpty { lines.append("  records: " + records.joined(separator: ", ")) }
         for (name, notKept) in report.notKept.sorted(by: { $0.key < $1.key }) {
             lines.append("  not kept: \(name) \(notKept.count) (\(notKept.reason))")
         }

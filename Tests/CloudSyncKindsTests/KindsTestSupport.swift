@@ -1,4 +1,6 @@
 import CloudSyncExport
+import CloudSyncHealthAutoExport
+import CloudSyncSources
 import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncStore
@@ -14,12 +16,28 @@ func written(in directory: URL, _ name: String = UUID().uuidString, _ write: (Ou
     return try Data(contentsOf: URL(fileURLWithPath: path))
 }
 
-/// What `convert --kind` does, through the library: the records of `kind` in `input`, read by the
-/// archive converter into `sink`; the converter's report.
+/// What `convert --kind` does, through the library: the records of `kind` in `input`, read into
+/// `sink` by the archive converter (an export) or Health Auto Export's reader (the app's JSON); how
+/// many records of the kind, and their parts.
 @discardableResult
 func convert<Kind: ArchiveRecordKind>(_ kind: Kind.Type, _ input: String, into sink: any RecordSink,
-                                      filter: MetricFilter = .all) throws -> ArchiveConverter.Report {
-    try SourceRunner.run(ArchiveConverter(input: input, filter: filter, kinds: [kind]), into: SourceSinks(metrics: DiscardingSink(), records: sink))
+                                      filter: MetricFilter = .all) throws -> RecordCount {
+    guard input.hasSuffix(".json") else {
+        let report = try SourceRunner.run(ArchiveConverter(input: input, filter: filter, kinds: [kind]),
+                                          into: SourceSinks(metrics: DiscardingSink(), records: sink))
+        return report.count(Kind.name)
+    }
+    let oneKind = OneKindSink(kindNamed: Kind.name, to: sink)
+    let (sinks, _) = Filtering.sinks(filter, SourceSinks(metrics: DiscardingSink(), records: oneKind))
+    try SourceRunner.run(HealthAutoExportFiles([input]), into: sinks)
+    return oneKind.count
+}
+
+/// Imports a sample into `store`: an export, or the app's document; what the store added per kind.
+@discardableResult
+func importSample(_ input: String, into store: StagingStore) throws -> StoreImportResult {
+    guard input.hasSuffix(".json") else { return try store.importExport(input).stored }
+    return try store.importDocument(try HealthAutoExportDocument(path: input), details: .file).stored
 }
 
 /// The JSON Lines `convert --kind` writes for `kind` from `input`.

@@ -19,22 +19,23 @@ import Testing
 
     private func roundTrip<Kind: ArchiveRecordKind>(_ kind: Kind.Type) throws {
         let expected = try #require(SampleRecords.byKind[Kind.name])
+        let input = SampleRecords.input(of: Kind.name)
         let fixture = try StoreFixture()
-        let converted = try convertedLines(kind, Paths.sampleZip, in: fixture.directory)
+        let converted = try convertedLines(kind, input, in: fixture.directory)
         let read = CollectingSink()
-        let report = try convert(kind, Paths.sampleZip, into: read)
-        #expect(report.count(Kind.name).records == expected.records, "\(Kind.name)")
+        let count = try convert(kind, input, into: read)
+        #expect(count.records == expected.records, "\(Kind.name)")
         #expect(jsonLines(read.records(kind), as: kind) == converted, "\(Kind.name): the lines are the records as read")
 
         let store = try fixture.open()
-        let first = try store.importExport(Paths.sampleZip)
-        #expect(first.stored.records[Kind.name]?.new == expected.records, "\(Kind.name)")
-        let again = try store.importExport(Paths.sampleZip)
-        #expect(again.stored.records[Kind.name]?.new == 0 && again.stored.records[Kind.name]?.already == expected.records, "\(Kind.name)")
+        let first = try importSample(input, into: store)
+        #expect(first.records[Kind.name]?.new == expected.records, "\(Kind.name)")
+        let again = try importSample(input, into: store)
+        #expect(again.records[Kind.name]?.new == 0 && again.records[Kind.name]?.already == expected.records, "\(Kind.name)")
         // Counted as inspect counts them: records, and their parts (points, samples, beats, members).
         let counted = try #require(try StatusQuery(store).status().records[Kind.name])
-        #expect(counted.records == report.count(Kind.name).records, "\(Kind.name)")
-        #expect(counted.parts == report.count(Kind.name).parts, "\(Kind.name)")
+        #expect(counted.records == count.records, "\(Kind.name)")
+        #expect(counted.parts == count.parts, "\(Kind.name)")
 
         // JSON Lines: what convert wrote, byte for byte.
         #expect(try exportedLines(kind, from: store, in: fixture.directory) == converted, "\(Kind.name)")
@@ -44,7 +45,7 @@ import Testing
         #expect(records.finished)
         #expect(jsonLines(records.records(kind), as: kind) == converted, "\(Kind.name): read back from the store")
         // CSV: the kind's header, then the same rows from the store as from the export.
-        let csvConverted = try written(in: fixture.directory) { try convert(kind, Paths.sampleZip, into: RecordCSVSink(output: $0, columns: Kind.csvColumns)) }
+        let csvConverted = try written(in: fixture.directory) { try convert(kind, input, into: RecordCSVSink(output: $0, columns: Kind.csvColumns)) }
         let csvExported = try written(in: fixture.directory) {
             try ExportQuery(store).records(kind, to: RecordCSVSink(output: $0, columns: Kind.csvColumns))
         }

@@ -11,6 +11,9 @@ public enum Paths {
     public static var corpusExists: Bool { FileManager.default.fileExists(atPath: corpus.path) }
     /// Health Auto Export's own sample (made up), and the real files of the corpus.
     public static let sampleHealthAutoExport = samples.appendingPathComponent("health-auto-export.json").path
+    /// The app's other arrays (made up): medications, State of Mind, symptoms, cycle tracking, an
+    /// ECG, a heart-rate notification, a workout with its series.
+    public static let samplePhoneArrays = samples.appendingPathComponent("health-auto-export-arrays.json").path
     public static let haeCorpus = corpus.appendingPathComponent("hae")
     public static var haeCorpusExists: Bool { FileManager.default.fileExists(atPath: haeCorpus.path) }
     public static var haeCorpusFiles: [String] {

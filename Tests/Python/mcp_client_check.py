@@ -183,8 +183,8 @@ async def main():
             check(init.serverInfo.name == "cloudsync", "initialize names the server")
             tools = {t.name: t for t in (await session.list_tools()).tools}
             first_answer = time.monotonic() - started
-            check(set(tools) == {"overview", "series", "compare_periods", "sleep", "workouts", "workout_route", "ecg", "records", "sql"},
-                  f"the nine tools are listed ({sorted(tools)})")
+            check(set(tools) == {"overview", "series", "compare_periods", "sleep", "workouts", "workout_route", "ecg", "medications", "records", "sql"},
+                  f"the ten tools are listed ({sorted(tools)})")
             check(all(t.outputSchema and t.inputSchema for t in tools.values()), "every tool has an input and an output schema")
 
             overview = (await call(session, "overview", {})).structuredContent
@@ -277,6 +277,10 @@ async def main():
             check(len(ecgs) == 1 and ecgs[0]["classification"] == "Sinus Rhythm" and ecgs[0]["sampleCount"] == 5120, "the ECG is listed")
             strip = (await call(session, "ecg", {"recordedAt": ecgs[0]["recordedAt"], "maxSamples": 512})).structuredContent["recordings"][0]
             check(len(strip["samples"]) == 512, "one recording, downsampled")
+
+            medications = await call(session, "medications", {"timeZone": "Europe/Paris"})
+            check(medications.structuredContent["drugs"] == [] and "no medication doses" in text_of(medications),
+                  "medications: none in an export, said so")
 
             page1 = (await call(session, "records", {"type": "stepCount", "limit": 10})).structuredContent
             page2 = (await call(session, "records", {"type": "stepCount", "limit": 10, "cursor": page1["cursor"]})).structuredContent
@@ -813,7 +817,8 @@ async def every_kind_checks():
             overview = await call(session, "overview", {})
             records = overview.structuredContent["records"]
             check(records == {"beats": 1, "correlations": 1, "routes": 2, "ecg": 1, "clinical": 1, "audiograms": 1,
-                              "vision-prescriptions": 1}, f"the overview counts every kind: {records}")
+                              "vision-prescriptions": 1, "medications": 0, "state-of-mind": 0, "series": 0},
+                  f"the overview counts every kind: {records}")
             first = text_of(overview).splitlines()[0]
             check("1 audiogram" in first and "1 vision prescription" in first, f"the overview's text names them: {first}")
 

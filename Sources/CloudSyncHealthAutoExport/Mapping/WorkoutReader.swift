@@ -1,9 +1,10 @@
 import CloudSyncModel
 /// One entry of `workouts[]`, in either version of the app's format (docs/mapping.md): the same
 /// record as export.xml's workout (a metric of type `workout`, its duration in minutes, its
-/// statistics in metadata) and, when it has one, its route as a `Route`. The per-workout series
-/// (`heartRateData`, `stepCount` as an array, …) repeat samples the metrics already hold: counted,
-/// not kept.
+/// statistics in metadata), when it has one its route as a `Route`, and its series
+/// (`heartRateData`, `heartRateRecovery`, `stepCount` as an array, …) as `SampleSeries` kept with it:
+/// in a summarised file they exist nowhere else. The store drops a series only when the same
+/// samples are in it (`SampleSeriesKind`).
 struct WorkoutReader {
     let emitter: MetricEmitter
     let arena: TextArena
@@ -21,10 +22,12 @@ struct WorkoutReader {
         var heartRate: (minimum: Double?, average: Double?, maximum: Double?)
         var elevationAscent: Quantity?
         var route: [RoutePoint] = []
-        var series: [String: Int] = [:]
+        /// The series' arrays, read once the workout's span is known (members come in any order).
+        var series: [(name: String, bytes: ByteText, offset: Int, path: JSONPath)] = []
     }
 
-    func read(_ cursor: inout JSONCursor, report: inout HealthAutoExportReport, routes: any RecordSink) throws {
+    func read(_ cursor: inout JSONCursor, report: inout HealthAutoExportReport, routes: any RecordSink,
+              series: inout [SampleSeries]) throws {
         arena.reset()
         var fields = Fields()
         try cursor.object { cursor, key in
@@ -59,9 +62,8 @@ struct WorkoutReader {
                 case .object:
                     if let quantity = try Self.quantity(&cursor) { fields.quantities[name] = quantity }
                 case .array:
-                    var count = 0
-                    try cursor.array { cursor, _ in count += 1; try cursor.skipValue() }
-                    fields.series[name] = count
+                    let offset = cursor.baseOffset + cursor.position, path = cursor.path
+                    fields.series.append((name, try cursor.captureValue(), offset, path))
                 default:
                     try cursor.skipValue()
                 }
@@ -97,12 +99,15 @@ struct WorkoutReader {
         let minutes = fields.duration.map { $0 / 60 } ?? Double(end - start.utc) / 60
         try emitter.emit(value: NumberFormatting.roundedAfterConversion(minutes))
         report.workouts += 1
-        for (name, count) in fields.series where count > 0 {
-            report.notKept("workouts.\(name)", count, "a workout's series repeats samples of the metrics")
+        let owner = SeriesReader.Owner(kind: "workout", name: activity, start: start.utc, end: end)
+        for array in fields.series {
+            var points = JSONCursor(bytes: array.bytes, input: cursor.input, arena: arena, baseOffset: array.offset, path: array.path)
+            if let one = try SeriesReader.read(&points, name: array.name, owner: owner) { series.append(one) }
         }
         if !fields.route.isEmpty {
-            try routes.write(Route(file: nil, workoutType: activity, workoutStart: start.utc, workoutEnd: end, points: fields.route),
-                             as: RouteKind.self)
+            let route = Route(file: nil, workoutType: activity, workoutStart: start.utc, workoutEnd: end, points: fields.route)
+            try routes.write(route, as: RouteKind.self)
+            report.records[RouteKind.name, default: RecordCount()].add(route, of: RouteKind.self)
             report.routes += 1
             report.routePoints += fields.route.count
         }

@@ -1,4 +1,5 @@
-/// An Apple Watch electrocardiogram (`electrocardiograms/ecg_….csv`).
+/// An Apple Watch electrocardiogram: a file of the export (`electrocardiograms/ecg_….csv`), or an
+/// item of Health Auto Export's `ecg` array, the same recording.
 public struct ECGRecording: Sendable, Equatable {
     /// Seconds since 1970, UTC.
     public var recordedAt: Int64
@@ -11,12 +12,15 @@ public struct ECGRecording: Sendable, Equatable {
     public var softwareVersion: String?
     /// The entry's path from `electrocardiograms/` on.
     public var file: String?
+    /// The Watch's average heart rate over the recording (Health Auto Export gives it; the
+    /// export's CSV does not).
+    public var averageHeartRate: Double?
     /// The voltages, in `unit`.
     public var samples: [Double]
 
     public init(recordedAt: Int64, classification: String? = nil, symptoms: String? = nil, sampleRateHz: Double? = nil,
                 lead: String? = nil, unit: String? = nil, device: String? = nil, softwareVersion: String? = nil,
-                file: String? = nil, samples: [Double]) {
+                file: String? = nil, averageHeartRate: Double? = nil, samples: [Double]) {
         self.recordedAt = recordedAt
         self.classification = classification
         self.symptoms = symptoms
@@ -26,6 +30,7 @@ public struct ECGRecording: Sendable, Equatable {
         self.device = device
         self.softwareVersion = softwareVersion
         self.file = file
+        self.averageHeartRate = averageHeartRate
         self.samples = samples
     }
 
@@ -43,7 +48,7 @@ public enum ECGKind: RecordKind {
     public static func date(of ecg: ECGRecording) -> Int64? { ecg.recordedAt }
 
     /// `{"recordedAt","classification","symptoms","sampleRateHz","lead","unit","device",
-    /// "softwareVersion","file","samples":[…]}`.
+    /// "softwareVersion","file","averageHeartRate","samples":[…]}`.
     public static func appendJSONLines(_ ecg: ECGRecording, to out: inout ByteBuffer) {
         out.append("{\"recordedAt\":")
         RecordJSON.appendDate(ecg.recordedAt, to: &out)
@@ -63,6 +68,8 @@ public enum ECGKind: RecordKind {
         RecordJSON.appendString(ecg.softwareVersion, to: &out)
         out.append(",\"file\":")
         RecordJSON.appendString(ecg.file, to: &out)
+        out.append(",\"averageHeartRate\":")
+        RecordJSON.appendNumber(ecg.averageHeartRate, to: &out)
         out.append(",\"samples\":[")
         for (i, sample) in ecg.samples.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -73,7 +80,7 @@ public enum ECGKind: RecordKind {
 
     /// `index` counts from 0; `seconds` is the time since the recording began (index / rate).
     public static let csvColumns = ["recordedAt", "file", "classification", "symptoms", "lead", "unit", "sampleRateHz", "device",
-                                    "softwareVersion", "index", "seconds", "voltage"]
+                                    "softwareVersion", "averageHeartRate", "index", "seconds", "voltage"]
 
     public static func appendCSVRows(_ ecg: ECGRecording, to out: inout ByteBuffer) {
         var head = ByteBuffer(capacity: 256)
@@ -82,6 +89,7 @@ public enum ECGKind: RecordKind {
         head.appendCSVCell(ecg.sampleRateHz)
         head.appendCSVCell(ecg.device)
         head.appendCSVCell(ecg.softwareVersion)
+        head.appendCSVCell(ecg.averageHeartRate)
         for (index, voltage) in ecg.samples.enumerated() {
             head.withBytes { out.append($0) }
             out.appendCSVCell(Int64(index))

@@ -18,6 +18,21 @@ public enum RecordJSON {
         NumberFormatting.append(value, to: &out)
     }
 
+    public static func appendBool(_ value: Bool?, to out: inout ByteBuffer) {
+        guard let value else { out.append("null"); return }
+        out.append(value ? "true" : "false")
+    }
+
+    /// `["a","b"]`.
+    public static func appendStrings(_ texts: [String], to out: inout ByteBuffer) {
+        out.append(UInt8(ascii: "["))
+        for (i, text) in texts.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(text, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
     /// `{"k":"v",…}`: metadata in the order written.
     public static func appendObject(_ entries: [(key: String, value: String)], to out: inout ByteBuffer) {
         out.append(UInt8(ascii: "{"))

@@ -59,3 +59,24 @@ public final class CountingRecordSink: RecordSink {
     }
     public func finish() throws {}
 }
+
+/// The records of one kind, to `sink`; the input's other kinds are not written (`convert --kind
+/// ecg` of a file with routes writes no route under the ECG header). Counts what it passed.
+public final class OneKindSink: RecordSink {
+    public let kind: String
+    private let sink: any RecordSink
+    public private(set) var count = RecordCount()
+
+    public init(kindNamed name: String, to sink: any RecordSink) {
+        kind = name
+        self.sink = sink
+    }
+
+    public func write<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws {
+        guard Kind.name == self.kind else { return }
+        count.add(record, of: Kind.self)
+        try sink.write(record, as: kind)
+    }
+
+    public func finish() throws { try sink.finish() }
+}
