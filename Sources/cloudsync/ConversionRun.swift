@@ -72,23 +72,37 @@ func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, re
 
 /// Runs Health Auto Export's files into the sinks with the summary and exit codes: `convert` of the
 /// phone's JSON. A document that cannot be read (66) or is refused (65) stops the run, named with the
-/// JSON path of its first problem.
-func runDocuments(_ files: [String], filter: MetricFilter, metrics: any MetricSink, records: any RecordSink, quiet: Bool) throws {
+/// JSON path of its first problem. With `kind`, only records of that kind reach `records` (a file's
+/// routes never land under the ECG header), and a file without any is said to have none.
+func runDocuments(_ files: [String], filter: MetricFilter, metrics: any MetricSink, records: any RecordSink, quiet: Bool,
+                  kind: (any RecordKind.Type)? = nil) throws {
     guard !files.isEmpty else {
         printError("no .json file in the folder")
         throw ExitStatus.noInput
     }
     let progress = ProgressLine()
-    let (sinks, filtered) = Filtering.sinks(filter, SourceSinks(metrics: metrics, records: records))
+    let oneKind = kind.map { OneKindSink(kindNamed: $0.name, to: records) }
+    let (sinks, filtered) = Filtering.sinks(filter, SourceSinks(metrics: metrics, records: oneKind ?? records))
     let source = HealthAutoExportFiles(files)
     let started = Date()
     do {
         let reports = try SourceRunner.run(source, into: sinks, control: progress.control())
         progress.clear()
+        let seconds = String(format: " in %.1f s", Date().timeIntervalSince(started))
+        if let kind, let oneKind {
+            if oneKind.count.records == 0 {
+                let held = reports.reduce(into: [String: Int]()) { held, report in held.merge(report.records.mapValues(\.records)) { $0 + $1 } }
+                    .filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+                printError("\(source.name) holds no \(kind.noun.plural)" + (held.isEmpty ? "" : " (it holds \(held.joined(separator: ", ")))"))
+            } else if !quiet {
+                printError(kind.describe(oneKind.count) + " from \(source.name)" + seconds)
+            }
+            return
+        }
         let written = reports.reduce(0) { $0 + $1.samples } - filtered.filteredOut
         let notKept = reports.flatMap(\.notKept).reduce(into: [String: Int]()) { $0[$1.key, default: 0] += $1.value.count }
         if !quiet || !notKept.isEmpty {
-            var line = "\(counted(written, "metric")) from \(source.name)" + String(format: " in %.1f s", Date().timeIntervalSince(started))
+            var line = "\(counted(written, "metric")) from \(source.name)" + seconds
             if filtered.filteredOut > 0 { line += "; \(filtered.filteredOut) filtered out" }
             if !notKept.isEmpty { line += "; not kept: " + notKept.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
             printError(line)

@@ -70,7 +70,7 @@ struct Convert: ParsableCommand {
             let records: any RecordSink
             do { records = try outputs.makeRecordSink(kind) } catch { throw ExitStatus.report(error) }
             if let documents {
-                try runDocuments(documents, filter: filter, metrics: DiscardingSink(), records: records, quiet: quiet)
+                try runDocuments(documents, filter: filter, metrics: DiscardingSink(), records: records, quiet: quiet, kind: kind)
             } else {
                 try runArchive(input: input, filter: filter, metrics: DiscardingSink(), records: records, kinds: [kind], quiet: quiet)
             }
