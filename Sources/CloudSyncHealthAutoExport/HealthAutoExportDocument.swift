@@ -31,8 +31,22 @@ public final class HealthAutoExportDocument: @unchecked Sendable {
         storage = .borrowed(bytes)
     }
 
-    /// Maps the file at `path`.
+    /// Maps the file at `path`; `-` reads standard input whole (named "standard input").
     public init(path: String) throws {
+        if path == "-" {
+            name = "standard input"
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = read(STDIN_FILENO, &chunk, chunk.count)
+                if count < 0, errno == EINTR { continue }
+                guard count >= 0 else { throw Self.unreadable(name) }
+                if count == 0 { break }
+                bytes.append(contentsOf: chunk[0..<count])
+            }
+            storage = .bytes(bytes)
+            return
+        }
         name = path
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw Self.unreadable(path) }

@@ -1,5 +1,8 @@
 import CloudSyncHealthAutoExport
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An input a person names, as the source that reads it: an Apple Health export (export.zip,
 /// export.xml, `-` for standard input) or Health Auto Export's JSON (a `.json` file whose start looks
@@ -13,7 +16,9 @@ public enum InputSource: Sendable, Equatable {
     /// What `path` names.
     public init(_ path: String) {
         guard path != "-" else {
-            self = .export(path)
+            // Standard input redirected from a file is told by its first bytes, as a path is (from a
+            // pipe, what is read cannot be put back: it takes a zip or XML, and says so of JSON).
+            self = Self.standardInputLooksLikeDocument() ? .healthAutoExport([path]) : .export(path)
             return
         }
         var isDirectory: ObjCBool = false
@@ -28,6 +33,19 @@ public enum InputSource: Sendable, Equatable {
         } else {
             self = Self.looksLikeDocument(path) ? .healthAutoExport([path]) : .export(path)
         }
+    }
+
+    /// Whether standard input is a regular file whose bytes from its offset on look like the app's
+    /// document (read with pread: nothing is consumed).
+    static func standardInputLooksLikeDocument() -> Bool {
+        var info = stat()
+        guard fstat(STDIN_FILENO, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        let offset = lseek(STDIN_FILENO, 0, SEEK_CUR)
+        guard offset >= 0 else { return false }
+        var prefix = [UInt8](repeating: 0, count: 4096)
+        let count = pread(STDIN_FILENO, &prefix, prefix.count, offset)
+        guard count > 0 else { return false }
+        return HealthAutoExportDocument.looksLikeHealthAutoExport(prefix: Array(prefix[0..<count]))
     }
 
     static func looksLikeDocument(_ path: String) -> Bool {

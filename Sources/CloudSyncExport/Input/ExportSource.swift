@@ -47,6 +47,12 @@ public enum ExportSources {
         let prefix = try reader.peek(4)
         if prefix.isEmpty { throw ConversionError.notAnExport(name, "the input is empty") }
         if prefix == emptyZipMagic { throw ConversionError.notAnExport(name, "the zip archive is empty") }
+        if let first = prefix.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            // JSON: Health Auto Export's documents are told by their start where it can be read again.
+            throw ConversionError.notAnExport(name, isStdin
+                ? "it is JSON; from a pipe, standard input takes a zip or XML: name Health Auto Export's file, or redirect it (< FILE.json)"
+                : "it is JSON, not an Apple Health export (nor Health Auto Export's: no \"data\" object in its first 4 KiB)")
+        }
         guard prefix == zipMagic else {
             // fstat, not lseek: the reader goes on reading sequentially from the current offset.
             return PlainXMLSource(reader: reader, size: kind == .regular ? FileKind.size(of: fd) : nil)
