@@ -46,12 +46,14 @@ package enum CloudCareUpload: UploadContract {
         return receipt
     }
 
-    /// 403 is CloudCare's "device not paired", not a refused token; a 404 with FastAPI's own
-    /// "Not Found" is a wrong URL, another 404 its "paired patient missing".
-    package static func failure(status: Int, words: String, url: String) -> UploadError? {
+    /// 403 is CloudCare's "device not paired", not a refused token. A 404 is its "paired patient
+    /// missing" only when CloudCare says so (a JSON `detail` other than FastAPI's own "Not Found");
+    /// any other 404 (an empty body, a web server's page) is a wrong URL: no such endpoint.
+    package static func failure(status: Int, said: ServerSaid, url: String) -> UploadError? {
         switch status {
-        case 403: return .notPaired(words)
-        case 404 where words != "Not Found": return .rejected(status, words, what: "the batch (its paired patient is missing)")
+        case 403: return .notPaired(said.words)
+        case 404 where said.isJSONDetail && said.words != "Not Found":
+            return .rejected(status, said.words, what: "the batch (its paired patient is missing)")
         default: return nil
         }
     }

@@ -78,7 +78,7 @@ package struct HTTPTransport: Sendable {
                                  retryAfter: response.headers.first(name: "Retry-After"))
                 }
                 if !(200..<300).contains(reply.status),
-                   let failure = contract?.failure(status: reply.status, words: Self.words(reply.body), url: url) {
+                   let failure = contract?.failure(status: reply.status, said: Self.said(reply.body), url: url) {
                     throw failure
                 }
                 switch reply.status {
@@ -141,6 +141,13 @@ package struct HTTPTransport: Sendable {
     }
 
     /// The server's own words: FastAPI's `detail`, the steps API's `error`, else the body's start.
+    /// The words of an error's body, and whether they were the `detail` of a JSON object (FastAPI's
+    /// errors: CloudCare speaking), not a page or an empty body.
+    static func said(_ body: [UInt8]) -> ServerSaid {
+        let detail = (try? JSONDecoder().decode(ServerWords.self, from: Data(body)))?.detail
+        return ServerSaid(words: words(body), isJSONDetail: detail != nil)
+    }
+
     static func words(_ body: [UInt8]) -> String {
         if let said = try? JSONDecoder().decode(ServerWords.self, from: Data(body)),
            let words = said.detail ?? said.error ?? said.message {
@@ -186,4 +193,10 @@ final class RetryCounter: @unchecked Sendable {
 
 extension String {
     var trimmingTrailingSlash: String { hasSuffix("/") ? String(dropLast()) : self }
+}
+
+/// What a server said in an error's body (`HTTPTransport.said`).
+package struct ServerSaid: Sendable {
+    package var words: String
+    package var isJSONDetail: Bool
 }

@@ -33,7 +33,7 @@ package protocol UploadContract: Sendable {
     static func afterBatches(_ window: UploadWindow, sent: SentSummary, transport: HTTPTransport) async throws -> String?
     /// A status the common rules (`HTTPTransport.classify`) do not read the contract's way: CloudCare's
     /// 403 is a device not paired, not a token refused. nil: the common rules.
-    static func failure(status: Int, words: String, url: String) -> UploadError?
+    static func failure(status: Int, said: ServerSaid, url: String) -> UploadError?
 }
 
 extension UploadContract {
@@ -41,7 +41,7 @@ extension UploadContract {
     package static var wantsToken: Bool { true }
     package static func window(recorded: String?, transport: HTTPTransport?) async throws -> UploadWindow { UploadWindow() }
     package static func afterBatches(_ window: UploadWindow, sent: SentSummary, transport: HTTPTransport) async throws -> String? { nil }
-    package static func failure(status: Int, words: String, url: String) -> UploadError? { nil }
+    package static func failure(status: Int, said: ServerSaid, url: String) -> UploadError? { nil }
 }
 
 /// What a batch's body is written with: the store's identity, and the whole upload's date range

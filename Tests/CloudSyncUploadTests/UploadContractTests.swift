@@ -129,10 +129,14 @@ import Testing
 
     /// CloudCare's 403 is a device not paired; a 404 in FastAPI's own words is a wrong URL (the common rule).
     @Test func cloudCareReadsItsOwnFailures() {
-        #expect(CloudCareUpload.failure(status: 403, words: "Device not paired", url: "u")?.description.contains("not paired") == true)
-        #expect(CloudCareUpload.failure(status: 404, words: "Not Found", url: "u") == nil)
-        #expect(CloudCareUpload.failure(status: 404, words: "Paired patient not found", url: "u")?.description.contains("patient") == true)
-        #expect(FloUpload.failure(status: 403, words: "", url: "u") == nil)
+        func said(_ body: String) -> ServerSaid { HTTPTransport.said(Array(body.utf8)) }
+        #expect(CloudCareUpload.failure(status: 403, said: said(#"{"detail":"Device not paired"}"#), url: "u")?.description.contains("not paired") == true)
+        #expect(CloudCareUpload.failure(status: 404, said: said(#"{"detail":"Not Found"}"#), url: "u") == nil)
+        #expect(CloudCareUpload.failure(status: 404, said: said(#"{"detail":"Paired patient not found"}"#), url: "u")?.description.contains("patient") == true)
+        // A 404 that is not CloudCare speaking (an empty body, a web server's page) is no such endpoint.
+        #expect(CloudCareUpload.failure(status: 404, said: said(""), url: "u") == nil)
+        #expect(CloudCareUpload.failure(status: 404, said: said("<html><body>404 Not Found</body></html>"), url: "u") == nil)
+        #expect(FloUpload.failure(status: 403, said: said(""), url: "u") == nil)
     }
 
     /// What each target is sent: CloudCare its types unless told otherwise, steps only steps
