@@ -79,10 +79,10 @@ struct Status: ParsableCommand {
                 + (status.pendingLeftOut > 0 ? " (and \(status.pendingLeftOut) of types CloudCare does not keep, not sent to it)" : ""),
             "date range: \(status.firstStart ?? "-") … \(status.lastEnd ?? "-")",
         ]
-        for kind in RecordKinds.all {
-            guard let count = status.records[kind.name], count.records > 0 else { continue }
-            lines.append("\((kind.noun.plural + ":").padding(toLength: 11, withPad: " ", startingAt: 0)) \(kind.describe(count))")
-        }
+        // The records besides metrics under one label, each said by its kind ("2 routes (45 points)"):
+        // a label per kind was cut to the column's width ("vision pres").
+        let records = RecordKinds.all.compactMap { kind in status.records[kind.name].flatMap { $0.records > 0 ? kind.describe($0) : nil } }
+        for (index, line) in records.enumerated() { lines.append((index == 0 ? "records:    " : "            ") + line) }
         if let date = status.exportFacts["exportDate"] {
             lines.append("last export: \(date), version \(status.exportFacts["exportVersion"] ?? "?"), locale \(status.exportFacts["locale"] ?? "?")")
         }
