@@ -34,9 +34,22 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
         return nil
     }
 
-    static func isPostgres(_ text: String) -> Bool { text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") }
+    /// A `postgres://` or `postgresql://` address (the scheme in any case, as URLs allow).
+    static func isPostgres(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://")
+    }
+
+    /// Meant as an address but not one: another scheme (`postgress://`, `mysql://`) or a
+    /// `postgres` scheme without its `//` (`postgresql:/db`). Taken for an SQLite path, it made a
+    /// file of that name or failed with "SQLite error 14".
+    static func isMistypedAddress(_ text: String) -> Bool {
+        guard !isPostgres(text) else { return false }
+        return text.contains("://") || text.lowercased().hasPrefix("postgres") && text.contains(":")
+    }
 
     init(_ text: String) throws {
+        let text = Self.isPostgres(text) ? "postgres" + text.drop { $0 != ":" } : text
         guard Self.isPostgres(text), let url = URLComponents(string: text) else {
             throw StorageError("'\(text)' is not a postgres://USER@HOST:PORT/DATABASE address")
         }

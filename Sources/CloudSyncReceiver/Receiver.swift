@@ -20,6 +20,10 @@ package struct Receiver: Sendable {
     package init(configuration: ReceiverConfiguration, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
+        if PostgresLocation.isMistypedAddress(configuration.databasePath) {
+            throw ReceiverError.databaseAddress(
+                "--db '\(configuration.databasePath)' is not a database address: give postgres://USER@HOST[:PORT]/DB, or the path of an SQLite file")
+        }
         if PostgresLocation.isPostgres(configuration.databasePath) {
             let location: PostgresLocation
             do {

@@ -31,7 +31,7 @@ struct Aggregate: ParsableCommand {
             """
     )
 
-    enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case table, jsonl, csv }
+    enum OutputFormat: String, CaseInsensitiveArgument, CaseIterable { case table, jsonl, csv }
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -114,4 +114,7 @@ extension Aggregate {
     }
 }
 
-extension AggregateBucket: ExpressibleByArgument {}
+extension AggregateBucket: ExpressibleByArgument {
+    /// `--bucket Day` is meant as `day` (CaseInsensitiveArgument's rule, for a type of the store).
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}

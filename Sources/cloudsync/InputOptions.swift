@@ -132,7 +132,9 @@ func printError(_ message: String) {
 /// `--tz`: an IANA zone name as a person types it. The exact name, else the one name that matches
 /// ignoring case (`europe/paris`); anything else is refused with the closest names.
 enum ZoneName {
-    static func resolve(_ name: String?) throws -> TimeZone? {
+    /// `option` names where the zone was given: `--tz` on the command line, the `tz` parameter of
+    /// `GET /report` (a request gets no word about flags).
+    static func resolve(_ name: String?, option: String = "--tz") throws -> TimeZone? {
         guard let name else { return nil }
         if let zone = TimeZone(identifier: name) { return zone }
         let known = TimeZone.knownTimeZoneIdentifiers
@@ -146,8 +148,16 @@ enum ZoneName {
         }
         scored.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.name < $1.name }
         let closest = scored.prefix(3).map(\.name)
-        var message = "--tz '\(name)' is not a time zone"
+        var message = "\(option) '\(name)' is not a time zone"
         if !closest.isEmpty { message += "; did you mean \(closest.joined(separator: ", "))?" }
         throw ValidationError(message + " (an IANA name like Europe/Paris or America/New_York; UTC for UTC)")
     }
+}
+
+/// A value of a fixed set of lower-case names, taken in any case (`--format CSV`, `--bucket Day`,
+/// `--target CloudCare`): each is unambiguous, as `--types Steps` and `--tz europe/paris` are.
+protocol CaseInsensitiveArgument: ExpressibleByArgument, RawRepresentable where RawValue == String {}
+
+extension CaseInsensitiveArgument {
+    init?(argument: String) { self.init(rawValue: argument.lowercased()) }
 }

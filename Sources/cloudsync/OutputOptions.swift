@@ -6,7 +6,7 @@ import Foundation
 /// `--kind`, `--format`, `--output`, `--batch-size` and `--force`, shared by `convert` and `export`:
 /// the one place where the kind of record and the output format are chosen and the sink made.
 struct OutputOptions: ParsableArguments {
-    enum Format: String, ExpressibleByArgument, CaseIterable {
+    enum Format: String, CaseInsensitiveArgument, CaseIterable {
         case jsonl, csv, cloudcare, geojson
     }
 
@@ -28,10 +28,10 @@ struct OutputOptions: ParsableArguments {
     var force = false
 
     /// The kind of record asked for; nil for metrics.
-    var recordKind: (any ArchiveRecordKind.Type)? { RecordKinds.named(kind) }
+    var recordKind: (any ArchiveRecordKind.Type)? { RecordKinds.named(kind.lowercased()) }
 
     func validate() throws {
-        guard kind == "metrics" || recordKind != nil else {
+        guard kind.lowercased() == "metrics" || recordKind != nil else {
             let names = ["metrics"] + RecordKinds.names
             // A name begun (`vision`, `clin`) is meant; else the nearest by spelling.
             let begun = kind.count >= 3 ? names.filter { $0.hasPrefix(kind.lowercased()) } : []
@@ -77,7 +77,7 @@ struct OutputOptions: ParsableArguments {
         guard let output, output != "-" else { return try files.standardOutput() }
         if format == .cloudcare {
             try files.folder(output, option: "--output", isOurs: OutputFolder.isBatchFile)
-        } else if format == .csv && kind == "metrics" && Self.isFolder(output) {
+        } else if format == .csv && recordKind == nil && Self.isFolder(output) {
             try files.folder(output, option: "--output", isOurs: { $0.hasSuffix(".csv") })
         } else {
             try files.output(output, option: "--output")

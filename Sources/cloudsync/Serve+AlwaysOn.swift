@@ -115,7 +115,7 @@ struct AlwaysOnOptions: ParsableArguments {
         let zone: TimeZone?
         let since: Int64?, until: Int64?
         do {
-            zone = try ZoneName.resolve(query.tz)
+            zone = try ZoneName.resolve(query.tz, option: "tz")
             since = try query.since.map { try FilterOptions.parseDate($0, option: "since", zone: zone) }
             until = try query.until.map { try FilterOptions.parseDate($0, option: "until", zone: zone) }
         } catch {

@@ -205,6 +205,7 @@ struct Upload: AsyncParsableCommand {
 }
 
 extension UploadTarget: ExpressibleByArgument {
-    /// `--target CloudCare` is meant as `cloudcare`.
+    /// `--target CloudCare` is meant as `cloudcare` (CaseInsensitiveArgument's rule, for a type of
+    /// the upload module).
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
 }

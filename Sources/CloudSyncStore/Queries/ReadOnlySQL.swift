@@ -156,6 +156,9 @@ public final class ReadOnlySQL {
     /// `timeZone` (nil: UTC). Building `daily` (when the query names it) is not counted in `timeLimit`.
     public func run(_ query: String, limit: Int, timeZone: TimeZone? = nil, timeLimit: Double = 3) throws(SQLError) -> Result {
         guardState.refusal = nil
+        // Said in SQL's words: the authorizer sees what a statement does to SQLite's own tables
+        // (CREATE TABLE first inserts into sqlite_master), not what the assistant wrote.
+        if let verb = Self.firstWord(of: query), Self.writingVerbs.contains(verb) { throw .refused("\(verb): only SELECT is allowed") }
         let namesDaily = DailyTable.isNamed(in: query)
         if namesDaily {
             let build: DailyBuild?
@@ -243,6 +246,23 @@ public final class ReadOnlySQL {
         }
     }
 
+    /// Statements that are not a query, by their first word.
+    static let writingVerbs: Set<String> = ["INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "ATTACH", "DETACH", "PRAGMA",
+                                            "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE", "VACUUM", "REINDEX", "ANALYZE"]
+
+    /// The first word of a statement, upper case, past blanks and `--` and `/* */` comments.
+    static func firstWord(of query: String) -> String? {
+        var rest = Substring(query)
+        while true {
+            rest = rest.drop { $0.isWhitespace }
+            if rest.hasPrefix("--") { rest = rest.drop { $0 != "\n" }; continue }
+            if rest.hasPrefix("/*"), let end = rest.range(of: "*/") { rest = rest[end.upperBound...]; continue }
+            break
+        }
+        let word = rest.prefix { $0.isLetter }
+        return word.isEmpty ? nil : word.uppercased()
+    }
+
     private static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
     private static func exec(_ sql: String, on database: SQLiteDatabase) throws {
@@ -292,7 +312,26 @@ public final class ReadOnlySQL {
                 return SQLITE_OK
             case SQLITE_ATTACH: return deny("ATTACH")
             case SQLITE_PRAGMA: return deny("PRAGMA")
-            default: return deny("anything but SELECT (action \(action))")
+            default: return deny(Self.statementName(action).map { "\($0): only SELECT is allowed" } ?? "anything but SELECT")
+            }
+        }
+
+        /// What a statement the authorizer refuses does, in SQL's words (not SQLite's action number).
+        static func statementName(_ action: Int32) -> String? {
+            switch action {
+            case SQLITE_INSERT: return "INSERT"
+            case SQLITE_UPDATE: return "UPDATE"
+            case SQLITE_DELETE: return "DELETE"
+            case SQLITE_TRANSACTION, SQLITE_SAVEPOINT: return "a transaction"
+            case SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_INDEX, SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_VIEW,
+                 SQLITE_CREATE_TEMP_VIEW, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_TEMP_TRIGGER, SQLITE_CREATE_VTABLE: return "CREATE"
+            case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_INDEX, SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_VIEW,
+                 SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_TRIGGER, SQLITE_DROP_TEMP_TRIGGER, SQLITE_DROP_VTABLE: return "DROP"
+            case SQLITE_ALTER_TABLE: return "ALTER TABLE"
+            case SQLITE_DETACH: return "DETACH"
+            case SQLITE_REINDEX: return "REINDEX"
+            case SQLITE_ANALYZE: return "ANALYZE"
+            default: return nil
             }
         }
 
