@@ -19,12 +19,13 @@ public enum CLI {
     }
 
     /// Runs cloudsync (or another `tool`) with `arguments`; `stdin` is a file to read from, or bytes
-    /// written through a pipe.
+    /// written through a pipe; `directory` its working directory.
     public static func run(_ arguments: [String], stdinFile: String? = nil, stdinBytes: Data? = nil,
-                    environment: [String: String] = [:], tool: String? = nil) throws -> CLIResult {
+                    environment: [String: String] = [:], tool: String? = nil, directory: URL? = nil) throws -> CLIResult {
         let process = Process()
         process.executableURL = tool.map { URL(fileURLWithPath: $0) } ?? binary
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }

@@ -37,8 +37,8 @@ public final class ServeProcess {
 
     /// `cloudsync serve` that must end by itself (a mistake found at start): one that starts
     /// listening instead is stopped after 10 s (status 124) and fails the test rather than hanging it.
-    public static func runToEnd(_ arguments: [String]) throws -> CLIResult {
-        try CLI.run(["10", CLI.binary.path, "serve"] + arguments, tool: "/usr/bin/timeout")
+    public static func runToEnd(_ arguments: [String], in directory: URL? = nil) throws -> CLIResult {
+        try CLI.run(["10", CLI.binary.path, "serve"] + arguments, tool: "/usr/bin/timeout", directory: directory)
     }
 
     public var url: String { "http://127.0.0.1:\(port)" }
