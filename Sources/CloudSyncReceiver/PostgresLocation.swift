@@ -49,7 +49,9 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
     }
 
     init(_ text: String) throws {
-        let text = Self.isPostgres(text) ? "postgres" + text.drop { $0 != ":" } : text
+        // The scheme in lower case (POSTGRES:// is an address too), the rest as written.
+        let scheme = text.prefix { $0 != ":" }
+        let text = Self.isPostgres(text) ? scheme.lowercased() + text.dropFirst(scheme.count) : text
         guard Self.isPostgres(text), let url = URLComponents(string: text) else {
             throw StorageError("'\(text)' is not a postgres://USER@HOST:PORT/DATABASE address")
         }

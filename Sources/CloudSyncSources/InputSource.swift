@@ -3,6 +3,14 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+// On Linux the Clang module that owns <sys/stat.h> in this build is one of Foundation's or
+// Dispatch's; the import-visibility check (MemberImportVisibility) wants it named (as FileKind does).
+#if canImport(CDispatch)
+import CDispatch
+#endif
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
 
 /// An input a person names, as the source that reads it: an Apple Health export (export.zip,
 /// export.xml, `-` for standard input) or Health Auto Export's JSON (a `.json` file whose start looks

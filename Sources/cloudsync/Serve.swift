@@ -114,18 +114,16 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Always on (with --store)") var alwaysOn: AlwaysOnOptions
 
     /// The users from --tokens, else the single token's user `default`; nil without any token. A
-    /// tokens file that cannot be read (66) or whose lines are wrong (64) is said in a sentence that
-    /// names the file and the line, without the usage: the command line is right.
+    /// tokens file that cannot be read or whose lines are wrong is said in a sentence that names the
+    /// file and the line, and the command's help (64), without the whole usage: it says nothing of the file.
     func users() throws -> ReceiverUsers? {
         if let tokens {
             guard tokenOptions.tokenFile == nil else { throw ValidationError("give --tokens or --token-file, not both") }
             guard let text = try? String(contentsOfFile: tokens, encoding: .utf8) else {
-                printError("serve: cannot read the tokens file \(tokens): \(String(cString: strerror(errno)))")
-                throw ExitStatus.noInput
+                throw usageError("serve: cannot read the tokens file \(tokens): \(String(cString: strerror(errno)))", command: "serve")
             }
             do { return try ReceiverUsers(parsing: text, file: tokens) } catch {
-                printError("serve: \(error)")
-                throw ExitStatus.usage
+                throw usageError("serve: \(error)", command: "serve")
             }
         }
         return try tokenOptions.token().map { ReceiverUsers(singleToken: $0) }
