@@ -17,32 +17,20 @@ extension AudiogramKind: ArchiveRecordKind {
     public static func insert(_ audiogram: Audiogram, into rows: KindRows) throws -> Bool {
         var line = ByteBuffer(capacity: 1024)
         appendJSONLines(audiogram, to: &line)
-        let insert = try rows.statement("INSERT OR IGNORE INTO audiogram(key, start_date, point_count, line, import_id) VALUES (?, ?, ?, ?, ?)")
-        try insert.bind(1, "\(audiogram.type)|\(audiogram.startDate)|\(audiogram.endDate)|\(audiogram.sourceApp)")
-        try insert.bind(2, audiogram.startDate)
-        try insert.bind(3, Int64(audiogram.points.count))
-        try line.withBytes { try insert.bind(4, bytes: $0.slice(0..<($0.count - 1))) }   // without its newline
-        try insert.bind(5, rows.runID)
-        try insert.step()
-        return rows.database.changes > 0
+        return try rows.insertLine(line, key: "\(audiogram.type)|\(audiogram.startDate)|\(audiogram.endDate)|\(audiogram.sourceApp)",
+                                   date: audiogram.startDate, parts: audiogram.points.count, into: lines)
     }
+
+    static let lines = StoredLines(table: "audiogram", dateColumn: "start_date", partsColumn: "point_count")
 
     /// Kept as its JSON line: `export --kind … --format jsonl` writes it as stored.
-    public static let storedLines: StoredLines? = StoredLines(table: "audiogram", dateColumn: "start_date")
+    public static var storedLines: StoredLines? { lines }
 
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (Audiogram) throws -> Void) throws {
-        let select = try rows.statement("SELECT start_date, line FROM audiogram ORDER BY id")
-        while try select.step() {
-            guard filter.acceptsDate(select.int64(0)), let audiogram = record(line: select.text(1) ?? "") else { continue }
-            try body(audiogram)
-        }
+        try rows.forEachRecord(lines, filter: filter, decode: record(line:), body)
     }
 
-    public static func count(in rows: KindRows) throws -> RecordCount {
-        let count = try rows.statement("SELECT count(*), coalesce(sum(point_count), 0) FROM audiogram")
-        _ = try count.step()
-        return RecordCount(records: Int(count.int64(0)), parts: Int(count.int64(1)))
-    }
+    public static func count(in rows: KindRows) throws -> RecordCount { try rows.count(lines) }
 
     /// A stored line read back (the metadata's order kept).
     static func record(line: String) -> Audiogram? {

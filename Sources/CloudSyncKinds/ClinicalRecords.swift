@@ -36,21 +36,14 @@ extension ClinicalKind: ArchiveRecordKind {
 
     /// A record without a received date is always given.
     /// Kept as its JSON line: `export --kind … --format jsonl` writes it as stored.
-    public static let storedLines: StoredLines? = StoredLines(table: "clinical_record", dateColumn: "received_date", keepsUndated: true)
+    static let lines = StoredLines(table: "clinical_record", dateColumn: "received_date", keepsUndated: true)
+    public static var storedLines: StoredLines? { lines }
 
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (ClinicalResource) throws -> Void) throws {
-        let select = try rows.statement("SELECT received_date, line FROM clinical_record ORDER BY id")
-        while try select.step() {
-            guard select.isNull(0) || filter.acceptsDate(select.int64(0)), let record = record(line: select.text(1) ?? "") else { continue }
-            try body(record)
-        }
+        try rows.forEachRecord(lines, filter: filter, decode: record(line:), body)
     }
 
-    public static func count(in rows: KindRows) throws -> RecordCount {
-        let count = try rows.statement("SELECT count(*) FROM clinical_record")
-        _ = try count.step()
-        return RecordCount(records: Int(count.int64(0)), parts: 0)
-    }
+    public static func count(in rows: KindRows) throws -> RecordCount { try rows.count(lines) }
 
     /// A stored line read back, the resource as the file wrote it.
     static func record(line: String) -> ClinicalResource? {

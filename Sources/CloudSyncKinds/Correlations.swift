@@ -34,14 +34,11 @@ extension CorrelationKind: ArchiveRecordKind {
     }
 
     /// Kept as its JSON line: `export --kind … --format jsonl` writes it as stored.
-    public static let storedLines: StoredLines? = StoredLines(table: "correlation", dateColumn: "start_date")
+    static let lines = StoredLines(table: "correlation", dateColumn: "start_date")
+    public static var storedLines: StoredLines? { lines }
 
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (CorrelationRecord) throws -> Void) throws {
-        let select = try rows.statement("SELECT start_date, line FROM correlation ORDER BY id")
-        while try select.step() {
-            guard filter.acceptsDate(select.int64(0)), let record = record(line: select.text(1) ?? "") else { continue }
-            try body(record)
-        }
+        try rows.forEachRecord(lines, filter: filter, decode: record(line:), body)
     }
 
     public static func count(in rows: KindRows) throws -> RecordCount {

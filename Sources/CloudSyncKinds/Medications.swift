@@ -42,22 +42,16 @@ extension MedicationKind: ArchiveRecordKind {
         return known == nil
     }
 
+    static let lines = StoredLines(table: "medication_dose", dateColumn: "date")
+
     /// Kept as its JSON line: `export --kind … --format jsonl` writes it as stored.
-    public static let storedLines: StoredLines? = StoredLines(table: "medication_dose", dateColumn: "date")
+    public static var storedLines: StoredLines? { lines }
 
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (MedicationDose) throws -> Void) throws {
-        let select = try rows.statement("SELECT date, line FROM medication_dose ORDER BY id")
-        while try select.step() {
-            guard filter.acceptsDate(select.int64(0)), let dose = record(line: select.text(1) ?? "") else { continue }
-            try body(dose)
-        }
+        try rows.forEachRecord(lines, filter: filter, decode: record(line:), body)
     }
 
-    public static func count(in rows: KindRows) throws -> RecordCount {
-        let count = try rows.statement("SELECT count(*) FROM medication_dose")
-        _ = try count.step()
-        return RecordCount(records: Int(count.int64(0)), parts: 0)
-    }
+    public static func count(in rows: KindRows) throws -> RecordCount { try rows.count(lines) }
 
     /// A stored line read back.
     static func record(line: String) -> MedicationDose? {

@@ -22,17 +22,10 @@ extension SampleSeriesKind: ArchiveRecordKind {
         if try repeatsStoredSamples(series, in: rows) { return false }
         var line = ByteBuffer(capacity: 256 + 64 * series.points.count)
         appendJSONLines(series, to: &line)
-        let insert = try rows.statement("""
-            INSERT OR IGNORE INTO sample_series(key, owner_start, point_count, line, import_id) VALUES (?, ?, ?, ?, ?)
-            """)
-        try insert.bind(1, series.key)
-        try insert.bind(2, series.ownerStart)
-        try insert.bind(3, Int64(series.points.count))
-        try line.withBytes { try insert.bind(4, bytes: $0.slice(0..<($0.count - 1))) }   // without its newline
-        try insert.bind(5, rows.runID)
-        try insert.step()
-        return rows.database.changes > 0
+        return try rows.insertLine(line, key: series.key, date: series.ownerStart, parts: series.points.count, into: lines)
     }
+
+    static let lines = StoredLines(table: "sample_series", dateColumn: "owner_start", partsColumn: "point_count")
 
     /// Whether every point's moment has a counted individual sample of the series' type.
     static func repeatsStoredSamples(_ series: SampleSeries, in rows: KindRows) throws -> Bool {
@@ -54,21 +47,13 @@ extension SampleSeriesKind: ArchiveRecordKind {
     }
 
     /// Kept as its JSON line: `export --kind … --format jsonl` writes it as stored.
-    public static let storedLines: StoredLines? = StoredLines(table: "sample_series", dateColumn: "owner_start")
+    public static var storedLines: StoredLines? { lines }
 
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (SampleSeries) throws -> Void) throws {
-        let select = try rows.statement("SELECT owner_start, line FROM sample_series ORDER BY id")
-        while try select.step() {
-            guard filter.acceptsDate(select.int64(0)), let series = record(line: select.text(1) ?? "") else { continue }
-            try body(series)
-        }
+        try rows.forEachRecord(lines, filter: filter, decode: record(line:), body)
     }
 
-    public static func count(in rows: KindRows) throws -> RecordCount {
-        let count = try rows.statement("SELECT count(*), coalesce(sum(point_count), 0) FROM sample_series")
-        _ = try count.step()
-        return RecordCount(records: Int(count.int64(0)), parts: Int(count.int64(1)))
-    }
+    public static func count(in rows: KindRows) throws -> RecordCount { try rows.count(lines) }
 
     /// A stored line read back.
     static func record(line: String) -> SampleSeries? {

@@ -15,34 +15,22 @@ extension StateOfMindKind: ArchiveRecordKind {
             import_id INTEGER NOT NULL REFERENCES import_run(id));
         """]
 
+    static let lines = StoredLines(table: "state_of_mind", dateColumn: "start_date")
+
     public static func insert(_ entry: StateOfMind, into rows: KindRows) throws -> Bool {
         var line = ByteBuffer(capacity: 512)
         appendJSONLines(entry, to: &line)
-        let insert = try rows.statement("INSERT OR IGNORE INTO state_of_mind(key, start_date, line, import_id) VALUES (?, ?, ?, ?)")
-        try insert.bind(1, entry.key)
-        try insert.bind(2, entry.start)
-        try line.withBytes { try insert.bind(3, bytes: $0.slice(0..<($0.count - 1))) }   // without its newline
-        try insert.bind(4, rows.runID)
-        try insert.step()
-        return rows.database.changes > 0
+        return try rows.insertLine(line, key: entry.key, date: entry.start, into: lines)
     }
 
     /// Kept as its JSON line: `export --kind … --format jsonl` writes it as stored.
-    public static let storedLines: StoredLines? = StoredLines(table: "state_of_mind", dateColumn: "start_date")
+    public static var storedLines: StoredLines? { lines }
 
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (StateOfMind) throws -> Void) throws {
-        let select = try rows.statement("SELECT start_date, line FROM state_of_mind ORDER BY id")
-        while try select.step() {
-            guard filter.acceptsDate(select.int64(0)), let entry = record(line: select.text(1) ?? "") else { continue }
-            try body(entry)
-        }
+        try rows.forEachRecord(lines, filter: filter, decode: record(line:), body)
     }
 
-    public static func count(in rows: KindRows) throws -> RecordCount {
-        let count = try rows.statement("SELECT count(*) FROM state_of_mind")
-        _ = try count.step()
-        return RecordCount(records: Int(count.int64(0)), parts: 0)
-    }
+    public static func count(in rows: KindRows) throws -> RecordCount { try rows.count(lines) }
 
     /// A stored line read back (the metadata's order kept).
     static func record(line: String) -> StateOfMind? {

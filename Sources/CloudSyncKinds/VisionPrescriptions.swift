@@ -26,22 +26,16 @@ extension VisionPrescriptionKind: ArchiveRecordKind {
         return rows.database.changes > 0
     }
 
+    static let lines = StoredLines(table: "vision_prescription", dateColumn: "date_issued")
+
     /// Kept as its JSON line: `export --kind … --format jsonl` writes it as stored.
-    public static let storedLines: StoredLines? = StoredLines(table: "vision_prescription", dateColumn: "date_issued")
+    public static var storedLines: StoredLines? { lines }
 
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (VisionPrescription) throws -> Void) throws {
-        let select = try rows.statement("SELECT date_issued, line FROM vision_prescription ORDER BY id")
-        while try select.step() {
-            guard filter.acceptsDate(select.int64(0)), let prescription = record(line: select.text(1) ?? "") else { continue }
-            try body(prescription)
-        }
+        try rows.forEachRecord(lines, filter: filter, decode: record(line:), body)
     }
 
-    public static func count(in rows: KindRows) throws -> RecordCount {
-        let count = try rows.statement("SELECT count(*) FROM vision_prescription")
-        _ = try count.step()
-        return RecordCount(records: Int(count.int64(0)), parts: 0)
-    }
+    public static func count(in rows: KindRows) throws -> RecordCount { try rows.count(lines) }
 
     /// A stored line read back.
     static func record(line: String) -> VisionPrescription? {

@@ -28,11 +28,14 @@ public struct StoredLines: Sendable {
     public var table: String
     public var dateColumn: String
     public var keepsUndated: Bool
+    /// The column of each record's parts (points, frequencies), summed in its count; nil: none.
+    public var partsColumn: String?
 
-    public init(table: String, dateColumn: String, keepsUndated: Bool = false) {
+    public init(table: String, dateColumn: String, keepsUndated: Bool = false, partsColumn: String? = nil) {
         self.table = table
         self.dateColumn = dateColumn
         self.keepsUndated = keepsUndated
+        self.partsColumn = partsColumn
     }
 }
 
@@ -67,6 +70,44 @@ public final class KindRows {
             if select.isNull(0) ? !stored.keepsUndated : !filter.acceptsDate(select.int64(0)) { continue }
             try body(select.bytes(1))
         }
+    }
+
+    /// The records of a kind kept as JSON lines whose date `filter` keeps, in import order, each read
+    /// back by `decode` (a line it cannot read is left out).
+    public func forEachRecord<Record>(_ stored: StoredLines, filter: MetricFilter, decode: (String) -> Record?,
+                                      _ body: (Record) throws -> Void) throws {
+        let select = try statement("SELECT \(stored.dateColumn), line FROM \(stored.table) ORDER BY id")
+        while try select.step() {
+            if select.isNull(0) ? !stored.keepsUndated : !filter.acceptsDate(select.int64(0)) { continue }
+            guard let record = decode(select.text(1) ?? "") else { continue }
+            try body(record)
+        }
+    }
+
+    /// How many records a kind kept as JSON lines holds, and their parts.
+    public func count(_ stored: StoredLines) throws -> RecordCount {
+        let count = try statement("SELECT count(*), \(stored.partsColumn.map { "coalesce(sum(\($0)), 0)" } ?? "0") FROM \(stored.table)")
+        _ = try count.step()
+        return RecordCount(records: Int(count.int64(0)), parts: Int(count.int64(1)))
+    }
+
+    /// Keeps a record's JSON line (`line` ends with its newline, which is not kept) under `key`,
+    /// unless the key is there (importing the same input again adds nothing): into a table of
+    /// `key`, the date column, the parts column if any, `line` and `import_id`. True when it was new.
+    public func insertLine(_ line: borrowing ByteBuffer, key: String, date: Int64, parts: Int = 0, into stored: StoredLines) throws -> Bool {
+        let columns = ["key", stored.dateColumn] + (stored.partsColumn.map { [$0] } ?? []) + ["line", "import_id"]
+        let insert = try statement("""
+            INSERT OR IGNORE INTO \(stored.table)(\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
+            """)
+        var index: Int32 = 1
+        func next() -> Int32 { defer { index += 1 }; return index }
+        try insert.bind(next(), key)
+        try insert.bind(next(), date)
+        if stored.partsColumn != nil { try insert.bind(next(), Int64(parts)) }
+        try line.withBytes { try insert.bind(next(), bytes: $0.slice(0..<($0.count - 1))) }
+        try insert.bind(next(), runID)
+        try insert.step()
+        return database.changes > 0
     }
 
     /// Whether a table exists (a kind's tables are made by the first import that writes it).
