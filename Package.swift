@@ -99,7 +99,7 @@ let package = Package(
         ),
         .target(
             name: "CloudSyncSources",
-            dependencies: ["CloudSyncModel", "CloudSyncExport", "CloudSyncHealthAutoExport", "CloudSyncStore", "CloudSyncKinds",
+            dependencies: ["CloudSyncModel", "CloudSyncArchive", "CloudSyncExport", "CloudSyncHealthAutoExport", "CloudSyncStore", "CloudSyncKinds",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),

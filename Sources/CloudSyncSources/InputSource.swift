@@ -1,15 +1,8 @@
+import CloudSyncArchive
 import CloudSyncHealthAutoExport
 import Foundation
 #if canImport(Glibc)
 import Glibc
-#endif
-// On Linux the Clang module that owns <sys/stat.h> in this build is one of Foundation's or
-// Dispatch's; the import-visibility check (MemberImportVisibility) wants it named (as FileKind does).
-#if canImport(CDispatch)
-import CDispatch
-#endif
-#if canImport(CoreFoundation)
-import CoreFoundation
 #endif
 
 /// An input a person names, as the source that reads it: an Apple Health export (export.zip,
@@ -46,8 +39,7 @@ public enum InputSource: Sendable, Equatable {
     /// Whether standard input is a regular file whose bytes from its offset on look like the app's
     /// document (read with pread: nothing is consumed).
     static func standardInputLooksLikeDocument() -> Bool {
-        var info = stat()
-        guard fstat(STDIN_FILENO, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        guard FileKind(descriptor: STDIN_FILENO) == .regular else { return false }
         let offset = lseek(STDIN_FILENO, 0, SEEK_CUR)
         guard offset >= 0 else { return false }
         var prefix = [UInt8](repeating: 0, count: 4096)
