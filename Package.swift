@@ -87,9 +87,14 @@ let package = Package(
             dependencies: ["CloudSyncModel", "CloudSyncArchive", "CLibXML2"],
             swiftSettings: strictSettings
         ),
+        // The import's chunks of rows as a virtual table (C: SQLite's module interface).
+        .target(
+            name: "CSQLiteRows",
+            linkerSettings: [.linkedLibrary("sqlite3")]
+        ),
         .target(
             name: "CloudSyncStore",
-            dependencies: ["CloudSyncModel", "CSQLite3"],
+            dependencies: ["CloudSyncModel", "CSQLite3", "CSQLiteRows"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -1,4 +1,5 @@
 import CloudSyncModel
+import CSQLiteRows
 
 /// Writes an import's metrics (the import session's `MetricSink`). Keeps every sample and counts
 /// each once (docs/store.md):
@@ -40,6 +41,12 @@ final class MetricWriter: MetricSink {
     /// Pushed rows only: the rule that decides whether one counts.
     private let rule: SupersedeRule?
     private let insert, findAlike, findUndated, fillCreationDate, progress: SQLiteStatement
+    /// The rows known new without a look at the store (into an empty store), written a chunk at a
+    /// time (`MetricChunk`): before any look at the store, and before each commit.
+    private let chunk: MetricChunk
+    /// Rows the chunk was sure of but the table did not take (the store changed under the import):
+    /// the counts are read again from the rows when the import completes.
+    private(set) var miscounted = false
     private let types, sources, units, devices, versions, categories: NameTable
     private let summaryStatements: SummaryCounts.Statements
     @exclusivity(unchecked) private var summary = SummaryCounts()
@@ -94,6 +101,7 @@ final class MetricWriter: MetricSink {
             UPDATE import_run SET new_count = ?, duplicate_count = ?, repeat_count = ?, written_twice_count = ? WHERE id = ?
             """)
         summaryStatements = try SummaryCounts.Statements(database)
+        chunk = try MetricChunk(database: database, run: runID)
         types = try NameTable(database, table: "metric_type")
         sources = try NameTable(database, table: "source")
         units = try NameTable(database, table: "unit")
@@ -110,6 +118,7 @@ final class MetricWriter: MetricSink {
         lookedUpTo = storedBefore
         transaction.afterBegin.append { [unowned self] in try lookBeside() }
         transaction.beforeCommit.append { [unowned self] in
+            try flushChunk()
             try writeCounts()
             lookedUpTo = try database.scalarInt("SELECT max(id) FROM metric") ?? lookedUpTo
         }
@@ -154,12 +163,18 @@ final class MetricWriter: MetricSink {
         }
         let superseded = try rule?.state(ofPushed: metric, type: keys.type, source: keys.source, category: keys.category,
                                          changed: { hourSummary.leave($0) }) ?? 0
-        try insertRow(keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
-        guard database.changes > 0 else {
-            // The identity index found it after all (only a store changed by another process since
-            // this import began can get here): the sample is there.
-            countStored(importID: 0)
-            return false
+        if seen != nil, rule == nil, !isRepeat {
+            // Known new: into the chunk, written with the others.
+            try addToChunk(keys, metric, created: created)
+        } else {
+            try flushChunk()
+            try insertRow(keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
+            guard database.changes > 0 else {
+                // The identity index found it after all (only a store changed by another process since
+                // this import began can get here): the sample is there.
+                countStored(importID: 0)
+                return false
+            }
         }
         counts.new += 1
         let state: SummaryCounts.RowState = superseded != 0 ? .superseded : isRepeat ? .repeated : .counted
@@ -177,6 +192,7 @@ final class MetricWriter: MetricSink {
     /// For a sample without a creation date: the import of a stored row alike to it. For a dated
     /// sample of a type with undated rows: the import of an alike undated row, which it dates.
     private func undatedOrAlikeRow(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?) throws -> Int64? {
+        try flushChunk()
         if created == nil {
             defer { findAlike.reset() }
             try bindAlike(findAlike, keys, metric)
@@ -194,6 +210,7 @@ final class MetricWriter: MetricSink {
     /// Whether stored rows are alike to a dated sample but for the creation date, and whether one
     /// has its creation date (then the sample is there).
     private func alikeRows(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64) throws -> Alike {
+        try flushChunk()
         defer { findAlike.reset() }
         try bindAlike(findAlike, keys, metric)
         var found = Alike.none
@@ -220,6 +237,40 @@ final class MetricWriter: MetricSink {
         try statement.bind(5, metric.value)
         try statement.bind(6, keys.unit)
         try statement.bind(7, keys.category)
+    }
+
+    /// A row known new, into the chunk (the metadata as `insertRow` writes it).
+    private func addToChunk(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?) throws {
+        var rest = metric.metadata.dropFirst()
+        var version: Int64 = -1
+        if let first = rest.first, first.key.equals("sourceVersion") {
+            version = try versions.id(first.value)
+            rest = rest.dropFirst()
+        }
+        let row = cloudsync_row(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
+                                unit: keys.unit, category: keys.category, device: try devices.id(metric.device), version: version,
+                                extra_offset: 0, extra_length: -1, is_repeat: 0, created: created ?? StoreSchema.undated, superseded: 0,
+                                summary: metric.isSummary ? 1 : 0, origin: Int32(origin))
+        if created == nil { undatedTypes.insert(keys.type) }
+        if rest.isEmpty {
+            chunk.add(row, extra: nil)
+        } else {
+            metadata.removeAll()
+            MetricJSON.appendMembers(rest, to: &metadata)
+            metadata.withBytes { chunk.add(row, extra: $0) }
+        }
+    }
+
+    /// Writes the chunk's rows (before a look at the store, and before each commit).
+    private func flushChunk() throws {
+        guard chunk.count > 0 else { return }
+        let written = chunk.count
+        let taken = try chunk.flush()
+        guard taken < written else { return }
+        // Never seen in a run (the filter and the write lock rule it out): said, not lost.
+        counts.new -= written - taken
+        counts.already += written - taken
+        miscounted = true
     }
 
     private func insertRow(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, isRepeat: Bool, superseded: Int64) throws {
@@ -316,6 +367,7 @@ final class MetricWriter: MetricSink {
     /// (in the open transaction, committed with the import's last rows), and the filter's memory
     /// goes back before the archive's other files are read (the import's peak RSS came there).
     func finish() throws {
+        try flushChunk()
         flushTypeCount()
         try hourSummary.finish()
         seen = nil
@@ -323,6 +375,7 @@ final class MetricWriter: MetricSink {
 
     /// The input was damaged or the run was stopped: an export keeps every metric written so far.
     func abandon() throws {
+        try flushChunk()
         flushTypeCount()
         seen = nil
         try transaction.keepWritten()
@@ -337,6 +390,7 @@ final class MetricWriter: MetricSink {
     /// Pushed rows: the summaries this import's samples now fall in stop counting (in the open
     /// transaction); those of this import's own are counted with its superseded rows.
     func applyPushRule() throws {
+        if miscounted { try CountedRows.recountAll(in: database) }
         guard let rule else { return }
         counts.superseded += try rule.coverSummaries(storedBefore: storedBefore)
         try CountedRows.refreshStaleRanges(in: database)

@@ -1,4 +1,5 @@
 import CSQLite3
+import CSQLiteRows
 
 /// One SQLite connection (the system library through its C API). Owns the handle; statements are
 /// prepared once and reused. Not thread-safe: one connection per thread.
@@ -50,7 +51,27 @@ public final class SQLiteDatabase {
         }
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        sqlite3_close_v2(handle)
+        rowChunkStorage?.deallocate()
+    }
+
+    private var rowChunkStorage: UnsafeMutablePointer<cloudsync_chunk>?
+
+    /// The chunk the virtual table `cloudsync_rows` reads (`MetricChunk`), registered on this
+    /// connection the first time it is asked for; it lives as long as the connection.
+    func rowChunk() throws -> UnsafeMutablePointer<cloudsync_chunk> {
+        if let rowChunkStorage { return rowChunkStorage }
+        let chunk = UnsafeMutablePointer<cloudsync_chunk>.allocate(capacity: 1)
+        chunk.initialize(to: cloudsync_chunk(rows: nil, count: 0, extra: nil, run: 0))
+        let status = cloudsync_rows_register(handle, chunk)
+        guard status == SQLITE_OK else {
+            chunk.deallocate()
+            throw error(status, sql: "cloudsync_rows")
+        }
+        rowChunkStorage = chunk
+        return chunk
+    }
 
     /// Runs SQL without results (one or several statements).
     public func execute(_ sql: String) throws {
