@@ -3,55 +3,87 @@ public import CloudSyncModel
 import Glibc
 #endif
 
-/// One top-level element of the export (a `Record`, a `Workout`, …) with all its descendants,
-/// copied out of libxml2's buffers while it streams past. Reused for every element, so the hot path
-/// does not allocate; its views are valid until the parser starts the next top-level element.
-public final class ElementTree {
-    public struct Node: Sendable {
-        public var name: ElementName
-        /// Index of the parent node, -1 for the top-level element.
-        public var parent: Int32
-        var firstAttribute: Int32
-        var attributeCount: Int32
-        /// Line in the input where the element starts.
-        public var line: Int32
+/// Top-level elements of the export (`Record`s, `Workout`s, …) with all their descendants, copied out
+/// of libxml2's buffers while they stream past, into flat arrays: the nodes, the attributes and the
+/// attribute bytes of every element of the batch one after the other. The parser thread fills a batch
+/// and hands it to the mapping thread whole, retained once (`MappingStage`): no class instance per
+/// element crosses between the threads, and nothing is retained or released per element or
+/// attribute. (A tree object per element, reused from a pool, cost the import 4% of its CPU in
+/// `swift_retain`/`swift_release` alone, docs/performance.md "Issue 34".)
+public final class ElementBatch {
+    /// One element: its nodes and its bytes in the batch's arrays.
+    struct Span {
+        var firstNode, endNode: Int32
+        var firstByte, endByte: Int32
     }
 
-    struct Attribute {
-        var name: AttributeName
-        /// The name as libxml2 interned it (NUL-terminated): valid while the parser lives, which
-        /// is always longer than a consumer call. Not copied: that was a `strlen` and a copy per
-        /// attribute on the parser thread, the critical path.
-        var interned: UnsafePointer<UInt8>
-        var valueStart: Int32
-        var valueCount: Int32
-    }
+    /// Plain memory, not arrays: a view reads them through pointers, so reading an element costs no
+    /// reference counting (an array read through the batch retained its buffer each time).
+    @exclusivity(unchecked) var nodes = FlatArray<ElementTree.Node>(capacity: 1024)
+    @exclusivity(unchecked) var attributes = FlatArray<ElementTree.Attribute>(capacity: 4096)
+    @exclusivity(unchecked) var arena = ByteBuffer(capacity: 1 << 16)
+    /// Names of elements outside the DTD, by node index in the batch (rare).
+    @exclusivity(unchecked) var unknownNames: [Int: String] = [:]
+    @exclusivity(unchecked) private(set) var spans: [Span] = []
+    /// Where the element being built starts.
+    @exclusivity(unchecked) private var open = Span(firstNode: 0, endNode: 0, firstByte: 0, endByte: 0)
 
     /// Largest element accepted: a real Workout with inline GPS points stays under a few MB.
     public static let maximumBytes = 64 << 20
-    /// A tree that held an element larger than this gives the memory back when it is reused, so
-    /// that one huge element does not stay resident in each of the hundreds of circulating trees.
-    static let retainedBytes = 1 << 20
-    static let retainedNodes = 1 << 14
+    /// A batch that held more than this gives the memory back when it is emptied, so that one huge
+    /// element does not stay resident in each of the circulating batches.
+    static let retainedBytes = 16 << 20
+    static let retainedNodes = 1 << 16
 
-    public internal(set) var nodes: [Node] = []
-    @exclusivity(unchecked) var attributes: [Attribute] = []
-    @exclusivity(unchecked) var arena = ByteBuffer(capacity: 2048)
-    /// Names of elements outside the DTD, by node index (rare).
-    @exclusivity(unchecked) var unknownNames: [Int: String] = [:]
+    init() {}
 
-    /// Starts small: hundreds of trees circulate between the parser and the mapping thread, and
-    /// each grows to the largest element it held.
-    init() {
-        nodes.reserveCapacity(8)
-        attributes.reserveCapacity(32)
+    /// Complete elements in the batch.
+    public var count: Int { spans.count }
+
+    /// The `index`th complete element: a view, valid until the batch is emptied.
+    public func tree(_ index: Int) -> ElementTree {
+        let span = spans[index]
+        return ElementTree(batch: self, span: span)
     }
 
+    /// The memory the batch holds: its attribute bytes plus its node and attribute records.
+    var footprint: Int {
+        arena.count + nodes.count * MemoryLayout<ElementTree.Node>.stride + attributes.count * MemoryLayout<ElementTree.Attribute>.stride
+    }
+
+    /// The memory the element being built takes so far.
+    var openFootprint: Int {
+        arena.count - Int(open.firstByte) + (nodes.count - Int(open.firstNode)) * MemoryLayout<ElementTree.Node>.stride
+    }
+
+    // MARK: Building (the parser thread)
+
+    /// A new top-level element starts. (A parse that stops inside an element never begins another:
+    /// what it left after the last complete element is in no span, and no consumer sees it.)
+    func beginElement() {
+        open = Span(firstNode: Int32(nodes.count), endNode: 0, firstByte: Int32(arena.count), endByte: 0)
+    }
+
+    /// The element being built is complete.
+    func endElement() {
+        open.endNode = Int32(nodes.count)
+        open.endByte = Int32(arena.count)
+        spans.append(open)
+    }
+
+    /// The index the next node gets, relative to the element being built.
+    var nextNode: Int32 { Int32(nodes.count) - open.firstNode }
+
+    func appendNode(_ node: ElementTree.Node) { nodes.append(node) }
+
+    /// Empties the batch for the next elements, keeping its capacity unless one element made it huge.
     func removeAll() {
-        nodes.removeAll(keepingCapacity: nodes.capacity <= Self.retainedNodes)
-        attributes.removeAll(keepingCapacity: attributes.capacity <= Self.retainedNodes * 4)
-        arena.removeAll(shrinkingAbove: Self.retainedBytes, to: 2048)
+        nodes.removeAll(shrinkingAbove: Self.retainedNodes, to: 1024)
+        attributes.removeAll(shrinkingAbove: Self.retainedNodes * 4, to: 4096)
+        arena.removeAll(shrinkingAbove: Self.retainedBytes, to: 1 << 16)
         if !unknownNames.isEmpty { unknownNames.removeAll() }
+        spans.removeAll(keepingCapacity: true)
+        open = Span(firstNode: 0, endNode: 0, firstByte: 0, endByte: 0)
     }
 
     /// Stores an attribute value. With entity substitution off (as it must stay, see `ExportParser`),
@@ -76,31 +108,91 @@ public final class ElementTree {
         }
         return (start, Int32(arena.count) - start)
     }
+}
 
-    var byteCount: Int { arena.count }
-
-    /// The memory this element takes: its attribute bytes plus its node and attribute records.
-    var footprint: Int {
-        arena.count + nodes.count * MemoryLayout<Node>.stride + attributes.count * MemoryLayout<Attribute>.stride
+/// One top-level element of a batch with its descendants: a view into the batch's arrays (no
+/// reference counted, no copy), valid while the consumer is called with it. Node 0 is the element
+/// itself; a node's parent is an index in the same element.
+public struct ElementTree {
+    public struct Node: Sendable {
+        public var name: ElementName
+        /// Index of the parent node, -1 for the top-level element.
+        public var parent: Int32
+        var firstAttribute: Int32
+        var attributeCount: Int32
+        /// Line in the input where the element starts.
+        public var line: Int32
     }
 
-    // MARK: Reading
+    struct Attribute {
+        var name: AttributeName
+        /// The name as libxml2 interned it (NUL-terminated): valid while the parser lives, which
+        /// is always longer than a consumer call. Not copied: that was a `strlen` and a copy per
+        /// attribute on the parser thread, the critical path.
+        var interned: UnsafePointer<UInt8>
+        /// Offset in the batch's bytes.
+        var valueStart: Int32
+        var valueCount: Int32
+    }
+
+    /// The element's nodes and the batch's attributes and bytes, read through pointers: the batch is
+    /// kept alive, and not changed, by whoever hands the view out (the mapping stage holds it until
+    /// every element is consumed), so a view costs no reference counting.
+    let elementNodes: UnsafePointer<Node>
+    public let nodeCount: Int
+    let allAttributes: UnsafePointer<Attribute>
+    let bytes: UnsafePointer<UInt8>
+    let firstByte: Int
+    let endByte: Int
+    /// For the names of elements outside the DTD (rare).
+    unowned(unsafe) let batch: ElementBatch
+    let firstNode: Int
+
+    init(batch: ElementBatch, span: ElementBatch.Span) {
+        self.batch = batch
+        firstNode = Int(span.firstNode)
+        elementNodes = UnsafePointer(batch.nodes.base + firstNode)
+        nodeCount = Int(span.endNode - span.firstNode)
+        allAttributes = UnsafePointer(batch.attributes.base)
+        bytes = UnsafePointer(batch.arena.storage)
+        firstByte = Int(span.firstByte)
+        endByte = Int(span.endByte)
+    }
+
+    /// Largest element accepted.
+    public static var maximumBytes: Int { ElementBatch.maximumBytes }
 
     public var root: Int { 0 }
 
-    public func name(_ node: Int) -> ElementName { nodes[node].name }
+    /// The element's nodes, indexed from 0 (the element itself).
+    public var nodes: Nodes { Nodes(tree: self) }
+
+    public struct Nodes: RandomAccessCollection {
+        let tree: ElementTree
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { tree.nodeCount }
+        public subscript(position: Int) -> Node { tree.elementNodes[position] }
+    }
+
+    public func name(_ node: Int) -> ElementName { elementNodes[node].name }
+
+    @inline(__always)
+    private func text(_ attribute: Attribute) -> ByteText {
+        ByteText(start: bytes + Int(attribute.valueStart), count: Int(attribute.valueCount))
+    }
+
+    /// The attribute bytes of the element.
+    var byteCount: Int { endByte - firstByte }
 
     /// The value of attribute `name` on `node`, if present.
     @inline(__always)
     public func value(_ name: AttributeName, of node: Int = 0) -> ByteText? {
-        let n = nodes[node]
+        let n = elementNodes[node]
         var i = Int(n.firstAttribute)
         let end = i + Int(n.attributeCount)
         while i < end {
-            let attribute = attributes[i]
-            if attribute.name == name {
-                return arena.bytes(Int(attribute.valueStart)..<Int(attribute.valueStart + attribute.valueCount))
-            }
+            let attribute = allAttributes[i]
+            if attribute.name == name { return text(attribute) }
             i += 1
         }
         return nil
@@ -108,11 +200,10 @@ public final class ElementTree {
 
     /// Every attribute of `node` as (name, value) views, in document order.
     public func attributes(of node: Int) -> [(name: ByteText, value: ByteText)] {
-        let n = nodes[node]
+        let n = elementNodes[node]
         return (Int(n.firstAttribute)..<Int(n.firstAttribute + n.attributeCount)).map { i in
-            let a = attributes[i]
-            return (ByteText(start: a.interned, count: strlen(a.interned)),
-                    arena.bytes(Int(a.valueStart)..<Int(a.valueStart + a.valueCount)))
+            let a = allAttributes[i]
+            return (ByteText(start: a.interned, count: strlen(a.interned)), text(a))
         }
     }
 
@@ -120,15 +211,12 @@ public final class ElementTree {
     /// name as libxml2 gave it. Without allocating: today's exports have none, iOS 8's have metadata.
     @inline(__always)
     public func forEachOtherAttribute(of node: Int, _ body: (_ name: ByteText, _ value: ByteText) -> Void) {
-        let n = nodes[node]
+        let n = elementNodes[node]
         var i = Int(n.firstAttribute)
         let end = i + Int(n.attributeCount)
         while i < end {
-            let a = attributes[i]
-            if a.name == .other {
-                body(ByteText(start: a.interned, count: strlen(a.interned)),
-                     arena.bytes(Int(a.valueStart)..<Int(a.valueStart + a.valueCount)))
-            }
+            let a = allAttributes[i]
+            if a.name == .other { body(ByteText(start: a.interned, count: strlen(a.interned)), text(a)) }
             i += 1
         }
     }
@@ -137,8 +225,8 @@ public final class ElementTree {
     public func children(of node: Int) -> [Int] {
         var result: [Int] = []
         var i = node + 1
-        while i < nodes.count {
-            if nodes[i].parent == Int32(node) { result.append(i) }
+        while i < nodeCount {
+            if elementNodes[i].parent == Int32(node) { result.append(i) }
             i += 1
         }
         return result
@@ -148,21 +236,61 @@ public final class ElementTree {
     @inline(__always)
     public func forEachChild(of node: Int, named name: ElementName, _ body: (Int) throws -> Void) rethrows {
         var i = node + 1
-        while i < nodes.count {
-            if nodes[i].parent == Int32(node), nodes[i].name == name { try body(i) }
+        while i < nodeCount {
+            let child = elementNodes[i]
+            if child.parent == Int32(node), child.name == name { try body(i) }
             i += 1
         }
     }
-}
 
-extension ElementTree {
-    func appendNode(_ node: Node) { nodes.append(node) }
-}
-
-extension ElementTree {
     /// The element name as written (for elements outside the DTD).
     func nodeName(_ node: Int) -> String {
-        let name = nodes[node].name
-        return name == .unknown ? (unknownNames[node] ?? "?") : name.xmlName
+        let name = elementNodes[node].name
+        return name == .unknown ? (batch.unknownNames[firstNode + node] ?? "?") : name.xmlName
+    }
+}
+
+/// A growable array of plain values in memory of its own (`nodes`, `attributes` of a batch): a
+/// pointer to it stays valid while nothing is appended.
+struct FlatArray<Element>: ~Copyable {
+    private(set) var base: UnsafeMutablePointer<Element>
+    private(set) var count = 0
+    private(set) var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    subscript(index: Int) -> Element {
+        get { base[index] }
+        set { base[index] = newValue }
+    }
+
+    mutating func append(_ element: Element) {
+        if count == capacity {
+            let grown = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            grown.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = grown
+            capacity *= 2
+        }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    mutating func removeAll(shrinkingAbove limit: Int, to smaller: Int) {
+        base.deinitialize(count: count)
+        count = 0
+        if capacity > limit {
+            base.deallocate()
+            base = .allocate(capacity: smaller)
+            capacity = smaller
+        }
     }
 }

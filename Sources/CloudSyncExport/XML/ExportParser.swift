@@ -3,23 +3,26 @@ import CLibXML2
 
 /// Receives each top-level element of the export as it completes.
 public protocol ExportElementConsumer: AnyObject {
-    /// `tree` is reused for the next element: copy what must outlive the call.
+    /// `tree` is a view of a batch that is reused: copy what must outlive the call.
     func consume(_ tree: ElementTree) throws
 }
 
-/// Takes each completed top-level tree and returns the (empty or reusable) tree to fill next:
-/// lets the parser fill one tree while another thread maps the previous ones.
-protocol ElementTreeHandoff: AnyObject {
-    func completed(_ tree: ElementTree) throws -> ElementTree
+/// Takes the batch the parser fills after each complete top-level element, and returns the batch
+/// to go on filling: the same one while it has room, an empty one once it was handed over (the
+/// parser fills one batch while another thread maps the previous ones).
+protocol ElementBatchHandoff: AnyObject {
+    func completed(_ batch: ElementBatch) throws -> ElementBatch
 }
 
-/// Calls the consumer on the parser's own thread and reuses the same tree.
-private final class DirectHandoff: ElementTreeHandoff {
+/// Calls the consumer on the parser's own thread with each element as it completes, and empties
+/// the batch for the next.
+private final class DirectHandoff: ElementBatchHandoff {
     unowned let consumer: any ExportElementConsumer
     init(_ consumer: any ExportElementConsumer) { self.consumer = consumer }
-    func completed(_ tree: ElementTree) throws -> ElementTree {
-        try consumer.consume(tree)
-        return tree
+    func completed(_ batch: ElementBatch) throws -> ElementBatch {
+        defer { batch.removeAll() }
+        for i in 0..<batch.count { try consumer.consume(batch.tree(i)) }
+        return batch
     }
 }
 
@@ -45,10 +48,10 @@ public final class ExportParser {
     public static let maximumDepth = 256
 
     @exclusivity(unchecked) private var context: xmlParserCtxtPtr?
-    @exclusivity(unchecked) private var tree = ElementTree()
-    private let handoff: any ElementTreeHandoff
+    @exclusivity(unchecked) private var batch = ElementBatch()
+    private let handoff: any ElementBatchHandoff
     @exclusivity(unchecked) private var depth = 0
-    /// Index in `tree.nodes` of the open element at each depth below the top level.
+    /// Index in the element being built of the open element at each depth below the top level.
     @exclusivity(unchecked) private var openNodes: [Int32] = []
     @exclusivity(unchecked) private var pendingError: (any Error)?
     private let elementNames = InternedNameCache<ElementName>(placeholder: .unknown, classify: ElementName.init)
@@ -59,7 +62,7 @@ public final class ExportParser {
         self.init(handoff: DirectHandoff(consumer))
     }
 
-    init(handoff: any ElementTreeHandoff) {
+    init(handoff: any ElementBatchHandoff) {
         self.handoff = handoff
         counts.initialize(repeating: 0, count: ElementName.allCases.count)
         xmlInitParser()
@@ -158,29 +161,29 @@ public final class ExportParser {
             if let value = attributeValue(named: "locale", attributeCount, attributes) { locale = value }
             return
         }
-        let tree = self.tree
-        if depth == 2 { tree.removeAll(); openNodes.removeAll(keepingCapacity: true) }
-        guard tree.footprint < ElementTree.maximumBytes else {
+        let batch = self.batch
+        if depth == 2 { batch.beginElement(); openNodes.removeAll(keepingCapacity: true) }
+        guard batch.openFootprint < ElementBatch.maximumBytes else {
             stop(with: XMLSyntaxError(line: currentLine, column: 0,
-                                      message: "element larger than \(ElementTree.maximumBytes >> 20) MiB"))
+                                      message: "element larger than \(ElementBatch.maximumBytes >> 20) MiB"))
             return
         }
-        let firstAttribute = Int32(tree.attributes.count)
+        let firstAttribute = Int32(batch.attributes.count)
         if let attributes {
             for i in 0..<attributeCount {
                 let slot = attributes + i * 5  // localname, prefix, URI, value, end
                 guard let attributeName = slot[0], let start = slot[3], let end = slot[4] else { continue }
-                let value = tree.storeAttributeValue(ByteText(start: start, count: end - start))
-                tree.attributes.append(.init(name: attributeNames.name(attributeName), interned: attributeName,
-                                             valueStart: value.start, valueCount: value.count))
+                let value = batch.storeAttributeValue(ByteText(start: start, count: end - start))
+                batch.attributes.append(.init(name: attributeNames.name(attributeName), interned: attributeName,
+                                              valueStart: value.start, valueCount: value.count))
             }
         }
-        if name == .unknown { tree.unknownNames[tree.nodes.count] = String(cString: localname) }
+        if name == .unknown { batch.unknownNames[batch.nodes.count] = String(cString: localname) }
         let parent: Int32 = openNodes.last ?? -1
-        openNodes.append(Int32(tree.nodes.count))
-        tree.appendNode(.init(name: name, parent: parent, firstAttribute: firstAttribute,
-                              attributeCount: Int32(tree.attributes.count) - firstAttribute,
-                              line: Int32(truncatingIfNeeded: currentLine)))
+        openNodes.append(batch.nextNode)
+        batch.appendNode(.init(name: name, parent: parent, firstAttribute: firstAttribute,
+                               attributeCount: Int32(batch.attributes.count) - firstAttribute,
+                               line: Int32(truncatingIfNeeded: currentLine)))
     }
 
     private func countUnknown(_ localname: UnsafePointer<xmlChar>) {
@@ -197,8 +200,9 @@ public final class ExportParser {
         guard depth >= 2 else { return }
         openNodes.removeLast()
         guard depth == 2, pendingError == nil else { return }
+        batch.endElement()
         do {
-            tree = try handoff.completed(tree)
+            batch = try handoff.completed(batch)
         } catch {
             stop(with: error)
         }
