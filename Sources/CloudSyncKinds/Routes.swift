@@ -34,24 +34,25 @@ extension RouteKind: ArchiveRecordKind {
         try insert.step()
         guard rows.database.changes > 0 else { return false }
         let routeID = rows.database.lastInsertRowID
-        let point = try rows.statement("""
+        let points = try rows.cellRows(columns: 10, """
             INSERT INTO route_point(route_id, seq, time, latitude, longitude, elevation, speed, course,
-                                    horizontal_accuracy, vertical_accuracy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    horizontal_accuracy, vertical_accuracy)
+            SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 FROM cloudsync_cells
             """)
         for (seq, value) in route.points.enumerated() {
-            point.reset()
-            try point.bind(1, routeID)
-            try point.bind(2, Int64(seq))
-            try point.bind(3, value.time)
-            try point.bind(4, value.latitude)
-            try point.bind(5, value.longitude)
-            try point.bind(6, value.elevation)
-            try point.bind(7, value.speed)
-            try point.bind(8, value.course)
-            try point.bind(9, value.horizontalAccuracy)
-            try point.bind(10, value.verticalAccuracy)
-            try point.step()
+            points.add(routeID)
+            points.add(Int64(seq))
+            points.add(value.time)
+            points.add(value.latitude)
+            points.add(value.longitude)
+            points.add(value.elevation)
+            points.add(value.speed)
+            points.add(value.course)
+            points.add(value.horizontalAccuracy)
+            points.add(value.verticalAccuracy)
+            try points.endRow()
         }
+        try points.flush()
         return true
     }
 

@@ -96,12 +96,15 @@ public enum ExportDateParser {
         return sign * Int64(hours * 3600 + minutes * 60)
     }
 
+    /// Inlined, so that each call's loop unrolls for its constant width: called out of line with
+    /// its overflow checks it was 125 M of the 48 MB export's 7.4 G instructions (callgrind).
+    @inline(__always)
     package static func digits(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int? {
         var value = 0
         for i in 0..<n {
-            let d = Int(p[i]) &- 48
-            guard d >= 0, d <= 9 else { return nil }
-            value = value * 10 + d
+            let d = UInt(p[i]) &- 48
+            guard d <= 9 else { return nil }
+            value = value &* 10 &+ Int(d)
         }
         return value
     }

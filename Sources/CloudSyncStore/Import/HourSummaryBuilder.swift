@@ -38,21 +38,28 @@ struct HourSummaryBuilder {
             mergedMaximum = Swift.max(mergedMaximum, value)
         }
 
-        /// Binds a `metric_hour` row (type, unit, hour, then these) to an INSERT of its 11 columns;
-        /// extremes of no sample are NULL.
-        func bind(to statement: SQLiteStatement, typeID: Int64, key: HourKey) throws {
-            try statement.bind(1, typeID)
-            try statement.bind(2, key.unit)
-            try statement.bind(3, key.hour)
-            try statement.bind(4, Int64(count))
-            try statement.bind(5, sum)
-            try statement.bind(6, count > 0 ? minimum : nil)
-            try statement.bind(7, count > 0 ? maximum : nil)
-            try statement.bind(8, Int64(mergedCount))
-            try statement.bind(9, mergedSum)
-            try statement.bind(10, mergedCount > 0 ? mergedMinimum : nil)
-            try statement.bind(11, mergedCount > 0 ? mergedMaximum : nil)
+        /// Adds a `metric_hour` row (type, unit, hour, then these: the 11 columns of `HourStatistics.columns`)
+        /// to `rows`; extremes of no sample are NULL.
+        func add(to rows: CellRows, typeID: Int64, key: HourKey) throws {
+            rows.add(typeID)
+            rows.add(key.unit)
+            rows.add(key.hour)
+            rows.add(Int64(count))
+            rows.add(sum)
+            rows.add(count > 0 ? minimum : nil)
+            rows.add(count > 0 ? maximum : nil)
+            rows.add(Int64(mergedCount))
+            rows.add(mergedSum)
+            rows.add(mergedCount > 0 ? mergedMinimum : nil)
+            rows.add(mergedCount > 0 ? mergedMaximum : nil)
+            try rows.endRow()
         }
+
+        /// `metric_hour`'s columns in the order `add(to:typeID:key:)` writes them.
+        static let columns = """
+            type_id, unit_id, hour, count, sum, minimum, maximum, merged_count, merged_sum, merged_minimum, merged_maximum
+            """
+        static let cells = "c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10"
     }
 
     /// What replaces a type's summary from `first` to `last` (inclusive hours); `dense` false: the
@@ -111,15 +118,11 @@ struct HourSummaryBuilder {
     static func store(_ computed: TypeHours, in database: SQLiteDatabase) throws {
         try database.prepare("DELETE FROM metric_hour WHERE type_id = ? AND hour BETWEEN ? AND ?")
             .run([.int(computed.typeID), .int(computed.first), .int(computed.last)])
-        let insert = try database.prepare("""
-            INSERT INTO metric_hour(type_id, unit_id, hour, count, sum, minimum, maximum,
-                                    merged_count, merged_sum, merged_minimum, merged_maximum)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+        let insert = try CellRows(database: database, columns: 11, sql: """
+            INSERT INTO metric_hour(\(HourStatistics.columns)) SELECT \(HourStatistics.cells) FROM cloudsync_cells
             """)
-        for (key, hour) in computed.hours {
-            try hour.bind(to: insert, typeID: computed.typeID, key: key)
-            try insert.run()
-        }
+        for (key, hour) in computed.hours { try hour.add(to: insert, typeID: computed.typeID, key: key) }
+        try insert.flush()
         try database.prepare("UPDATE metric_hour_state SET summarised = ?, dirty_from = NULL, dirty_to = NULL WHERE type_id = ?")
             .run([.int(computed.dense ? 1 : -1), .int(computed.typeID)])
     }

@@ -53,23 +53,23 @@ public final class SQLiteDatabase {
 
     deinit {
         sqlite3_close_v2(handle)
-        rowChunkStorage?.deallocate()
+        cellChunkStorage?.deallocate()
     }
 
-    private var rowChunkStorage: UnsafeMutablePointer<cloudsync_chunk>?
+    private var cellChunkStorage: UnsafeMutablePointer<cloudsync_cell_chunk>?
 
-    /// The chunk the virtual table `cloudsync_rows` reads (`MetricChunk`), registered on this
+    /// The chunk the virtual table `cloudsync_cells` reads (`CellRows`), registered on this
     /// connection the first time it is asked for; it lives as long as the connection.
-    func rowChunk() throws -> UnsafeMutablePointer<cloudsync_chunk> {
-        if let rowChunkStorage { return rowChunkStorage }
-        let chunk = UnsafeMutablePointer<cloudsync_chunk>.allocate(capacity: 1)
-        chunk.initialize(to: cloudsync_chunk(rows: nil, count: 0, extra: nil, run: 0))
-        let status = cloudsync_rows_register(handle, chunk)
+    func cellChunk() throws -> UnsafeMutablePointer<cloudsync_cell_chunk> {
+        if let cellChunkStorage { return cellChunkStorage }
+        let chunk = UnsafeMutablePointer<cloudsync_cell_chunk>.allocate(capacity: 1)
+        chunk.initialize(to: cloudsync_cell_chunk(cells: nil, count: 0, columns: 0, bytes: nil))
+        let status = cloudsync_cells_register(handle, chunk)
         guard status == SQLITE_OK else {
             chunk.deallocate()
-            throw error(status, sql: "cloudsync_rows")
+            throw error(status, sql: "cloudsync_cells")
         }
-        rowChunkStorage = chunk
+        cellChunkStorage = chunk
         return chunk
     }
 

@@ -46,6 +46,7 @@ public final class KindRows {
     /// The import run inserting rows (nil when reading).
     public let runID: Int64?
     private var statements: [String: SQLiteStatement] = [:]
+    private var cellWriters: [String: CellRows] = [:]
 
     init(database: SQLiteDatabase, runID: Int64? = nil) {
         self.database = database
@@ -61,6 +62,15 @@ public final class KindRows {
         let prepared = try database.prepare(sql)
         statements[sql] = prepared
         return prepared
+    }
+
+    /// Rows for `sql` (an `INSERT … SELECT … FROM cloudsync_cells` of `columns` columns) written a
+    /// chunk at a time, kept for the life of these rows: for a kind of many small rows.
+    package func cellRows(columns: Int, _ sql: String) throws -> CellRows {
+        if let writer = cellWriters[sql] { return writer }
+        let writer = try CellRows(database: database, columns: columns, sql: sql)
+        cellWriters[sql] = writer
+        return writer
     }
 
     /// The stored JSON lines whose date `filter` keeps, in import order, each as the row's bytes.
