@@ -32,8 +32,8 @@ public final class ElementBatch {
     public static let maximumBytes = 64 << 20
     /// A batch that held more than this gives the memory back when it is emptied, so that one huge
     /// element does not stay resident in each of the circulating batches.
-    static let retainedBytes = 16 << 20
-    static let retainedNodes = 1 << 16
+    static let retainedBytes = 2 << 20
+    static let retainedNodes = 1 << 14
 
     init() {}
 
