@@ -77,9 +77,14 @@ let package = Package(
             dependencies: ["CloudSyncModel"],
             swiftSettings: strictSettings
         ),
+        // The zip's CRC-32 by carry-less multiplication (C: processor intrinsics), zlib's for the rest.
+        .target(
+            name: "CCRC32",
+            linkerSettings: [.linkedLibrary("z")]
+        ),
         .target(
             name: "CloudSyncArchive",
-            dependencies: ["CloudSyncModel", "CloudSyncZlib"],
+            dependencies: ["CloudSyncModel", "CloudSyncZlib", "CCRC32"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -209,7 +214,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncArchiveTests",
-            dependencies: ["CloudSyncArchive", "CloudSyncModel", "CloudSyncTesting",
+            dependencies: ["CloudSyncArchive", "CCRC32", "CloudSyncModel", "CloudSyncTesting",
                            .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,5 @@
 package import CloudSyncModel
+import CCRC32
 import CloudSyncZlib
 
 package func le16(_ b: [UInt8], _ i: Int) -> UInt16 { UInt16(b[i]) | UInt16(b[i + 1]) << 8 }
@@ -18,7 +19,8 @@ package final class Inflater {
     package func reset() { crc = 0 }
 
     package func updateCRC(_ bytes: ByteText) {
-        crc = UInt32(crc32(uLong(crc), bytes.baseAddress, uInt(bytes.count)))
+        guard let base = bytes.baseAddress else { return }
+        crc = cloudsync_crc32(crc, base, bytes.count)
     }
 
     /// Inflates one deflate stream from `reader`, leaving the reader just after it.
