@@ -109,6 +109,7 @@ public final class ArchiveConverter: RecordSource {
         for entry in zip.entries where !entry.isDirectory {
             if control.shouldStop() { throw ConversionError.interrupted }
             guard let run = runs.first(where: { $0.files?.matches(entry.path) == true }) else { continue }
+            if try run.skipsHeldFile(entry.path) { continue }
             let decoder = run.decoder(for: entry.path)
             do {
                 try zip.readChecked(entry, with: inflater) { decoder.consume($0) }

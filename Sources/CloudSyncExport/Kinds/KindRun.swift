@@ -10,6 +10,7 @@ final class KindRun {
     private(set) var count = RecordCount()
     private let readElement: (ElementTree) throws -> Void
     private let decodeFile: (String) -> EntryDecoder
+    private let skipHeld: (String) throws -> Bool
     private let unspill: (inout SpillReader) throws -> Void
     private let finishRun: () throws -> Void
     private let damagedFile: (EntryDamage) -> Void
@@ -39,6 +40,16 @@ final class KindRun {
                                     spill: { writer in reader.spill(record, into: &writer) })
             }
         }
+        // A file whose record the sink holds is counted as read, unless a date filter is on: the
+        // record's date is in the file, and a record the filter drops is not counted.
+        let holder = filter.hasDateBounds ? nil : sink as? any FileRecordSink
+        skipHeld = { path in
+            guard let holder, let held = try holder.alreadyHolds(file: files?.archivePath(path) ?? path, as: Kind.self) else {
+                return false
+            }
+            counted.add(held)
+            return true
+        }
         unspill = { spilled in try reader.link(reader.unspill(from: &spilled), write) }
         finishRun = { try reader.finish(write) }
         damagedFile = reader.damaged
@@ -55,6 +66,8 @@ final class KindRun {
 
     func read(_ tree: ElementTree) throws { try readElement(tree) }
     func decoder(for path: String) -> EntryDecoder { decodeFile(path) }
+    /// True when the sink already holds the record of the file at `path`: counted, and not read.
+    func skipsHeldFile(_ path: String) throws -> Bool { try skipHeld(path) }
     func replay(_ spilled: inout SpillReader) throws { try unspill(&spilled) }
     func damaged(_ damage: EntryDamage) { damagedFile(damage) }
     func finish() throws { try finishRun() }

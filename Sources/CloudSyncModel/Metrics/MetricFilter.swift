@@ -16,6 +16,8 @@ public struct MetricFilter: Sendable {
     public static let all = MetricFilter()
 
     public var isEmpty: Bool { types == nil && since == nil && until == nil }
+    /// `--since` or `--until` is given.
+    public var hasDateBounds: Bool { since != nil || until != nil }
 
     /// `HKQuantityTypeIdentifierHeartRate` and `heartRate` both name the heart-rate type; so do
     /// `HKCategoryTypeIdentifierSleepAnalysis` and `sleepAnalysis`. Matching is on this short form.

@@ -60,4 +60,9 @@ public struct RecordCount: Sendable, Codable, Equatable {
         records += 1
         parts += Kind.parts(of: record)
     }
+
+    public mutating func add(_ other: RecordCount) {
+        records += other.records
+        parts += other.parts
+    }
 }

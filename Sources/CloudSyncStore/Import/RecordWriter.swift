@@ -4,7 +4,7 @@ import CloudSyncModel
 /// `StoredKind` conformance, once by the kind's key: importing the same export again adds nothing.
 /// A record is written whole in the import's open transaction (a route with all its points), and
 /// weighs its parts in the import's commit interval.
-final class RecordWriter: RecordSink {
+final class RecordWriter: FileRecordSink {
     /// An import's records of one kind: added, and already in the store.
     struct Imported: Sendable {
         var new = 0
@@ -35,6 +35,13 @@ final class RecordWriter: RecordSink {
         let isNew = try insert(record, as: stored)
         if isNew { imported[Kind.name, default: Imported()].new += 1 } else { imported[Kind.name, default: Imported()].already += 1 }
         try transaction.wrote(1 + Kind.parts(of: record))
+    }
+
+    func alreadyHolds<Kind: RecordKind>(file path: String, as kind: Kind.Type) throws -> RecordCount? {
+        guard kinds.contains(Kind.name), let stored = Kind.self as? any StoredKind.Type,
+              let held = try stored.stored(file: path, in: rows) else { return nil }
+        imported[Kind.name, default: Imported()].already += 1
+        return held
     }
 
     private func insert<Stored: StoredKind>(_ record: Any, as kind: Stored.Type) throws -> Bool {

@@ -17,10 +17,15 @@ public protocol StoredKind: RecordKind {
     /// A kind kept as the JSON line `convert` writes: its table, the column `--since`/`--until` apply
     /// to, and whether a row without that date is given. Its JSON Lines are then written as stored.
     static var storedLines: StoredLines? { get }
+    /// The counts of the record stored from the archive file `path` (a GPX file's route), or nil
+    /// when none is (or the kind does not key its records by file): a file whose record is stored
+    /// is not read again.
+    static func stored(file path: String, in rows: KindRows) throws -> RecordCount?
 }
 
 extension StoredKind {
     public static var storedLines: StoredLines? { nil }
+    public static func stored(file path: String, in rows: KindRows) throws -> RecordCount? { nil }
 }
 
 /// Where a kind keeps its records as JSON lines (a `line` column).
