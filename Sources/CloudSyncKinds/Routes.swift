@@ -56,6 +56,14 @@ extension RouteKind: ArchiveRecordKind {
         return true
     }
 
+    /// A GPX file's route is keyed by its file.
+    public static func stored(file path: String, in rows: KindRows) throws -> RecordCount? {
+        let select = try rows.statement("SELECT point_count FROM route WHERE key = ?")
+        try select.bind(1, path)
+        guard try select.step() else { return nil }
+        return RecordCount(records: 1, parts: Int(select.int64(0)))
+    }
+
     public static func forEach(in rows: KindRows, filter: MetricFilter, _ body: (Route) throws -> Void) throws {
         try StoredRoutes.forEach(in: rows.database) { route in
             if let date = date(of: route), !filter.acceptsDate(date) { return }

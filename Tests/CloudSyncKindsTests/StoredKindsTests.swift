@@ -273,6 +273,27 @@ import Testing
         #expect(recent.routes.first?.file == gpx.file)
     }
 
+    /// A GPX file whose route is stored is not read again (re-reading every route of a large export
+    /// cost a tenth of its second import): the same export again, its GPX file now damaged, counts
+    /// the route as there, with its points, and reports no damage; with a date filter the file is
+    /// read (its route's date decides whether it counts), and the damage is reported.
+    @Test func aStoredRoutesFileIsNotReadAgain() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        #expect(try store.importExport(try routesAndECG(in: fixture)).stored.records["routes"]?.new == 2)
+        let damaged = try ZipFixtures.make([("apple_health_export/export.xml", Data(Self.export.utf8)),
+                                            ("apple_health_export/workout-routes/route_2024-11-02_9.00am.gpx", Data("not a GPX file".utf8))],
+                                           in: fixture.directory, name: "damaged-route.zip")
+        let again = try store.importExport(damaged)
+        #expect(again.stored.records["routes"]?.new == 0 && again.stored.records["routes"]?.already == 2)
+        #expect(again.archive.count("routes") == RecordCount(records: 2, parts: 5))
+        #expect(again.archive.damaged.isEmpty)
+
+        let filtered = try store.importExport(damaged, filter: MetricFilter(since: 1_000_000_000))
+        #expect(filtered.archive.damaged.map(\.entry) == ["apple_health_export/workout-routes/route_2024-11-02_9.00am.gpx"])
+        #expect(try store.database.scalarInt("SELECT count(*) FROM route_point") == 5)
+    }
+
     @Test func anECGsVoltagesComeBackBitForBit() throws {
         let fixture = try StoreFixture()
         let input = try routesAndECG(in: fixture)
