@@ -39,7 +39,7 @@ final class MetricWriter: MetricSink {
     private let origin: Int64
     /// Pushed rows only: the rule that decides whether one counts.
     private let rule: SupersedeRule?
-    private let insert, findAlike, findUndated, fillCreationDate, progress: SQLiteStatement
+    private let insert, findAlike, findUndated, fillCreationDate, importOfRow, progress: SQLiteStatement
     /// The rows known new without a look at the store (into an empty store), written a chunk at a
     /// time by one `INSERT … SELECT` (`CellRows`): when the chunk is full, before any look at the
     /// store, and before each commit. A statement step per row reopened the table's and its indexes'
@@ -91,7 +91,11 @@ final class MetricWriter: MetricSink {
                                          source_version_id, extra, import_id, created_at, is_repeat, summary, superseded, origin)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
             """)
-        findAlike = try database.prepare("SELECT import_id, created_at FROM metric WHERE \(Self.alike)")
+        // The row's id, not its import: the identity index holds the id and the creation date, and a
+        // lookup that stays in the index is a B-tree descent less (a re-import's lookups: 8,700
+        // instructions a row with the table's row read, on the 48 MB generated export).
+        findAlike = try database.prepare("SELECT id, created_at FROM metric WHERE \(Self.alike)")
+        importOfRow = try database.prepare("SELECT import_id FROM metric WHERE id = ?")
         findUndated = try database.prepare("""
             SELECT id, import_id FROM metric WHERE \(Self.alike) AND created_at = \(StoreSchema.undated) LIMIT 1
             """)
@@ -204,7 +208,7 @@ final class MetricWriter: MetricSink {
         if created == nil {
             defer { findAlike.reset() }
             try bindAlike(findAlike, keys, metric)
-            return try findAlike.step() ? findAlike.int64(0) : nil
+            return try findAlike.step() ? try importID(ofRow: findAlike.int64(0)) : nil
         }
         defer { findUndated.reset() }
         try bindAlike(findUndated, keys, metric)
@@ -223,10 +227,19 @@ final class MetricWriter: MetricSink {
         try bindAlike(findAlike, keys, metric)
         var found = Alike.none
         while try findAlike.step() {
-            if findAlike.int64(1) == created { return .same(importID: findAlike.int64(0)) }
+            if findAlike.int64(1) == created { return .same(importID: try importID(ofRow: findAlike.int64(0))) }
             found = .alike
         }
         return found
+    }
+
+    /// The import that wrote row `id`: a row stored before this import began is another import's
+    /// (0 here; only this import's id is told apart), a later one is read.
+    private func importID(ofRow id: Int64) throws -> Int64 {
+        guard id > storedBefore else { return 0 }
+        defer { importOfRow.reset() }
+        try importOfRow.bind(1, id)
+        return try importOfRow.step() ? importOfRow.int64(0) : 0
     }
 
     /// A record whose sample is stored: before this import, or earlier in this input.
