@@ -242,11 +242,19 @@ import Testing
             let store: StagingStore
             var result: StoreImportResult?
             var error: (any Error)?
+            /// Whether the push left the steps' hour summary dirty (an import ran beside it).
+            var leftDirty: Bool?
             init(_ store: StagingStore) { self.store = store }
         }
         let outcome = Pusher(try fixture.open())
         let source = Source(export) {
-            do { outcome.result = try Self.push(push, into: outcome.store) } catch { outcome.error = error }
+            do {
+                outcome.result = try Self.push(push, into: outcome.store)
+                outcome.leftDirty = try outcome.store.database.scalarInt("""
+                    SELECT count(*) FROM metric_hour_state h JOIN metric_type t ON t.id = h.type_id
+                    WHERE t.name = 'HKQuantityTypeIdentifierStepCount' AND h.dirty_from IS NOT NULL
+                    """) == 1
+            } catch { outcome.error = error }
         }
         let session = try store.beginImport(ImportOrigin(input: export, size: nil, source: .export))
         _ = try SourceRunner.run(source, into: session.sinks)
@@ -254,6 +262,9 @@ import Testing
         while source.sink?.pusher?.isFinished == false { Thread.sleep(forTimeInterval: 0.01) }
         #expect(outcome.error == nil, "\(String(describing: outcome.error))")
         #expect(outcome.result?.new == 2)
+        // The push left the rebuild of the steps' hours to the import beside it, which did it at its end.
+        #expect(outcome.leftDirty == true)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric_hour_state WHERE dirty_from IS NOT NULL") == 0)
         // The push came in the middle: after the import's run began and before it ended.
         #expect(try store.database.scalarInt("SELECT count(*) FROM import_run WHERE source_kind = 'health-auto-export' AND id > ?", [.int(imported.runID)]) == 1)
         #expect(imported.new == 47 && imported.already == 1, "\(imported)")

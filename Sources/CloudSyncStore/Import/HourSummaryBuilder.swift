@@ -82,28 +82,77 @@ struct HourSummaryBuilder {
     static func hour(of instant: Int64) -> Int64 { instant >= 0 ? instant / 3600 : (instant - 3599) / 3600 }
 
     /// Rebuilds the dirty hours of every type from the rows: after an import's commit, and after
-    /// rows changed what they count (a push, an export that supersedes pushed rows). A type at a time,
-    /// each in its own transaction.
+    /// rows changed what they count (a push, an export that supersedes pushed rows). A type at a
+    /// time, a summarised type's hours a window at a time (`refreshInTurns`), each turn in its own
+    /// transaction, with the writers that wait let in between two turns.
     /// `pushed`: a push's types, the only ones it refreshes (the others are an import's beside it,
     /// or current), and of them not a large type never summarised: an export's import counts it
     /// (readers read its rows meanwhile, with the same numbers).
-    static func refresh(_ database: SQLiteDatabase, denseCount: Int, pushed: Set<Int64>? = nil) throws {
+    /// A push beside an export's import leaves every type to the import, which rebuilds what is
+    /// dirty at its end, pushes' types included: rebuilding the import's hours of a type (the
+    /// export's step counts so far) in the push's answer made a push wait 3.7 s.
+    /// `firstTurnHours`: the window of a type's first turn (the turns after are sized by their time).
+    static func refresh(_ database: SQLiteDatabase, denseCount: Int, pushed: Set<Int64>? = nil, firstTurnHours: Int64 = 24 * 30) throws {
+        if pushed != nil, database.waitingRoom?.someoneImports == true { return }
         let builder = HourSummaryBuilder(database: database, denseCount: denseCount)
-        for type in try builder.dirtyTypes() {
-            if let pushed, !pushed.contains(type.id) || (!type.summarised && type.rows > largestRebuiltByAPush) { continue }
-            try database.transaction { try store(try builder.hours(of: type), in: database) }
+        var turns = WriteTurns(database: database)
+        // An import's rebuild looks again once it is through: a push beside it may have left a type dirty.
+        for _ in 0..<(pushed == nil ? 3 : 1) {
+            var rebuilt = 0
+            for type in try builder.dirtyTypes() {
+                if let pushed, !pushed.contains(type.id) || (!type.summarised && type.rows > largestRebuiltByAPush) { continue }
+                try builder.refreshInTurns(type.id, turns: &turns, firstHours: firstTurnHours)
+                rebuilt += 1
+            }
+            if rebuilt == 0 { break }
         }
         // Types without a summary (small or sparse) need none.
         try database.execute("UPDATE metric_hour_state SET dirty_from = NULL, dirty_to = NULL WHERE summarised < 0 AND dirty_from IS NOT NULL")
     }
 
-    func dirtyTypes() throws -> [DirtyType] {
+    /// A type's dirty hours, oldest first: a summarised type's a window of hours per turn, the
+    /// window sized so that a turn takes about `WriteTurns.aim`, and the dirty range left shrinks
+    /// with each (readers read the type's rows until it is clean; a push between two turns widens it
+    /// again, and the next turn starts there). A type never summarised is judged whole, in one turn.
+    func refreshInTurns(_ typeID: Int64, turns: inout WriteTurns, firstHours: Int64) throws {
+        var hoursPerTurn = max(1, firstHours)
+        while true {
+            var started = ContinuousClock.now
+            let finished = try turns.take { () throws -> Bool in
+                // The turn's own time, not the wait for the lock or for the writers let in before it.
+                started = .now
+                // Read again in the turn's transaction: another writer may have changed it.
+                guard let type = try dirtyTypes(typeID).first else { return true }
+                guard type.summarised else {
+                    try Self.store(try hours(of: type), in: database)
+                    return true
+                }
+                let range = (first: Self.hour(of: type.from - type.longest), last: Self.hour(of: max(type.to, type.from)))
+                let last = range.last - range.first >= hoursPerTurn ? range.first + hoursPerTurn - 1 : range.last
+                let window = TypeHours(typeID: type.id, first: range.first, last: last,
+                                       hours: try statistics(of: type, hours: (range.first, last)))
+                // The next turn's first hour is `last + 1`: its samples start there, its first hour
+                // is taken `longest` before them.
+                let rest = last < range.last ? (last + 1) * 3600 + type.longest : nil
+                try Self.store(window, in: database, dirtyFrom: rest)
+                return rest == nil
+            }
+            if finished { return }
+            let took = max(started.duration(to: .now), .microseconds(100))
+            hoursPerTurn = max(1, Int64(Double(hoursPerTurn) * min(4, WriteTurns.aim / took)))
+        }
+    }
+
+    /// The dirty types, or the type `id` if it is dirty.
+    func dirtyTypes(_ id: Int64? = nil) throws -> [DirtyType] {
         let dirty = try database.prepare("""
             SELECT h.type_id, t.name, h.longest, h.dirty_from, h.dirty_to, h.summarised,
                    (SELECT coalesce(sum(repeats + superseded), 0) FROM metric_summary s WHERE s.type_id = h.type_id),
                    (SELECT coalesce(sum(count + repeats + superseded), 0) FROM metric_summary s WHERE s.type_id = h.type_id)
-            FROM metric_hour_state h JOIN metric_type t ON t.id = h.type_id WHERE h.dirty_from IS NOT NULL AND h.summarised >= 0
+            FROM metric_hour_state h JOIN metric_type t ON t.id = h.type_id
+            WHERE h.dirty_from IS NOT NULL AND h.summarised >= 0 \(id == nil ? "" : "AND h.type_id = ?")
             """)
+        if let id { try dirty.bind(1, id) }
         var types: [DirtyType] = []
         while try dirty.step() {
             types.append(DirtyType(id: dirty.int64(0), name: dirty.text(1) ?? "", longest: dirty.int64(2), from: dirty.int64(3),
@@ -114,8 +163,8 @@ struct HourSummaryBuilder {
     }
 
     /// Replaces the type's summary over the hours computed and marks it current, in the caller's
-    /// transaction.
-    static func store(_ computed: TypeHours, in database: SQLiteDatabase) throws {
+    /// transaction; with `dirtyFrom`, its samples from there on are still to do.
+    static func store(_ computed: TypeHours, in database: SQLiteDatabase, dirtyFrom: Int64? = nil) throws {
         try database.prepare("DELETE FROM metric_hour WHERE type_id = ? AND hour BETWEEN ? AND ?")
             .run([.int(computed.typeID), .int(computed.first), .int(computed.last)])
         let insert = try CellRows(database: database, columns: 11, sql: """
@@ -123,8 +172,12 @@ struct HourSummaryBuilder {
             """)
         for (key, hour) in computed.hours { try hour.add(to: insert, typeID: computed.typeID, key: key) }
         try insert.flush()
-        try database.prepare("UPDATE metric_hour_state SET summarised = ?, dirty_from = NULL, dirty_to = NULL WHERE type_id = ?")
-            .run([.int(computed.dense ? 1 : -1), .int(computed.typeID)])
+        if let dirtyFrom {
+            try database.prepare("UPDATE metric_hour_state SET dirty_from = ? WHERE type_id = ?").run([.int(dirtyFrom), .int(computed.typeID)])
+        } else {
+            try database.prepare("UPDATE metric_hour_state SET summarised = ?, dirty_from = NULL, dirty_to = NULL WHERE type_id = ?")
+                .run([.int(computed.dense ? 1 : -1), .int(computed.typeID)])
+        }
     }
 
     /// The hours the type's new rows may have changed: their own, and those of the samples they
