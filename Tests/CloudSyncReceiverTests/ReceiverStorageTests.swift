@@ -68,6 +68,28 @@ import Testing
         }
     }
 
+    /// A batch goes into PostgreSQL by COPY in its text format: every byte comes back as sent (tabs,
+    /// newlines, backslashes and carriage returns in any text, non-ASCII text), every double to its
+    /// last bit, and a metric twice in one batch is stored once.
+    @Test(.enabled(if: PostgresCluster.isAvailable, Comment(rawValue: postgresMissing)))
+    func aBatchComesBackFromPostgreSQLByteForByte() async throws {
+        try await Self.storage(.postgres) { storage, cluster in
+            let cluster = try #require(cluster)
+            let texts = "{\"note\":\"a\\tb\\nc\\\\d\",\"raw\":\"\t\n\r\\\\N é 🫀\"}"
+            var odd = Self.metric("steps", "2024-05-01T08:00:00Z", "2024-05-01T08:10:00Z", 0.1 + 0.2, source: "Watch\tof Ana\\N")
+            odd.metadata = texts
+            let tiny = Self.metric("steps", "2024-05-01T09:00:00Z", "2024-05-01T09:10:00Z", 1e-300)
+            #expect(try await storage.storeCloudCare(owner: "ana", userId: "u", deviceId: "d", metrics: [odd, tiny, odd]) == 2)
+            let stored = try cluster.psql("""
+                SELECT encode(convert_to(source_app || '|' || metadata || '|' || value::text, 'UTF8'), 'hex')
+                FROM cloudcare_metric ORDER BY start_date
+                """)
+            let expected = ["\(odd.sourceApp)|\(texts)|0.30000000000000004", "Watch|{}|1e-300"]
+                .map { Array($0.utf8).map { String(format: "%02x", $0) }.joined() }
+            #expect(stored.split(separator: "\n").map(String.init) == expected)
+        }
+    }
+
     @Test func floAndStepsAndPairingsInSQLite() async throws {
         try await Self.floAndStepsAndPairings(.sqlite)
     }
