@@ -49,34 +49,18 @@ final class PostgresReceiverStorage: ReceiverStorage {
     func storeCloudCare(owner: String, userId: String, deviceId: String, metrics: [ReceivedMetric]) async throws -> Int {
         guard !metrics.isEmpty else { return 0 }
         let now = Int64(Date().timeIntervalSince1970)
-        var rows = PostgresCopyText(capacity: metrics.count * 160)
-        for metric in metrics {
-            rows.add(metric.type)
-            rows.add(metric.startDate)
-            rows.add(metric.endDate)
-            rows.add(metric.sourceApp)
-            rows.add(metric.value)
-            rows.add(metric.unit)
-            rows.add(metric.metadata)
-            rows.endRow()
-        }
-        let copied = rows.buffer
-        // The envelope's metrics by COPY into the connection's staging table (temporary, emptied at
-        // each commit), then into the table by one INSERT … SELECT, in one transaction.
+        // One statement per envelope: the metrics as arrays, unnested into rows.
         return try await write { connection, logger in
-            _ = try await connection.query("""
-                CREATE TEMPORARY TABLE IF NOT EXISTS cloudcare_stage (
-                    type TEXT, start_date TEXT, end_date TEXT, source_app TEXT, value DOUBLE PRECISION, unit TEXT, metadata TEXT
-                ) ON COMMIT DELETE ROWS
-                """, logger: logger)
-            try await connection.copyFrom(table: "cloudcare_stage", logger: logger) { writer in try await writer.write(copied) }
-            return try await Self.count(connection.query("""
+            try await Self.count(connection.query("""
                 WITH stored AS (
                     INSERT INTO cloudcare_metric(owner, device_id, type, start_date, end_date, source_app, value, unit, metadata,
                                                  user_id, received_at)
                     SELECT \(owner), \(deviceId), m.type, m.start_date, m.end_date, m.source_app, m.value, m.unit, m.metadata,
                            \(userId), \(now)
-                    FROM cloudcare_stage m
+                    FROM unnest(\(metrics.map(\.type))::text[], \(metrics.map(\.startDate))::text[], \(metrics.map(\.endDate))::text[],
+                                \(metrics.map(\.sourceApp))::text[], \(metrics.map(\.value))::float8[], \(metrics.map(\.unit))::text[],
+                                \(metrics.map(\.metadata))::text[])
+                         AS m(type, start_date, end_date, source_app, value, unit, metadata)
                     ON CONFLICT DO NOTHING RETURNING 1)
                 SELECT count(*) FROM stored
                 """, logger: logger))

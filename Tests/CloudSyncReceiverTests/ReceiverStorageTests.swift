@@ -68,7 +68,7 @@ import Testing
         }
     }
 
-    /// A batch goes into PostgreSQL by COPY in its text format: every byte comes back as sent (tabs,
+    /// A batch goes into PostgreSQL as arrays of text: every byte comes back as sent (tabs,
     /// newlines, backslashes and carriage returns in any text, non-ASCII text), every double to its
     /// last bit, and a metric twice in one batch is stored once.
     @Test(.enabled(if: PostgresCluster.isAvailable, Comment(rawValue: postgresMissing)))
