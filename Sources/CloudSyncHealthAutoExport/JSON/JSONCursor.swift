@@ -1,4 +1,4 @@
-import CloudSyncModel
+package import CloudSyncModel
 /// A JSON reader over bytes (RFC 8259) that walks the document the way the caller expects it and
 /// checks every byte it passes, so that a document is either read whole or refused with the path of
 /// its first problem. Strings without escapes are views of the input; values the caller does not
@@ -7,13 +7,16 @@ import CloudSyncModel
 /// Foundation's `JSONSerialization` read 30,000 points/s of a 100 MB file and `JSONDecoder` 61,000,
 /// both needing 3 GB (docs/health-auto-export.md); this reads the same file at millions of points/s
 /// in the memory of the file.
-struct JSONCursor {
-    enum ValueKind { case string, number, object, array, bool, null }
+package struct JSONCursor {
+    package enum ValueKind { case string, number, object, array, bool, null }
 
     let input: String
     private let bytes: ByteText
     private(set) var position = 0
     var path = JSONPath()
+    /// False: keys are not put on the path (a reader that names its own fields in its problems, and
+    /// checked the document first: a `String` per key was a fifth of the CloudCare envelope's reading).
+    package var tracksKeys = true
     let arena: TextArena
     /// Nesting of skipped values is limited: a document of a million `[` is refused, not a crash.
     static let maximumDepth = 64
@@ -21,7 +24,7 @@ struct JSONCursor {
     /// Where `bytes` start in the document (a part read again later reports offsets in the whole).
     let baseOffset: Int
 
-    init(bytes: ByteText, input: String, arena: TextArena, baseOffset: Int = 0, path: JSONPath = JSONPath()) {
+    package init(bytes: ByteText, input: String, arena: TextArena, baseOffset: Int = 0, path: JSONPath = JSONPath()) {
         // A UTF-8 byte order mark, which RFC 8259 lets a reader ignore (some editors write one).
         if baseOffset == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
         self.bytes = bytes
@@ -55,7 +58,7 @@ struct JSONCursor {
     var atEnd: Bool { position >= bytes.count }
 
     /// What the next value is, or a syntax error when no value starts here.
-    mutating func peekKind() throws -> ValueKind {
+    package mutating func peekKind() throws -> ValueKind {
         skipWhitespace()
         guard position < bytes.count else { throw malformed("the document ends where a value should start") }
         switch bytes[position] {
@@ -71,7 +74,7 @@ struct JSONCursor {
 
     /// Calls `member` with each key of the object that starts here, the cursor on its value; the
     /// closure must read or skip the value. The key is on the path meanwhile.
-    mutating func object(_ member: (inout JSONCursor, ByteText) throws -> Void) throws {
+    package mutating func object(_ member: (inout JSONCursor, ByteText) throws -> Void) throws {
         guard try peekKind() == .object else { throw shape("expected an object, found \(try describeNext())") }
         position += 1
         skipWhitespace()
@@ -88,9 +91,9 @@ struct JSONCursor {
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw malformed("expected ':' after a key") }
             position += 1
-            path.push(.key(key.string))
+            if tracksKeys { path.push(.key(key.string)) }
             try member(&self, key)
-            path.pop()
+            if tracksKeys { path.pop() }
             skipWhitespace()
             guard position < bytes.count else { throw malformed("the document ends inside an object") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
@@ -100,7 +103,7 @@ struct JSONCursor {
     }
 
     /// Calls `element` with each index of the array that starts here, the cursor on the element.
-    mutating func array(_ element: (inout JSONCursor, Int) throws -> Void) throws {
+    package mutating func array(_ element: (inout JSONCursor, Int) throws -> Void) throws {
         guard try peekKind() == .array else { throw shape("expected an array, found \(try describeNext())") }
         position += 1
         skipWhitespace()
@@ -126,7 +129,7 @@ struct JSONCursor {
     // MARK: Scalars
 
     /// A string's content: a view of the input, or (with escapes) of its unescaped copy in the arena.
-    mutating func string() throws -> ByteText {
+    package mutating func string() throws -> ByteText {
         guard try peekKind() == .string else { throw shape("expected a string, found \(try describeNext())") }
         position += 1
         let start = position
@@ -204,20 +207,20 @@ struct JSONCursor {
     }
 
     /// A number as a finite Double.
-    mutating func number() throws -> Double {
+    package mutating func number() throws -> Double {
         let text = try numberText()
         guard let parsed = DecimalParser.parse(text), parsed.value.isFinite else { throw shape("\(text.string) is not a finite number") }
         return parsed.value
     }
 
-    mutating func bool() throws -> Bool {
+    package mutating func bool() throws -> Bool {
         if literal("true") { return true }
         if literal("false") { return false }
         throw malformed("expected true or false")
     }
 
     /// True (and past it) when the next value is `null`.
-    mutating func null() throws -> Bool {
+    package mutating func null() throws -> Bool {
         guard try peekKind() == .null else { return false }
         guard literal("null") else { throw malformed("expected null") }
         return true
@@ -231,7 +234,7 @@ struct JSONCursor {
     }
 
     /// Checks the next value whatever it is, and passes it.
-    mutating func skipValue(depth: Int = 0) throws {
+    package mutating func skipValue(depth: Int = 0) throws {
         guard depth < Self.maximumDepth else { throw malformed("nested more than \(Self.maximumDepth) levels") }
         switch try peekKind() {
         case .string: _ = try string()
@@ -244,7 +247,7 @@ struct JSONCursor {
     }
 
     /// The bytes of the value that starts here (checked), to read again later.
-    mutating func captureValue() throws -> ByteText {
+    package mutating func captureValue() throws -> ByteText {
         skipWhitespace()
         let start = position
         try skipValue()
@@ -252,7 +255,7 @@ struct JSONCursor {
     }
 
     /// After the document's value: only whitespace may follow.
-    mutating func expectEnd() throws {
+    package mutating func expectEnd() throws {
         skipWhitespace()
         if position < bytes.count { throw malformed("unexpected \(Self.describe(bytes[position])) after the document") }
     }

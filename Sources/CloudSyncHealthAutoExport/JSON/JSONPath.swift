@@ -1,13 +1,15 @@
 import Foundation
 /// Where the reader is in the document, as `$.data.metrics[3].data[120].date`: kept as a stack of
 /// parts and written out only when a problem is reported.
-struct JSONPath {
-    enum Part {
+package struct JSONPath {
+    package enum Part {
         case key(String)
         case index(Int)
     }
 
     private(set) var parts: [Part] = []
+
+    package init() {}
 
     mutating func push(_ part: Part) { parts.append(part) }
     mutating func pop() { parts.removeLast() }
@@ -17,7 +19,7 @@ struct JSONPath {
         parts[parts.count - 1] = .index(index)
     }
 
-    var description: String {
+    package var description: String {
         var text = "$"
         for part in parts {
             switch part {

@@ -2,11 +2,13 @@ import CloudSyncModel
 /// Storage for text the reader makes (unescaped strings, numbers and names it writes): blocks that
 /// never move, so views into them stay valid until `reset()`, which keeps the blocks for the next
 /// point. Almost every string of a real file has no escape and is a view of the input instead.
-final class TextArena {
+package final class TextArena {
     private static let blockSize = 64 * 1024
     private var blocks: [UnsafeMutableRawBufferPointer] = []
     private var current = 0
     private var used = 0
+
+    package init() {}
 
     deinit { for block in blocks { block.deallocate() } }
 
