@@ -25,7 +25,8 @@ extension Receiver {
 
     func storeEnvelope(_ body: ByteBuffer, owner: String) async throws -> (Response, Int?) {
         let envelope: HealthDataExportBody
-        switch BodyDecoding.decode(HealthDataExportBody.self, from: Data(body.readableBytesView)) {
+        let read = body.withUnsafeReadableBytes { CloudCareEnvelopeReader.read($0.bindMemory(to: UInt8.self)) }
+        switch read {
         case .success(let decoded): envelope = decoded
         case .failure(let problem):
             var errors = FieldErrors()

@@ -1,0 +1,68 @@
+@testable import CloudSyncReceiver
+import Foundation
+import Testing
+
+/// The CloudCare envelope read from its bytes gives what `JSONDecoder` gave for the same body (the
+/// decoder is still the receiver's for the other routes): the same envelope and stored metadata for
+/// a good body, and the same field and kind of problem for a bad one.
+@Suite struct CloudCareEnvelopeReaderTests {
+    static let good = ReceiverRoutesTests.envelope
+
+    static func metric(_ members: String) -> String {
+        """
+        {"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[
+         {"type":"steps","startDate":"s","endDate":"e","sourceApp":"Watch","value":1,"unit":"count","metadata":{}},
+         {\(members)}]}
+        """
+    }
+
+    static let full = #""type":"steps","startDate":"s","endDate":"e","sourceApp":"Watch","value":2,"unit":"count","metadata":{}"#
+
+    static let bodies: [String] = [
+        good,
+        // Members the envelope does not name, escapes, nested metadata of every kind, numbers as JSON writes them.
+        metric(#""extra":[1,{"x":null}],"type":"st\u0065ps \"q\"","startDate":"s","endDate":"e","sourceApp":"Wätch\n","value":-1.5e-3,"unit":"count","#
+               + #""metadata":{"b":[1,2.5,"x",true,null,{"c":{}}],"a":"1","HKWasUserEntered":0,"big":12345678901234567890,"neg":-0.0}"#),
+        metric(full.replacingOccurrences(of: #""value":2,"#, with: "")),                          // missing
+        metric(full.replacingOccurrences(of: #""value":2"#, with: #""value":null"#)),              // null
+        metric(full.replacingOccurrences(of: #""value":2"#, with: #""value":"2""#)),               // wrong type
+        metric(full.replacingOccurrences(of: #""unit":"count""#, with: #""unit":3"#)),
+        metric(full.replacingOccurrences(of: #""metadata":{}"#, with: #""metadata":null"#)),
+        metric(full.replacingOccurrences(of: #","metadata":{}"#, with: "")),
+        metric(full.replacingOccurrences(of: #""type":"steps","#, with: "") .replacingOccurrences(of: #""value":2"#, with: #""value":"x""#)),
+        #"{"deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[]}"#,
+        #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a"},"metrics":[]}"#,
+        #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":{}}"#,
+        #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[3]}"#,
+        #"{"userId":7,"deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[]}"#,
+        #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[]} x"#,
+        #"{"userId":"u","deviceId":"d","#,
+        "[1, 2]",
+        "",
+    ]
+
+    @Test(arguments: bodies.indices)
+    func theReaderAnswersAsTheDecoderDid(_ index: Int) {
+        let body = Self.bodies[index]
+        let decoded = BodyDecoding.decode(HealthDataExportBody.self, from: Data(body.utf8))
+        let read = Array(body.utf8).withUnsafeBufferPointer { CloudCareEnvelopeReader.read($0) }
+        switch (decoded, read) {
+        case (.success(let expected), .success(let got)):
+            #expect(got.userId == expected.userId && got.deviceId == expected.deviceId && got.exportTimestamp == expected.exportTimestamp)
+            #expect(got.dataRange.startDate == expected.dataRange.startDate && got.dataRange.endDate == expected.dataRange.endDate)
+            #expect(got.metrics.count == expected.metrics.count)
+            for (a, b) in zip(got.metrics, expected.metrics) {
+                #expect(a.type == b.type && a.startDate == b.startDate && a.endDate == b.endDate && a.unit == b.unit && a.sourceApp == b.sourceApp)
+                #expect(a.value.bitPattern == b.value.bitPattern)
+                #expect(JSONValue.serialize(a.metadata) == JSONValue.serialize(b.metadata))
+            }
+        case (.failure(let expected), .failure(let got)):
+            #expect(got.field == expected.field, "\(body)")
+            #expect(got.type == expected.type, "\(body)")
+            // The decoder names a Swift type where an object or array is wanted; the reader says which.
+            if !expected.message.contains("of type") { #expect(got.message == expected.message, "\(body)") }
+        default:
+            Issue.record("decoder \(decoded), reader \(read) for \(body)")
+        }
+    }
+}
