@@ -15,7 +15,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 BENCH_DIR="${BENCH_DIR:-/tmp/cloudsync-bench}"
-CLOUDSYNC="$ROOT/.build/release/cloudsync"
+CLOUDSYNC="${CLOUDSYNC:-$ROOT/.build/release/cloudsync}"
 SIZES_MB="256,4300,10240" BUILD=1 SEED=1 SLACK_KIB=$((16 * 1024))
 
 die() { echo "scale.sh: $*" >&2; exit 2; }
