@@ -70,6 +70,29 @@ import Testing
         #expect(try store.integrityCheck() == "ok")
     }
 
+    /// The same rules into a store that already holds rows (its new samples then go in a chunk at a
+    /// time while the filter of this import's samples decides what must be looked up): a repeat of a
+    /// stored sample, a repeat and a record written twice within the import, and new samples.
+    @Test func intoAStoreWithRowsEachSampleIsCountedOnceToo() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let first = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
+            + Self.distance("2017-05-01 10:00:00 +0200", start: "2017-04-01 09:00:00 +0200", value: "9")
+            + Self.distance("2017-05-01 10:00:00 +0200") + "</HealthData>\n"
+        #expect(try store.importExport(try fixture.file(first, named: "first.xml")).stored.new == 2)
+        let imported = try store.importExport(try fixture.file(Self.export(), named: "second.xml")).stored
+        // Stored before: the first distance with the 1st's creation date. New: the same distance
+        // dated the 2nd (a repeat of the stored one), written twice; the other distance; three runs.
+        #expect(imported.already == 1 && imported.writtenTwice == 1, "\(imported)")
+        #expect(imported.new == 5 && imported.repeats == 3, "\(imported)")
+        let status = try StatusQuery(store).status()
+        #expect(status.metrics == 4 && status.repeats == 3)   // the April distance, two May distances, one run
+        let once = try #require(try dailyDistance(store, countRepeats: false))
+        #expect(once.count == 1 && once.bucket == "2017-04-01")
+        #expect(try store.database.scalarInt("SELECT count(*) FROM metric WHERE is_repeat = 1") == 3)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
     /// A store written by schema 4 kept each (type, dates, source, value, unit) once, with one
     /// upload acknowledged. After the upgrade, the next import of the same export fills in the
     /// creation dates of those rows instead of copying them, adds the samples the old identity lost,

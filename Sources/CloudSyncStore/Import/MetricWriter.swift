@@ -61,8 +61,10 @@ final class MetricWriter: MetricSink {
     @exclusivity(unchecked) private var metadata = ByteBuffer(capacity: 4096)
     /// Rows above this id are this import's.
     let storedBefore: Int64
-    /// Into an empty store: the samples this import added. A sample it has not seen is new and no
-    /// repeat without a look at the store; one it may have seen is looked up.
+    /// An export's samples this import added (not a push's: those are looked up one by one, by the
+    /// supersede rule). Into an empty store a sample it has not seen is new and no repeat without a
+    /// look at the store; into one with rows, it is looked up among them while the chunk waits.
+    /// A sample it may have seen is looked up with the chunk written.
     @exclusivity(unchecked) private var seen: SeenSamples?
     /// The types of which the store holds samples without a creation date.
     @exclusivity(unchecked) private var undatedTypes: Set<Int64>
@@ -121,7 +123,7 @@ final class MetricWriter: MetricSink {
         versions = try NameTable(database, table: "source_version")
         categories = try NameTable(database, table: "category_value")
         storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
-        if storedBefore == 0 { seen = SeenSamples() }
+        if rule == nil { seen = SeenSamples() }
         var undated = Set<Int64>()
         let undatedRows = try database.prepare("SELECT DISTINCT type_id FROM metric WHERE created_at = \(StoreSchema.undated)")
         while try undatedRows.step() { undated.insert(undatedRows.int64(0)) }
@@ -155,10 +157,16 @@ final class MetricWriter: MetricSink {
     /// Adds the sample unless it is there; true when it was added.
     private func add(_ metric: MappedMetric, _ keys: SampleKeys, created: Int64?) throws -> Bool {
         var isRepeat = false
-        if seen?.insert(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
-                        unit: keys.unit, category: keys.category) == false {
+        let maybeAdded = seen?.insert(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
+                                      unit: keys.unit, category: keys.category) ?? true
+        if !maybeAdded && storedBefore == 0 {
             // Into an empty store, a sample this import has not added is new, and no repeat.
         } else {
+            // One this import may have added is looked up with its rows in the table; one it has
+            // not, among the rows stored before it (the chunk holds only this import's): a new
+            // export into a store with rows goes in a chunk at a time too (13,500 instructions a
+            // row one by one, 3,300 in a chunk).
+            if maybeAdded { try flushChunk() }
             if created == nil || undatedTypes.contains(keys.type), let stored = try undatedOrAlikeRow(keys, metric, created: created) {
                 countStored(importID: stored)
                 return false
@@ -175,9 +183,9 @@ final class MetricWriter: MetricSink {
         }
         let superseded = try rule?.state(ofPushed: metric, type: keys.type, source: keys.source, category: keys.category,
                                          changed: { hourSummary.leave($0) }) ?? 0
-        if seen != nil, rule == nil, !isRepeat {
+        if seen != nil, rule == nil {
             // Known new: into the chunk, written with the others.
-            try addToChunk(keys, metric, created: created)
+            try addToChunk(keys, metric, created: created, isRepeat: isRepeat)
         } else {
             try flushChunk()
             try insertRow(keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
@@ -204,7 +212,6 @@ final class MetricWriter: MetricSink {
     /// For a sample without a creation date: the import of a stored row alike to it. For a dated
     /// sample of a type with undated rows: the import of an alike undated row, which it dates.
     private func undatedOrAlikeRow(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?) throws -> Int64? {
-        try flushChunk()
         if created == nil {
             defer { findAlike.reset() }
             try bindAlike(findAlike, keys, metric)
@@ -222,7 +229,6 @@ final class MetricWriter: MetricSink {
     /// Whether stored rows are alike to a dated sample but for the creation date, and whether one
     /// has its creation date (then the sample is there).
     private func alikeRows(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64) throws -> Alike {
-        try flushChunk()
         defer { findAlike.reset() }
         try bindAlike(findAlike, keys, metric)
         var found = Alike.none
@@ -261,7 +267,7 @@ final class MetricWriter: MetricSink {
     }
 
     /// A row known new, into the chunk (the metadata as `insertRow` writes it).
-    private func addToChunk(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?) throws {
+    private func addToChunk(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, isRepeat: Bool) throws {
         var rest = metric.metadata.dropFirst()
         var version: Int64?
         if let first = rest.first, first.key.equals("sourceVersion") {
@@ -288,7 +294,7 @@ final class MetricWriter: MetricSink {
         }
         newRows.add(runID)
         newRows.add(created ?? StoreSchema.undated)
-        newRows.add(Int64(0))
+        newRows.add(Int64(isRepeat ? 1 : 0))
         newRows.add(Int64(metric.isSummary ? 1 : 0))
         newRows.add(Int64(0))
         newRows.add(origin)
@@ -366,8 +372,8 @@ final class MetricWriter: MetricSink {
     /// store is shared: `serve --store` takes pushes while an import runs), its rows (all with ids
     /// above this import's last commit) join what `seen` knows, so that a sample alike one of them
     /// is looked up in the store (and a pushed row without a creation date becomes the export's);
-    /// the types they are of are rebuilt from the rows at the end. Without `seen` (a store that
-    /// was not empty) every sample is looked up anyway.
+    /// the types they are of are rebuilt from the rows at the end. Without `seen` (a push) every
+    /// sample is looked up anyway.
     private func lookBeside() throws {
         let version = try database.scalarInt("PRAGMA data_version") ?? 0
         guard version != dataVersion else { return }
