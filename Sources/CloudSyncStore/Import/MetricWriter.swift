@@ -183,8 +183,8 @@ final class MetricWriter: MetricSink {
         }
         let superseded = try rule?.state(ofPushed: metric, type: keys.type, source: keys.source, category: keys.category,
                                          changed: { hourSummary.leave($0) }) ?? 0
-        if seen != nil, rule == nil {
-            // Known new: into the chunk, written with the others.
+        if seen != nil {
+            // An export's (`seen` is a push's never), known new: into the chunk, written with the others.
             try addToChunk(keys, metric, created: created, isRepeat: isRepeat)
         } else {
             try flushChunk()
@@ -268,13 +268,7 @@ final class MetricWriter: MetricSink {
 
     /// A row known new, into the chunk (the metadata as `insertRow` writes it).
     private func addToChunk(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, isRepeat: Bool) throws {
-        var rest = metric.metadata.dropFirst()
-        var version: Int64?
-        if let first = rest.first, first.key.equals("sourceVersion") {
-            version = try versions.id(first.value)
-            rest = rest.dropFirst()
-        }
-        let device = try devices.id(metric.device)
+        let (device, version, hasExtra) = try details(of: metric)
         if created == nil { undatedTypes.insert(keys.type) }
         newRows.add(keys.type)
         newRows.add(metric.startDate)
@@ -285,13 +279,7 @@ final class MetricWriter: MetricSink {
         newRows.add(keys.category)
         newRows.add(device)
         newRows.add(version)
-        if rest.isEmpty {
-            newRows.addNull()
-        } else {
-            metadata.removeAll()
-            MetricJSON.appendMembers(rest, to: &metadata)
-            metadata.withBytes { newRows.add(bytes: $0) }
-        }
+        if hasExtra { metadata.withBytes { newRows.add(bytes: $0) } } else { newRows.addNull() }
         newRows.add(runID)
         newRows.add(created ?? StoreSchema.undated)
         newRows.add(Int64(isRepeat ? 1 : 0))
@@ -314,23 +302,11 @@ final class MetricWriter: MetricSink {
     }
 
     private func insertRow(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, isRepeat: Bool, superseded: Int64) throws {
-        // The mapper always puts `device` first and `sourceVersion` (when present) second.
-        var rest = metric.metadata.dropFirst()
-        if let version = rest.first, version.key.equals("sourceVersion") {
-            try insert.bind(9, try versions.id(version.value))
-            rest = rest.dropFirst()
-        } else {
-            try insert.bindNull(9)
-        }
-        if rest.isEmpty {
-            try insert.bindNull(10)
-        } else {
-            metadata.removeAll()
-            MetricJSON.appendMembers(rest, to: &metadata)
-            try metadata.withBytes { try insert.bind(10, bytes: $0) }
-        }
+        let (device, version, hasExtra) = try details(of: metric)
+        if let version { try insert.bind(9, version) } else { try insert.bindNull(9) }
+        if hasExtra { try metadata.withBytes { try insert.bind(10, bytes: $0) } } else { try insert.bindNull(10) }
         try bindAlike(insert, keys, metric)
-        try insert.bind(8, try devices.id(metric.device))
+        try insert.bind(8, device)
         try insert.bind(11, runID)
         try insert.bind(12, created ?? StoreSchema.undated)
         try insert.bind(13, Int64(isRepeat ? 1 : 0))
@@ -341,6 +317,23 @@ final class MetricWriter: MetricSink {
         if created == nil { undatedTypes.insert(keys.type) }
         try insert.step()
         insert.rewind()   // all 16 parameters are bound above, every time
+    }
+
+    /// A row's device and source version ids, and whether the rest of its metadata is left (then
+    /// written as JSON into `metadata`). The mapper always puts `device` first and `sourceVersion`
+    /// (when present) second.
+    private func details(of metric: MappedMetric) throws -> (device: Int64, version: Int64?, hasExtra: Bool) {
+        var rest = metric.metadata.dropFirst()
+        var version: Int64?
+        if let first = rest.first, first.key.equals("sourceVersion") {
+            version = try versions.id(first.value)
+            rest = rest.dropFirst()
+        }
+        if !rest.isEmpty {
+            metadata.removeAll()
+            MetricJSON.appendMembers(rest, to: &metadata)
+        }
+        return (try devices.id(metric.device), version, !rest.isEmpty)
     }
 
     private func rank(_ sourceID: Int64, _ metric: MappedMetric) throws -> Int64 {
