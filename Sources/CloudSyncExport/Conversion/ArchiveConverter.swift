@@ -5,10 +5,10 @@ public import CloudSyncModel
 /// fast path, unchanged), and the records of the kinds asked for, each read by its kind
 /// (`ArchiveKind`): from export.xml's elements, from the archive's files, or both, linked.
 ///
-/// Order: a seekable zip is read in one pass over what it needs: export.xml first, then the files
-/// of the kinds read, in the directory's order. A zip from a pipe is read in archive order; files
-/// that come before (or after) export.xml are decoded as they pass and kept in a spill, then linked
-/// and written once export.xml has been read. A damaged file is reported and skipped.
+/// Order: the files of the kinds read are decoded beside export.xml and kept in a spill, then linked
+/// and written once export.xml has been read. From a seekable zip they are decoded on their own
+/// thread (`EntryDecodingThread`), in the directory's order; from a pipe, in archive order as they
+/// pass (`StreamedEntries`). A damaged file is reported and skipped.
 public final class ArchiveConverter: RecordSource {
     /// What a whole-archive run did.
     public struct Report: Sendable {
@@ -85,13 +85,24 @@ public final class ArchiveConverter: RecordSource {
                 for run in interested { try run.read(tree) }
             }
         }
-        if seekable == nil && !reading.isEmpty { converter.streamed = try StreamedEntries(runs: runs) }
-        report.conversion = try converter.read(into: sinks, control: control)
-        if let streamed = converter.streamed {
-            for damage in streamed.damages { damaged(damage) }
-            try streamed.spill.replay { index, spilled in try runs[index].replay(&spilled) }
-        } else if let seekable {
-            try readFiles(of: seekable.directory, control: control)
+        var decoding: EntryDecodingThread?
+        if let seekable {
+            decoding = EntryDecodingThread(zip: seekable, wanted: try wantedFiles(of: seekable.directory),
+                                           entries: try StreamedEntries(runs: runs), shouldStop: control.shouldStop)
+            decoding?.start()
+        } else if !reading.isEmpty {
+            converter.streamed = try StreamedEntries(runs: runs)
+        }
+        do {
+            report.conversion = try converter.read(into: sinks, control: control)
+        } catch {
+            decoding?.cancel()
+            throw error
+        }
+        if let decoding { try decoding.finish() }
+        if let entries = decoding?.entries ?? converter.streamed {
+            for damage in entries.damages { damaged(damage) }
+            try entries.spill.replay { index, spilled in try runs[index].replay(&spilled) }
         }
         for run in runs { try run.finish() }
         count(files: report.conversion)
@@ -103,23 +114,12 @@ public final class ArchiveConverter: RecordSource {
         return report
     }
 
-    /// The second part of a seekable zip: each file of a kind being read, through its own byte range.
-    private func readFiles(of zip: ZipDirectory, control: RunControl) throws {
-        let inflater = Inflater()
-        for entry in zip.entries where !entry.isDirectory {
-            if control.shouldStop() { throw ConversionError.interrupted }
-            guard let run = runs.first(where: { $0.files?.matches(entry.path) == true }) else { continue }
-            if try run.skipsHeldFile(entry.path) { continue }
-            let decoder = run.decoder(for: entry.path)
-            do {
-                try zip.readChecked(entry, with: inflater) { decoder.consume($0) }
-            } catch let error as ConversionError {
-                decoder.fail(Self.reason(error))
-            }
-            switch decoder.finish() {
-            case .success(let decoded): try decoded.write()
-            case .failure(let damage): damaged(damage)
-            }
+    /// The files of a seekable zip to decode beside export.xml, in the directory's order: each file
+    /// of a kind being read, except those whose record the sink already holds (counted as read).
+    private func wantedFiles(of zip: ZipDirectory) throws -> [ZipEntry] {
+        try zip.entries.filter { entry in
+            guard !entry.isDirectory, let run = runs.first(where: { $0.files?.matches(entry.path) == true }) else { return false }
+            return try !run.skipsHeldFile(entry.path)
         }
     }
 
@@ -145,7 +145,7 @@ public final class ArchiveConverter: RecordSource {
         }
     }
 
-    private static func reason(_ error: ConversionError) -> String {
+    static func reason(_ error: ConversionError) -> String {
         if case .damagedZip(_, _, let why) = error { return why }
         return error.description
     }
