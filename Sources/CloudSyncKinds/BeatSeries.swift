@@ -27,7 +27,10 @@ extension BeatSeriesKind: ArchiveRecordKind {
         try insert.bind(5, series.sourceApp)
         try insert.bind(6, series.value)
         try insert.bind(7, Int64(series.beats.count))
-        try StoredWords.encoded(series.beats.flatMap { [UInt64(bitPattern: $0.time), UInt64($0.bpm)] }) { try insert.bind(8, blob: $0) }
+        try StoredWords.encoded(count: series.beats.count * 2, word: { i in
+            let beat = series.beats[i / 2]
+            return i % 2 == 0 ? UInt64(bitPattern: beat.time) : UInt64(beat.bpm)
+        }) { try insert.bind(8, blob: $0) }
         try insert.bind(9, rows.runID)
         try insert.step()
         return rows.database.changes > 0

@@ -37,7 +37,7 @@ extension ECGKind: ArchiveRecordKind {
         try insert.bind(9, ecg.softwareVersion)
         try insert.bind(10, ecg.file)
         try insert.bind(11, Int64(ecg.samples.count))
-        try StoredWords.encoded(ecg.samples.map(\.bitPattern)) { try insert.bind(12, blob: $0) }
+        try StoredWords.encoded(count: ecg.samples.count, word: { ecg.samples[$0].bitPattern }) { try insert.bind(12, blob: $0) }
         try insert.bind(13, rows.runID)
         try insert.bind(14, ecg.averageHeartRate)
         try insert.step()

@@ -159,9 +159,14 @@ enum KindTables {
 
 /// A blob of little-endian 64-bit words (ECG samples, beat pairs), as kinds store series.
 public enum StoredWords {
-    public static func encoded<R>(_ words: [UInt64], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        let littleEndian = words.map(\.littleEndian)
-        return try littleEndian.withUnsafeBytes(body)
+    /// `count` words, the `i`th given by `word(i)`, little-endian, handed to `body` as bytes.
+    /// Written straight into one buffer: `map(\.littleEndian)` of a mapped array went through a
+    /// key path per word, and a beat series built a two-word array per beat.
+    public static func encoded<R>(count: Int, word: (Int) -> UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Swift.max(count, 1)) { buffer in
+            for i in 0..<count { buffer[i] = word(i).littleEndian }
+            return try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count * 8))
+        }
     }
 
     public static func decoded(_ bytes: UnsafeRawBufferPointer) -> [UInt64] {
