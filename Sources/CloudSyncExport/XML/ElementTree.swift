@@ -88,11 +88,13 @@ public final class ElementBatch {
 
     /// Stores an attribute value. With entity substitution off (as it must stay, see `ExportParser`),
     /// libxml2 hands `&amp;` over as the character reference `&#38;`, and a literal `&#38;` in the
-    /// file would itself arrive as `&#38;#38;`; so every `&#38;` here means `&`. Values with an `&`
-    /// are rare (URLs in metadata), so the common path is one `memchr`.
+    /// file would itself arrive as `&#38;#38;`; so every `&#38;` here means `&`. A `<` or `>` arrives
+    /// marked (`EntityMarks`: DEL, then `lt;` or `gt;`) and is turned back. Values with either are
+    /// the `device` attribute and URLs in metadata; the others take two `memchr`s and a copy.
     func storeAttributeValue(_ bytes: ByteText) -> (start: Int32, count: Int32) {
         let start = Int32(arena.count)
-        guard bytes.count > 0, memchr(bytes.baseAddress!, 0x26, bytes.count) != nil else {
+        guard let base = bytes.baseAddress, bytes.count > 0,
+              memchr(base, 0x26, bytes.count) != nil || memchr(base, Int32(EntityMarks.mark), bytes.count) != nil else {
             arena.append(bytes)
             return (start, Int32(bytes.count))
         }
@@ -101,6 +103,9 @@ public final class ElementBatch {
             if bytes[i] == 0x26, i + 5 <= bytes.count, bytes.slice(i..<(i + 5)).equals("&#38;") {
                 arena.append(0x26)
                 i += 5
+            } else if let character = EntityMarks.character(at: base + i, available: bytes.count - i) {
+                arena.append(character)
+                i += 4
             } else {
                 arena.append(bytes[i])
                 i += 1

@@ -220,7 +220,8 @@ public final class ExportParser {
             let slot = attributes + i * 5
             guard let name = slot[0], let start = slot[3], let end = slot[4] else { continue }
             if ByteText(start: name, count: strlen(name)).equals(wanted) {
-                return ByteText(start: start, count: end - start).string
+                // `&lt;`/`&gt;` arrive marked (`EntityMarks`).
+                return String(decoding: EntityMarks.unmarked(ByteText(start: start, count: end - start)), as: UTF8.self)
             }
         }
         return nil
