@@ -1,4 +1,7 @@
 import CloudSyncModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Prepares export.xml's bytes for libxml2 in one pass, in place, on the reader thread:
 ///
@@ -19,8 +22,8 @@ import CloudSyncModel
 /// floor's own parse of the marked file took 1.64 G instructions against 3.14 G.
 ///
 /// Runs over every byte of the export, so it checks 16 bytes at a time and only looks closer when
-/// a block holds a byte below 0x20, an `&` or a DEL. An entity cut by the end of the buffer is left
-/// as it is: libxml2 reads it the slow way, with the same result.
+/// a block holds a byte below 0x20 or a DEL; the `&`s are found by `memchr`. An entity cut by the
+/// end of the buffer is left as it is: libxml2 reads it the slow way, with the same result.
 public enum ControlCharacterFilter {
     /// Returns how many bytes were replaced with a space (marks are not counted).
     public static func replaceForbidden(in buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
@@ -29,34 +32,27 @@ public enum ControlCharacterFilter {
         var replaced = 0
         var i = 0
         let space = SIMD16<UInt8>(repeating: 0x20)
-        let ampersand = SIMD16<UInt8>(repeating: 0x26)
         let delete = SIMD16<UInt8>(repeating: EntityMarks.mark)
         while i + 16 <= n {
             let block = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<UInt8>.self)
-            if any((block .< space) .| (block .== ampersand) .| (block .== delete)) {
-                replaced += replaceScalar(base, from: i, to: i + 16, end: n)
+            if any((block .< space) .| (block .== delete)) {
+                replaced += replaceScalar(base + i, 16)
             }
             i += 16
         }
-        replaced += replaceScalar(base, from: i, to: n, end: n)
+        replaced += replaceScalar(base + i, n - i)
+        // After the DELs are gone, so that every DEL left is a mark.
+        EntityMarks.mark(in: buffer)
         return replaced
     }
 
-    /// Bytes `from..<to` of `p`; an entity starting there may be read up to `end`.
-    static func replaceScalar(_ p: UnsafeMutablePointer<UInt8>, from: Int, to: Int, end: Int) -> Int {
+    static func replaceScalar(_ p: UnsafeMutablePointer<UInt8>, _ n: Int) -> Int {
         var replaced = 0
-        for j in from..<to {
+        for j in 0..<n {
             let byte = p[j]
-            if byte < 0x20 {
-                if byte != 0x09, byte != 0x0A, byte != 0x0D {
-                    p[j] = 0x20
-                    replaced += 1
-                }
-            } else if byte == EntityMarks.mark {
+            if (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == EntityMarks.mark {
                 p[j] = 0x20
                 replaced += 1
-            } else if byte == 0x26, j + 3 < end, EntityMarks.isAngleEntity(p + j + 1) {
-                p[j] = EntityMarks.mark
             }
         }
         return replaced
@@ -70,6 +66,20 @@ public enum ControlCharacterFilter {
 /// reference (`&#127;`), which the filter cannot see, right before the letters `lt;` or `gt;`.
 public enum EntityMarks {
     public static let mark: UInt8 = 0x7F
+
+    /// Marks each `&lt;` and `&gt;` that `buffer` holds whole. `memchr` finds the `&`s: a check of
+    /// them in the 16-byte pass above sent a third of its blocks (those of the `device` attributes)
+    /// to a byte-at-a-time loop, 155 M instructions against 62 M on the 48 MB export.
+    static func mark(in buffer: UnsafeMutableBufferPointer<UInt8>) {
+        guard let base = buffer.baseAddress else { return }
+        let end = base + buffer.count
+        var p = base
+        while p < end, let found = memchr(p, 0x26, end - p) {
+            let ampersand = found.assumingMemoryBound(to: UInt8.self)
+            if end - ampersand >= 4, isAngleEntity(ampersand + 1) { ampersand.pointee = mark }
+            p = ampersand + 1
+        }
+    }
 
     /// Whether the three bytes at `p` are `lt;` or `gt;`.
     @inline(__always)
