@@ -2,7 +2,8 @@ import CloudSyncModel
 import Foundation
 
 /// Runs an `ExportByteSource` on its own thread and hands its bytes, DTD removed, attribute names
-/// repaired (iOS 8) and forbidden control characters replaced, to the caller's thread in chunks.
+/// repaired (iOS 8), forbidden control characters replaced and `&lt;`/`&gt;` marked
+/// (`ControlCharacterFilter`, `EntityMarks`), to the caller's thread in chunks.
 ///
 /// Why a thread: inflating the zip and filtering run beside libxml2's parse instead of before it.
 /// `chunkCount` chunks of `chunkSize` bytes circulate (2 MiB in all), so memory stays flat
