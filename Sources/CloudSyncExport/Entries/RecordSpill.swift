@@ -8,11 +8,13 @@ import CloudSyncModel
 /// temporary file so that memory stays flat however many there are. Each is its kind's index in the
 /// run and the kind's own spill encoding; written and read back within one run.
 final class RecordSpill {
+    /// How an error names it: where it is, for a user whose /tmp is full (`tmpfile` ignores TMPDIR).
+    static let name = "the temporary file in /tmp that holds the archive's other files until export.xml is read"
     private let file: UnsafeMutablePointer<FILE>
     private(set) var count = 0
 
     init() throws {
-        guard let file = tmpfile() else { throw ConversionError.output("a temporary file", String(cString: strerror(errno))) }
+        guard let file = tmpfile() else { throw ConversionError.output(Self.name, String(cString: strerror(errno))) }
         self.file = file
     }
 
@@ -25,7 +27,7 @@ final class RecordSpill {
         let bytes = writer.bytes
         var length = UInt64(bytes.count)
         guard fwrite(&length, 8, 1, file) == 1, fwrite(bytes, 1, bytes.count, file) == bytes.count else {
-            throw ConversionError.output("a temporary file", String(cString: strerror(errno)))
+            throw ConversionError.output(Self.name, String(cString: strerror(errno)))
         }
         count += 1
     }
