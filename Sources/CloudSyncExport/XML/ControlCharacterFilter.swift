@@ -1,4 +1,3 @@
-import CloudSyncModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,7 +60,7 @@ public enum ControlCharacterFilter {
 
 /// `&lt;` and `&gt;` with their `&` replaced by DEL (U+007F) before libxml2 (`ControlCharacterFilter`),
 /// so that libxml2 keeps an attribute value on its fast path; turned back into `<` and `>` where
-/// attribute values are copied (`ElementBatch.storeAttributeValue`). A raw DEL never reaches libxml2
+/// attribute values are copied (`ElementBatch.appendValue`). A raw DEL never reaches libxml2
 /// (it is replaced with a space), so a DEL in a value is a mark; but for a DEL written as a character
 /// reference (`&#127;`), which the filter cannot see, right before the letters `lt;` or `gt;`.
 public enum EntityMarks {
@@ -85,24 +84,6 @@ public enum EntityMarks {
     @inline(__always)
     static func isAngleEntity(_ p: UnsafePointer<UInt8>) -> Bool {
         (p[0] == UInt8(ascii: "l") || p[0] == UInt8(ascii: "g")) && p[1] == UInt8(ascii: "t") && p[2] == UInt8(ascii: ";")
-    }
-
-    /// `bytes` with each marked entity turned back into its character.
-    static func unmarked(_ bytes: ByteText) -> [UInt8] {
-        guard let base = bytes.baseAddress else { return [] }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            if let character = character(at: base + i, available: bytes.count - i) {
-                out.append(character)
-                i += 4
-            } else {
-                out.append(base[i])
-                i += 1
-            }
-        }
-        return out
     }
 
     /// The character a marked entity at `p` (the mark, then `lt;` or `gt;`, `available` bytes in

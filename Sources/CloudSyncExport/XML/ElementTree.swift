@@ -86,23 +86,30 @@ public final class ElementBatch {
         open = Span(firstNode: 0, endNode: 0, firstByte: 0, endByte: 0)
     }
 
-    /// Stores an attribute value. With entity substitution off (as it must stay, see `ExportParser`),
-    /// libxml2 hands `&amp;` over as the character reference `&#38;`, and a literal `&#38;` in the
-    /// file would itself arrive as `&#38;#38;`; so every `&#38;` here means `&`. A `<` or `>` arrives
-    /// marked (`EntityMarks`: DEL, then `lt;` or `gt;`) and is turned back. Values with either are
-    /// the `device` attribute and URLs in metadata; the others take two `memchr`s and a copy.
+    /// Stores an attribute value, as `appendValue` reads it.
     func storeAttributeValue(_ bytes: ByteText) -> (start: Int32, count: Int32) {
         let start = Int32(arena.count)
+        Self.appendValue(bytes, to: &arena)
+        return (start, Int32(arena.count) - start)
+    }
+
+    /// Appends an attribute value as libxml2 hands it over, its entities turned back. With entity
+    /// substitution off (as it must stay, see `ExportParser`), libxml2 hands `&amp;` over as the
+    /// character reference `&#38;`, and a literal `&#38;` in the file would itself arrive as
+    /// `&#38;#38;`; so every `&#38;` here means `&`. A `<` or `>` arrives marked (`EntityMarks`: DEL,
+    /// then `lt;` or `gt;`) and is turned back. Values with either are the `device` attribute and
+    /// URLs in metadata; the others take two `memchr`s and a copy.
+    static func appendValue(_ bytes: ByteText, to out: inout ByteBuffer) {
         let count = bytes.count
-        guard let base = bytes.baseAddress, count > 0 else { return (start, 0) }
+        guard let base = bytes.baseAddress, count > 0 else { return }
         // The next `&` and the next mark at or after `i` (count: none), found by `memchr`.
         func next(_ byte: UInt8, from i: Int) -> Int {
             memchr(base + i, Int32(byte), count - i).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
         }
         var nextAmpersand = next(0x26, from: 0), nextMark = next(EntityMarks.mark, from: 0)
         guard nextAmpersand < count || nextMark < count else {
-            arena.append(bytes)
-            return (start, Int32(count))
+            out.append(bytes)
+            return
         }
         // The bytes between two entities go in as one run: a byte at a time, the device attribute
         // of every record made this 528 M of the 48 MB import's instructions.
@@ -122,13 +129,12 @@ public final class ElementBatch {
                 i += 1
                 continue
             }
-            if i > run { arena.append(ByteText(start: base + run, count: i - run)) }
-            arena.append(character)
+            if i > run { out.append(ByteText(start: base + run, count: i - run)) }
+            out.append(character)
             i += length
             run = i
         }
-        if count > run { arena.append(ByteText(start: base + run, count: count - run)) }
-        return (start, Int32(arena.count) - start)
+        if count > run { out.append(ByteText(start: base + run, count: count - run)) }
     }
 }
 

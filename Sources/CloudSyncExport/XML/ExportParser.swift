@@ -220,8 +220,9 @@ public final class ExportParser {
             let slot = attributes + i * 5
             guard let name = slot[0], let start = slot[3], let end = slot[4] else { continue }
             if ByteText(start: name, count: strlen(name)).equals(wanted) {
-                // `&lt;`/`&gt;` arrive marked (`EntityMarks`).
-                return String(decoding: EntityMarks.unmarked(ByteText(start: start, count: end - start)), as: UTF8.self)
+                var value = ByteBuffer(capacity: end - start)
+                ElementBatch.appendValue(ByteText(start: start, count: end - start), to: &value)
+                return value.withBytes { $0.string }
             }
         }
         return nil
