@@ -8,7 +8,7 @@ public import CloudSyncModel
 /// Order: the files of the kinds read are decoded beside export.xml and kept in a spill, then linked
 /// and written once export.xml has been read. From a seekable zip they are decoded on their own
 /// thread (`EntryDecodingThread`), in the directory's order; from a pipe, in archive order as they
-/// pass (`StreamedEntries`). A damaged file is reported and skipped.
+/// pass (`DecodedEntries`). A damaged file is reported and skipped.
 public final class ArchiveConverter: RecordSource {
     /// What a whole-archive run did.
     public struct Report: Sendable {
@@ -88,10 +88,10 @@ public final class ArchiveConverter: RecordSource {
         var decoding: EntryDecodingThread?
         if let seekable {
             decoding = EntryDecodingThread(zip: seekable, wanted: try wantedFiles(of: seekable.directory),
-                                           entries: try StreamedEntries(runs: runs), shouldStop: control.shouldStop)
+                                           entries: try DecodedEntries(runs: runs), shouldStop: control.shouldStop)
             decoding?.start()
         } else if !reading.isEmpty {
-            converter.streamed = try StreamedEntries(runs: runs)
+            converter.streamed = try DecodedEntries(runs: runs)
         }
         do {
             report.conversion = try converter.read(into: sinks, control: control)

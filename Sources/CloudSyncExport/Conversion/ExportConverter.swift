@@ -33,7 +33,7 @@ public final class ExportConverter: ExportElementConsumer, RecordSource {
     /// workouts that routes link to, and HRV beat lists, with it). Nil costs nothing.
     @exclusivity(unchecked) var elementTrees: ((ElementTree) throws -> Void)?
     /// For a zip from a pipe: the other entries to decode as they stream past.
-    @exclusivity(unchecked) var streamed: StreamedEntries?
+    @exclusivity(unchecked) var streamed: DecodedEntries?
     /// Checked between elements; set by a signal handler to stop cleanly.
     private var shouldStop: @Sendable () -> Bool = { false }
 

@@ -26,7 +26,7 @@ public struct ExportStream {
     /// Bytes parsed so far, and the total when known (for percent and ETA).
     public let progress = ReadProgress()
     /// For a zip from a pipe: the other entries to read as they stream past (routes, ECGs).
-    var streamed: StreamedEntries?
+    var streamed: DecodedEntries?
 
     public init(inputPath: String) {
         self.inputPath = inputPath

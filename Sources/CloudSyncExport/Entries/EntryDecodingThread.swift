@@ -3,7 +3,7 @@ import CloudSyncModel
 import Foundation
 
 /// The files of a seekable zip (GPX routes, ECG CSVs, FHIR resources), decoded on their own thread
-/// while export.xml is parsed, into the same spill a zip from a pipe uses (`StreamedEntries`); they
+/// while export.xml is parsed, into the same spill a zip from a pipe uses (`DecodedEntries`); they
 /// are linked and written once export.xml has been read.
 ///
 /// Why a thread: decoded after export.xml, the 1 GB generated export's 148 MB of GPX and its ECGs
@@ -17,7 +17,7 @@ import Foundation
 final class EntryDecodingThread: @unchecked Sendable {
     private let zip: SeekableZip
     private let wanted: [ZipEntry]
-    let entries: StreamedEntries
+    let entries: DecodedEntries
     private let shouldStop: @Sendable () -> Bool
     private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
@@ -26,7 +26,7 @@ final class EntryDecodingThread: @unchecked Sendable {
 
     /// - Parameter wanted: the entries to decode, in the directory's order (each a file of a kind
     ///   being read, not already held by the sink).
-    init(zip: SeekableZip, wanted: [ZipEntry], entries: StreamedEntries, shouldStop: @escaping @Sendable () -> Bool) {
+    init(zip: SeekableZip, wanted: [ZipEntry], entries: DecodedEntries, shouldStop: @escaping @Sendable () -> Bool) {
         self.zip = zip
         self.wanted = wanted
         self.entries = entries

@@ -35,7 +35,7 @@ public enum ExportSources {
 
     /// Opens `path` (`-` for standard input) and tells zip from XML by the first bytes.
     static func open(_ path: String, shouldStop: @escaping @Sendable () -> Bool = { false },
-                     streamed: StreamedEntries? = nil) throws -> any ExportByteSource {
+                     streamed: DecodedEntries? = nil) throws -> any ExportByteSource {
         let isStdin = path == "-"
         let name = isStdin ? "standard input" : path
         let fd = isStdin ? STDIN_FILENO : Glibc.open(path, O_RDONLY | O_CLOEXEC)

@@ -16,9 +16,9 @@ final class StreamingZipSource: ExportByteSource {
 
     /// Reads the other entries wanted (routes, ECGs) as they stream past, before or after the
     /// export; nil stops at the end of the export, as a metrics-only conversion wants.
-    private let streamed: StreamedEntries?
+    private let streamed: DecodedEntries?
 
-    init(reader: FileReader, streamed: StreamedEntries? = nil) throws {
+    init(reader: FileReader, streamed: DecodedEntries? = nil) throws {
         self.reader = reader
         self.streamed = streamed
         info = ExportSourceInfo(inputName: reader.name)

@@ -1,9 +1,9 @@
-
-/// The archive's other files as a zip streams past (from a pipe): each file of a kind being read is
-/// decoded on the reader thread and its record kept in a spill, to be linked and written once
-/// export.xml has been read. `@unchecked Sendable`: written by the reader thread only, read by the
-/// caller after the reader thread has ended (the chunk queue's close orders the two).
-final class StreamedEntries: @unchecked Sendable {
+/// The archive's other files, decoded beside export.xml and kept in a spill, to be linked and
+/// written once export.xml has been read: from a pipe, on the reader thread as the zip streams past
+/// (`StreamingZipSource`); from a seekable zip, on their own thread (`EntryDecodingThread`).
+/// `@unchecked Sendable`: written by the decoding thread only, read by the caller after that thread
+/// has ended (the chunk queue's close, or `EntryDecodingThread.finish`, orders the two).
+final class DecodedEntries: @unchecked Sendable {
     private let runs: [KindRun]
     let spill: RecordSpill
     private(set) var damages: [EntryDamage] = []
