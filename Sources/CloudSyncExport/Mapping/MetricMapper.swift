@@ -22,6 +22,7 @@ public final class MetricMapper {
         metric.metadata.removeAll(keepingCapacity: true)
         metric.valueText = nil
         metric.creationDateText = nil
+        metric.creationDate = nil
         metric.categoryValue = nil
         metric.unitRecognised = true
         metric.line = Int(tree.nodes[0].line)
@@ -62,7 +63,7 @@ public final class MetricMapper {
             let summary = tree.value(.value) == nil ? tree.value(.average) : nil
             let text = summary ?? valueText
             guard text.count > 0 else { return .invalid(.missingValue) }
-            guard let parsed = DecimalParser.parse(text) else { return .invalid(.valueNotFinite) }
+            guard let parsed = summary == nil ? tree.parsedValue : DecimalParser.parse(text) else { return .invalid(.valueNotFinite) }
             let written = tree.value(.unit) ?? .empty
             let conversion = unitCache.conversion(unit: written, type: type)
             metric.writtenUnit = written
@@ -176,12 +177,14 @@ public final class MetricMapper {
     // MARK: Shared parts
 
     private func mapDates(_ tree: ElementTree) -> InvalidRecordReason? {
-        guard let start = tree.value(.startDate).flatMap(ExportDateParser.epochSeconds) else { return .startDateUnparsable }
-        guard let end = tree.value(.endDate).flatMap(ExportDateParser.epochSeconds) else { return .endDateUnparsable }
+        let dates = tree.dates
+        guard let start = dates.start else { return .startDateUnparsable }
+        guard let end = dates.end else { return .endDateUnparsable }
         guard end >= start else { return .endBeforeStart }
         metric.startDate = start
         metric.endDate = end
         metric.creationDateText = tree.value(.creationDate)
+        if metric.creationDateText != nil { metric.creationDate = tree.creationSeconds }
         return nil
     }
 
@@ -189,7 +192,7 @@ public final class MetricMapper {
     private func mapSource(_ tree: ElementTree) {
         // iOS 8 wrote `source`; every later version `sourceName`.
         metric.sourceApp = tree.value(.sourceName) ?? tree.value(.source) ?? .empty
-        metric.device = tree.value(.device).flatMap(DeviceName.name(in:)) ?? ByteText(literal: DeviceName.unknown)
+        metric.device = tree.deviceName ?? ByteText(literal: DeviceName.unknown)
         addMetadata("device", metric.device)
         if let version = tree.value(.sourceVersion) { addMetadata("sourceVersion", version) }
     }

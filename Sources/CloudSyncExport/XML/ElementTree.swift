@@ -15,6 +15,7 @@ public final class ElementBatch {
     struct Span {
         var firstNode, endNode: Int32
         var firstByte, endByte: Int32
+        var prepared = PreparedFields.none
     }
 
     /// Plain memory, not arrays: a view reads them through pointers, so reading an element costs no
@@ -68,6 +69,7 @@ public final class ElementBatch {
     func endElement() {
         open.endNode = Int32(nodes.count)
         open.endByte = Int32(arena.count)
+        open.prepared = PreparedFields(ElementTree(batch: self, span: open))
         spans.append(open)
     }
 
@@ -175,9 +177,12 @@ public struct ElementTree {
     /// For the names of elements outside the DTD (rare).
     unowned(unsafe) let batch: ElementBatch
     let firstNode: Int
+    /// What the parser thread worked out of the element as it completed (`PreparedFields`).
+    let prepared: PreparedFields
 
     init(batch: ElementBatch, span: ElementBatch.Span) {
         self.batch = batch
+        prepared = span.prepared
         firstNode = Int(span.firstNode)
         elementNodes = UnsafePointer(batch.nodes.base + firstNode)
         nodeCount = Int(span.endNode - span.firstNode)

@@ -11,6 +11,11 @@ public enum DecimalParser {
         /// True when the bytes are already the JSON form we want to print: no exponent, no `+`, no
         /// leading zeros, no trailing fractional zeros (`80.0` prints as `80`), at most 17 digits.
         public var isCanonicalJSON: Bool
+
+        public init(value: Double, isCanonicalJSON: Bool) {
+            self.value = value
+            self.isCanonicalJSON = isCanonicalJSON
+        }
     }
 
     package static let exactPowersOfTen: [Double] = [

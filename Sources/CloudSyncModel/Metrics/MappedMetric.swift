@@ -24,6 +24,9 @@ public struct MappedMetric {
     /// The record's `creationDate` as written (parsed only by the store, which needs it for the
     /// identity; conversion never looks at it).
     public var creationDateText: ByteText?
+    /// `creationDateText` in seconds since 1970 UTC, when the mapper had it parsed already (export.xml's
+    /// parser thread does); the store parses the text when this is nil.
+    public var creationDate: Int64?
     /// A category sample's value as written (`HKCategoryValueSleepAnalysisInBed`): part of its
     /// identity in the store, since its `value` is only the duration.
     public var categoryValue: ByteText?

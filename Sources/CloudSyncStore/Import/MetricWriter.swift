@@ -145,7 +145,7 @@ final class MetricWriter: MetricSink {
         let typeID = try types.id(metric.type), sourceID = try sources.id(metric.sourceApp), unitID = try units.id(metric.unit)
         let keys = SampleKeys(type: typeID, source: sourceID, unit: unitID,
                               category: try metric.categoryValue.map { try categories.id($0) } ?? 0)
-        let created = metric.creationDateText.flatMap(ExportDateParser.epochSeconds)
+        let created = metric.creationDate ?? metric.creationDateText.flatMap(ExportDateParser.epochSeconds)
         let isNew = try add(metric, keys, created: created)
         if origin == 1 {
             countByType(metric.type, isNew: isNew)

@@ -1,0 +1,107 @@
+import CloudSyncModel
+
+/// The parts of a Record's or Workout's mapping that need nothing but the element's own bytes, its
+/// dates in seconds, its `value` as a number and where its device's name lies, worked out on the
+/// parser thread as the element completes.
+///
+/// Why there: in an import the mapping thread also does SQLite's inserts and is the critical path,
+/// while the parser thread waits for it part of the time (perf, 1 GB import: 710–910 against
+/// 380–710 samples a second out of 999). Dates and the device name were about 7% of the mapping
+/// thread's samples, and the value's number about 2% (`epochSeconds`, `DeviceName.name`,
+/// `DecimalParser.parse`), docs/performance.md "Issue 34, third round".
+struct PreparedFields {
+    /// Whether the fields were worked out (the element is a Record or a Workout).
+    let isPrepared: Bool
+    /// Seconds since 1970 UTC; `unparsable` when the attribute is absent or not a date.
+    let start: Int64
+    let end: Int64
+    let created: Int64
+    /// The `value` attribute as `DecimalParser` reads it (`valueState`: absent or not a number,
+    /// a number, a number already in its JSON form).
+    let value: Double
+    let valueState: ValueState
+    /// The device's name in the element's bytes (offset from the batch's bytes), -1 when the
+    /// attribute is absent or has no `name:` field.
+    let deviceOffset: Int32
+    let deviceCount: Int32
+
+    enum ValueState: UInt8 { case none, number, canonicalNumber }
+
+    static let unparsable = Int64.min
+    static let none = PreparedFields()
+
+    private init() {
+        isPrepared = false
+        start = Self.unparsable
+        end = Self.unparsable
+        created = Self.unparsable
+        value = 0
+        valueState = .none
+        deviceOffset = -1
+        deviceCount = 0
+    }
+
+    init(_ tree: ElementTree) {
+        let root = tree.name(tree.root)
+        guard root == .record || root == .workout else {
+            self = .none
+            return
+        }
+        isPrepared = true
+        start = tree.value(.startDate).flatMap(ExportDateParser.epochSeconds) ?? Self.unparsable
+        end = tree.value(.endDate).flatMap(ExportDateParser.epochSeconds) ?? Self.unparsable
+        created = tree.value(.creationDate).flatMap(ExportDateParser.epochSeconds) ?? Self.unparsable
+        if let parsed = tree.value(.value).flatMap(DecimalParser.parse) {
+            value = parsed.value
+            valueState = parsed.isCanonicalJSON ? .canonicalNumber : .number
+        } else {
+            value = 0
+            valueState = .none
+        }
+        if let name = tree.value(.device).flatMap(DeviceName.name(in:)), let base = name.baseAddress {
+            deviceOffset = Int32(base - tree.bytes)
+            deviceCount = Int32(name.count)
+        } else {
+            deviceOffset = -1
+            deviceCount = 0
+        }
+    }
+}
+
+extension ElementTree {
+    /// The element's dates in seconds, as `ExportDateParser.epochSeconds` reads its attributes.
+    var dates: (start: Int64?, end: Int64?) {
+        let prepared = self.prepared
+        guard prepared.isPrepared else {
+            return (value(.startDate).flatMap(ExportDateParser.epochSeconds), value(.endDate).flatMap(ExportDateParser.epochSeconds))
+        }
+        return (prepared.start == PreparedFields.unparsable ? nil : prepared.start,
+                prepared.end == PreparedFields.unparsable ? nil : prepared.end)
+    }
+
+    /// The element's `creationDate` in seconds, when it has one that parses.
+    var creationSeconds: Int64? {
+        let prepared = self.prepared
+        guard prepared.isPrepared else { return value(.creationDate).flatMap(ExportDateParser.epochSeconds) }
+        return prepared.created == PreparedFields.unparsable ? nil : prepared.created
+    }
+
+    /// The element's `value` attribute as a number, as `DecimalParser.parse` reads it.
+    var parsedValue: DecimalParser.Result? {
+        let prepared = self.prepared
+        guard prepared.isPrepared else { return value(.value).flatMap(DecimalParser.parse) }
+        switch prepared.valueState {
+        case .none: return nil
+        case .number: return DecimalParser.Result(value: prepared.value, isCanonicalJSON: false)
+        case .canonicalNumber: return DecimalParser.Result(value: prepared.value, isCanonicalJSON: true)
+        }
+    }
+
+    /// The `name:` field of the element's `device` attribute, as `DeviceName.name(in:)` reads it.
+    var deviceName: ByteText? {
+        let prepared = self.prepared
+        guard prepared.isPrepared else { return value(.device).flatMap(DeviceName.name(in:)) }
+        guard prepared.deviceOffset >= 0 else { return nil }
+        return ByteText(start: bytes + Int(prepared.deviceOffset), count: Int(prepared.deviceCount))
+    }
+}
