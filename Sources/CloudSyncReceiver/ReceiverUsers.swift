@@ -14,7 +14,10 @@ package struct ReceiverUsers: Sendable {
     /// is an error that names the line.
     package init(parsing text: String, file: String) throws {
         var entries: [(String, [UInt8])] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        var lines: [(user: String, line: Int)] = []
+        // `isNewline`: a file written on Windows ends its lines with CRLF, which Swift reads as one
+        // character, not as "\r" then "\n".
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
             if fields.isEmpty { continue }
@@ -24,10 +27,16 @@ package struct ReceiverUsers: Sendable {
             guard user.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
                 throw ReceiverUsersError("\(place): a user name holds letters, digits, '.', '_' and '-' only")
             }
-            guard token.count >= 16 else { throw ReceiverUsersError("\(place): the token of \(user) is shorter than 16 characters") }
-            guard !entries.contains(where: { $0.0 == user }) else { throw ReceiverUsersError("\(place): \(user) is named twice") }
+            // Neither word is repeated in this message: with the columns swapped, the first is the token.
+            guard token.count >= 16 else {
+                throw ReceiverUsersError("\(place): the second word, the token, is shorter than 16 characters (is the line USER TOKEN?)")
+            }
+            if let first = lines.firstIndex(where: { $0.user == user }) {
+                throw ReceiverUsersError("\(place): the same user is named on line \(lines[first].line) too")
+            }
             guard !entries.contains(where: { $0.1 == token }) else { throw ReceiverUsersError("\(place): this token is already another user's") }
             entries.append((user, token))
+            lines.append((user, index + 1))
         }
         guard !entries.isEmpty else { throw ReceiverUsersError("\(file) names no user (one USER TOKEN pair per line)") }
         self.entries = entries

@@ -1,4 +1,5 @@
 import CloudSyncKinds
+import CloudSyncReceiver
 import CloudSyncStore
 import CloudSyncTesting
 import Foundation
@@ -59,8 +60,8 @@ import Testing
 
     @Test(arguments: [
         ("alice\n", "line 1: expected USER TOKEN, found 1 words"),
-        ("alice short\n", "line 1: the token of alice is shorter than 16 characters"),
-        ("alice \(alice)\nalice \(bob)\n", "line 2: alice is named twice"),
+        ("alice short\n", "line 1: the second word, the token, is shorter than 16 characters"),
+        ("alice \(alice)\nalice \(bob)\n", "line 2: the same user is named on line 1 too"),
         ("alice \(alice)\nbob \(alice)\n", "line 2: this token is already another user's"),
         ("al/ice \(alice)\n", "line 1: a user name holds letters"),
         ("# nobody\n", "names no user"),
@@ -71,6 +72,22 @@ import Testing
         let result = try CLI.run(["serve", "--port", "0", "--db", dir.appendingPathComponent("r.sqlite").path, "--tokens", tokens])
         #expect(result.status == 64)
         #expect(result.stderr.contains(problem), "\(result.stderr)")
+    }
+
+    /// The columns swapped (TOKEN USER): the error names the line and never shows the token.
+    @Test func aTokensLineWithItsColumnsSwappedIsRefusedWithoutShowingTheToken() throws {
+        let dir = try makeTemporaryDirectory()
+        let tokens = try write("\(Self.alice) alice\n", "tokens", in: dir)
+        let result = try CLI.run(["serve", "--port", "0", "--db", dir.appendingPathComponent("r.sqlite").path, "--tokens", tokens])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("line 1: the second word, the token, is shorter"), "\(result.stderr)")
+        #expect(!result.stderr.contains(Self.alice) && !result.stderr.contains(String(Self.alice.prefix(8))), "\(result.stderr)")
+    }
+
+    /// A tokens file written on Windows (CRLF line ends) is read line by line like any other.
+    @Test func aTokensFileWithCRLFLineEndsIsRead() throws {
+        let users = try ReceiverUsers(parsing: "# team\r\nalice \(Self.alice)\r\nbob \(Self.bob)\r\n", file: "tokens")
+        #expect(users.count == 2)
     }
 
     /// A receiver file made before users existed (schema version 0): its rows become the user
