@@ -19,6 +19,7 @@ public final class SQLiteDatabase {
     public init(path: String, mode: OpenMode = .readWrite) throws {
         Self.configured
         self.path = path
+        if mode.flags & SQLITE_OPEN_CREATE != 0 { PrivateFile.create(path) }
         var db: OpaquePointer?
         let status = sqlite3_open_v2(path, &db, mode.flags | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let db else {

@@ -72,7 +72,7 @@ public final class StagingStore: StoreAccess {
             let directory = (path as NSString).deletingLastPathComponent
             if !directory.isEmpty {
                 do {
-                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                    try PrivateFile.createDirectory(directory)
                 } catch {
                     throw StoreError.readOnly(path)
                 }

@@ -27,7 +27,7 @@ final class StoreLocks {
 
     init(storePath: String) throws {
         path = storePath + ".lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let why = String(cString: strerror(errno))
             throw StoreError.cannotOpen(storePath, "cannot create the lock file \(path): \(why)")
