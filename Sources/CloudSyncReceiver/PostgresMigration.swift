@@ -39,6 +39,11 @@ enum PostgresMigration {
             id BIGSERIAL PRIMARY KEY, at BIGINT NOT NULL, path TEXT NOT NULL, status INTEGER NOT NULL, count INTEGER, owner TEXT
         );
         """,
+        // 2: each steps sample's JSON line in its row (an SQLite receiver appends them to a file;
+        // version 1 made a file's name of the database's address and answered every POST /steps 500).
+        """
+        ALTER TABLE steps_sample ADD COLUMN line TEXT;
+        """,
     ]
 
     /// Taken (per transaction) by the migration: instances starting together migrate once.

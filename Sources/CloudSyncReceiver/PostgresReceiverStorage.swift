@@ -132,18 +132,19 @@ final class PostgresReceiverStorage: ReceiverStorage {
         }
     }
 
-    func storeSteps(owner: String, _ samples: [ReceivedStepsSample], appendingTo file: URL) async throws -> Int {
-        let lines = Dictionary(samples.map { ($0.uuid, $0.line) }, uniquingKeysWith: { first, _ in first })
-        return try await write { connection, logger in
-            var fresh: [String] = []
+    func storeSteps(owner: String, _ samples: [ReceivedStepsSample]) async throws -> Int {
+        try await write { connection, logger in
+            // A uuid twice in one request: the first line is kept, as SQLite's INSERT OR IGNORE does.
             let rows = try await connection.query("""
-                INSERT INTO steps_sample(owner, uuid) SELECT \(owner), u FROM unnest(\(samples.map(\.uuid))::text[]) AS u
+                INSERT INTO steps_sample(owner, uuid, line)
+                SELECT DISTINCT ON (u) \(owner), u, l
+                FROM unnest(\(samples.map(\.uuid))::text[], \(samples.map(\.line))::text[]) WITH ORDINALITY AS s(u, l, n)
+                ORDER BY u, n
                 ON CONFLICT DO NOTHING RETURNING uuid
                 """, logger: logger)
-            for try await uuid in rows.decode(String.self) { fresh.append(uuid) }
-            // In the transaction: if the file cannot be written, none is marked as stored.
-            try StepsFile.append(fresh.map { lines[$0] ?? "" }, to: file)
-            return fresh.count
+            var fresh = 0
+            for try await _ in rows.decode(String.self) { fresh += 1 }
+            return fresh
         }
     }
 

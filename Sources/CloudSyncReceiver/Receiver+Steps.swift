@@ -2,8 +2,9 @@ import Foundation
 import Hummingbird
 
 extension Receiver {
-    /// The HealthStepsSync mock API: samples appended as JSON lines to a file, deduplicated by
-    /// `uuid` (the original appends blindly; ours keeps "exactly once" across client retries).
+    /// The HealthStepsSync mock API: samples kept as JSON lines (appended to a file with SQLite, as
+    /// the original does; rows with PostgreSQL), deduplicated by `uuid` (the original appends
+    /// blindly; ours keeps "exactly once" across client retries).
     func addStepsRoutes(_ router: Router<ReceiverContext>) {
         router.post("/steps") { request, context in
             try await dataEndpoint(request, user: context.user, path: "/steps") { body in try await storeSteps(body, owner: context.user) }
@@ -13,7 +14,6 @@ extension Receiver {
         }
         router.delete("/steps") { _, context in
             try await storage.deleteSteps(owner: context.user)
-            _ = FileManager.default.createFile(atPath: configuration.stepsFilePath(for: context.user), contents: nil)
             return JSONResponse.make(.ok, ["message": "Deleted"])
         }
     }
@@ -36,10 +36,7 @@ extension Receiver {
                 return (JSONResponse.make(.badRequest, ["error": "samples[\(i)].count must not be negative"]), nil)
             }
         }
-        // The JSON lines are written inside the storage's transaction: if the file cannot be
-        // written, the samples are not marked as stored either.
-        let fresh = try await storage.storeSteps(owner: owner, samples.map { ReceivedStepsSample(uuid: $0.uuid, line: BodyDecoding.json($0)) },
-                                                 appendingTo: URL(fileURLWithPath: configuration.stepsFilePath(for: owner)))
+        let fresh = try await storage.storeSteps(owner: owner, samples.map { ReceivedStepsSample(uuid: $0.uuid, line: BodyDecoding.json($0)) })
         return (JSONResponse.make(.ok, ["saved": fresh, "message": "Success"]), fresh)
     }
 }

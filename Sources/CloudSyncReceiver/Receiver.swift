@@ -33,7 +33,7 @@ package struct Receiver: Sendable {
             }
             storage = try await PostgresReceiverStorage.open(location, logger: logger)
         } else {
-            storage = try SQLiteReceiverStorage(path: configuration.databasePath)
+            storage = try SQLiteReceiverStorage(path: configuration.databasePath, steps: configuration.stepsFile)
         }
         faults = FaultSchedule(configuration.faults)
     }
@@ -80,7 +80,7 @@ package struct Receiver: Sendable {
     func makeRouter() -> Router<ReceiverContext> {
         let router = Router(context: ReceiverContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
-        router.add(middleware: StorageUnavailableMiddleware(logger: logger))
+        router.add(middleware: HandlerErrorMiddleware(logger: logger))
         if let users = configuration.users { router.add(middleware: BearerTokenMiddleware(users: users)) }
         addAlwaysOnRoutes(router)
         for prefix in ["", "/api/v1"] {

@@ -6,7 +6,7 @@ package struct ReceiverConfiguration: Sendable {
     package var port = 8080
     /// The receiver's own SQLite file (not a staging store).
     package var databasePath = "cloudsync-serve.sqlite"
-    /// The JSONL file of the steps API; next to the database by default.
+    /// The JSONL file of the steps API with an SQLite database; next to it by default.
     package var stepsFilePath: String?
     /// When set, every route but `/health` requires `Authorization: Bearer <token>` of one of the
     /// users, and what a request stores belongs to that user.
@@ -30,10 +30,9 @@ package struct ReceiverConfiguration: Sendable {
 
     package init() {}
 
-    var resolvedStepsFilePath: String { stepsFilePath ?? databasePath + ".steps.jsonl" }
+    /// Whether `--db` names a PostgreSQL database (postgres://…) rather than an SQLite file.
+    package static func isPostgres(_ database: String) -> Bool { PostgresLocation.isPostgres(database) }
 
-    /// The steps API's JSONL file of `user`: the one file for `default`, one beside it per other user.
-    func stepsFilePath(for user: String) -> String {
-        user == ReceiverUsers.defaultUser ? resolvedStepsFilePath : resolvedStepsFilePath + "." + user + ".jsonl"
-    }
+    /// The steps API's JSONL files with an SQLite database.
+    var stepsFile: StepsFile { StepsFile(path: stepsFilePath ?? databasePath + ".steps.jsonl") }
 }

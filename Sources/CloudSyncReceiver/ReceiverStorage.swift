@@ -1,3 +1,4 @@
+import CloudSyncStore
 import Foundation
 import ServiceLifecycle
 
@@ -19,10 +20,12 @@ protocol ReceiverStorage: Sendable {
     /// Stores the samples, each once by `uuid`; returns how many were new.
     func storeFloSamples(owner: String, _ samples: [ReceivedFloSample]) async throws -> Int
     func stepsCount(owner: String) async throws -> Int
+    /// Forgets the owner's steps samples (and, in SQLite, empties their JSONL file).
     func deleteSteps(owner: String) async throws
-    /// Stores the samples, each once by `uuid`, appending the new ones' lines to `file` in the same
-    /// transaction (if the file cannot be written, none is marked as stored); returns how many were new.
-    func storeSteps(owner: String, _ samples: [ReceivedStepsSample], appendingTo file: URL) async throws -> Int
+    /// Stores the samples, each once by `uuid`, with their JSON lines (SQLite appends the new ones'
+    /// lines to the owner's `StepsFile` in the same transaction: if the file cannot be written, none
+    /// is marked as stored; PostgreSQL keeps each line in its row); returns how many were new.
+    func storeSteps(owner: String, _ samples: [ReceivedStepsSample]) async throws -> Int
     /// Stores a pairing; returns its id.
     func storePairing(owner: String, _ pairing: ReceivedPairing) async throws -> Int64
     /// Records an answer to a data request (for tests, and for people trying the pipeline).
@@ -89,16 +92,26 @@ struct StorageUnavailable: Error, CustomStringConvertible {
     var description: String { "the database is unavailable: \(reason)" }
 }
 
-/// The steps API's JSONL file: both backends append the lines of the samples they newly stored,
-/// inside the transaction that stores them (a file that cannot be written rolls the rows back).
-enum StepsFile {
+/// The steps API's JSONL files of an SQLite receiver: the lines of the samples newly stored are
+/// appended inside the transaction that stores them (a file that cannot be written rolls the rows
+/// back). One file for the user `default` (`--steps-file`, or the database's path + `.steps.jsonl`),
+/// one beside it per other user. A PostgreSQL receiver keeps the lines in its rows instead: a path
+/// made from a database address would be no file at all.
+struct StepsFile: Sendable {
+    let path: String
+
+    /// The owner's file.
+    func url(for owner: String) -> URL {
+        URL(fileURLWithPath: owner == ReceiverUsers.defaultUser ? path : path + "." + owner + ".jsonl")
+    }
+
     static func append(_ lines: [String], to file: URL) throws {
         var data = Data()
         for line in lines {
             data.append(Data(line.utf8))
             data.append(UInt8(ascii: "\n"))
         }
-        if !FileManager.default.fileExists(atPath: file.path) { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        PrivateFile.create(file.path)
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
         try handle.seekToEnd()

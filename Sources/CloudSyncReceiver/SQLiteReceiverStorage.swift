@@ -7,6 +7,7 @@ import ServiceLifecycle
 final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
     private let lock = NSLock()
     private let database: SQLiteDatabase
+    let steps: StepsFile
 
     /// Each entry moves the schema from version `index` to `index + 1` (`PRAGMA user_version`).
     static let migrations: [String] = [
@@ -83,7 +84,8 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
     /// Nothing runs beside the file: each call opens no connection of its own.
     var service: (any Service)? { nil }
 
-    init(path: String) throws {
+    init(path: String, steps: StepsFile) throws {
+        self.steps = steps
         database = try SQLiteDatabase(path: path)
         try database.execute("PRAGMA journal_mode = WAL")
         try database.execute("PRAGMA synchronous = NORMAL")
@@ -182,10 +184,13 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
     }
 
     func deleteSteps(owner: String) throws {
-        try write { try $0.prepare("DELETE FROM steps_sample WHERE owner = ?").run([.text(owner)]) }
+        try write { db in
+            try db.prepare("DELETE FROM steps_sample WHERE owner = ?").run([.text(owner)])
+            try PrivateFile.truncate(steps.url(for: owner).path)
+        }
     }
 
-    func storeSteps(owner: String, _ samples: [ReceivedStepsSample], appendingTo file: URL) throws -> Int {
+    func storeSteps(owner: String, _ samples: [ReceivedStepsSample]) throws -> Int {
         try write { db in
             let insert = try db.prepare("INSERT OR IGNORE INTO steps_sample(owner, uuid) VALUES (?, ?)")
             var fresh: [String] = []
@@ -193,7 +198,7 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
                 try insert.run([.text(owner), .text(sample.uuid)])
                 if db.changes > 0 { fresh.append(sample.line) }
             }
-            try StepsFile.append(fresh, to: file)
+            try StepsFile.append(fresh, to: steps.url(for: owner))
             return fresh.count
         }
     }

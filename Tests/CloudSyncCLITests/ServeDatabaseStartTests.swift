@@ -49,3 +49,35 @@ struct ServeDatabaseStartTests {
         #expect(denied.status == 77 && denied.stderr.contains("permission denied for schema public"), "\(denied.stderr)")
     }
 }
+
+/// The steps API on PostgreSQL: each sample's line is a row of the patient's, like every other
+/// row. (The lines once went to a file named after the database's address, and every POST /steps
+/// answered 500 with an empty body.)
+@Suite(.enabled(if: PostgresCluster.isAvailable, "PostgreSQL is not installed (Debian: postgresql)"))
+struct ServeStepsOnPostgresTests {
+    @Test func stepsAreStoredInPostgreSQLOncePerUUID() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let serve = try ServeProcess([], directory: directory, database: cluster.url())
+        defer { _ = serve.stop() }
+        let sample: [String: Any] = ["uuid": "8C2D5F6E-0000-4000-8000-000000000001", "count": 412,
+                                     "startDate": "2025-05-11T16:27:22.000Z", "endDate": "2025-05-11T16:37:22.000Z"]
+        let first = try serve.request("POST", "/steps", json: ["samples": [sample]])
+        #expect(first.status == 200 && first.object["saved"] as? Int == 1, "\(first) \(serve.log)")
+        // The client's retry after a lost answer: stored once.
+        #expect(try serve.request("POST", "/steps", json: ["samples": [sample, sample]]).object["saved"] as? Int == 0)
+        #expect(try serve.request("GET", "/steps").object["storedCount"] as? Int == 1)
+        let line = try cluster.psql("SELECT line FROM steps_sample WHERE owner = 'default'")
+        #expect(line.contains("\"uuid\":\"8C2D5F6E-0000-4000-8000-000000000001\"") && line.contains("412"), "\(line)")
+        #expect(try serve.request("DELETE", "/steps").status == 200)
+        #expect(try serve.request("GET", "/steps").object["storedCount"] as? Int == 0)
+        // Nothing was written beside the database's address.
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!files.contains { $0.contains("steps") || $0.contains("postgres") }, "\(files)")
+
+        let refused = try CLI.run(["serve", "--port", "0", "--db", cluster.url(), "--steps-file", directory.appendingPathComponent("s.jsonl").path])
+        #expect(refused.status == 64 && refused.stderr.contains("--steps-file is for an SQLite --db"), "\(refused.stderr)")
+    }
+}

@@ -25,7 +25,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         switch backend {
         case .sqlite:
-            try await body(try SQLiteReceiverStorage(path: folder.appendingPathComponent("serve.sqlite").path), nil)
+            let steps = StepsFile(path: folder.appendingPathComponent("steps.jsonl").path)
+            try await body(try SQLiteReceiverStorage(path: folder.appendingPathComponent("serve.sqlite").path, steps: steps), nil)
         case .postgres:
             let cluster = try PostgresCluster()
             defer { cluster.remove() }
@@ -100,7 +101,7 @@ import Testing
     }
 
     static func floAndStepsAndPairings(_ backend: Backend) async throws {
-        try await Self.storage(backend) { storage, _ in
+        try await Self.storage(backend) { storage, cluster in
             #expect(try await storage.floState(owner: "ana").backfillComplete == false)
             let samples = (0..<3).map { ReceivedFloSample(uuid: "u\($0)", dataType: "steps", value: Double($0), unit: "count",
                                                          startDate: "2024-05-0\($0 + 1)", endDate: "2024-05-0\($0 + 1)", body: "{}") }
@@ -113,19 +114,26 @@ import Testing
             #expect(state.backfillComplete && state.backfillDate == "2024-05-04")
             #expect(try await storage.floState(owner: "ben").backfillComplete == false)
 
-            let file = try makeTemporaryDirectory("steps").appendingPathComponent("steps.jsonl")
-            defer { try? FileManager.default.removeItem(at: file) }
             let steps = ["a", "b", "a"].map { ReceivedStepsSample(uuid: $0, line: "{\"uuid\":\"\($0)\"}") }
-            #expect(try await storage.storeSteps(owner: "ana", steps, appendingTo: file) == 2)
-            #expect(try await storage.storeSteps(owner: "ana", steps, appendingTo: file) == 0)
-            #expect(try String(contentsOf: file, encoding: .utf8) == "{\"uuid\":\"a\"}\n{\"uuid\":\"b\"}\n")
+            #expect(try await storage.storeSteps(owner: "ana", steps) == 2)
+            #expect(try await storage.storeSteps(owner: "ana", steps) == 0)
             #expect(try await storage.stepsCount(owner: "ana") == 2)
-            // A file that cannot be written: nothing is marked as stored.
-            let unwritable = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/steps.jsonl")
-            await #expect(throws: (any Error).self) {
-                try await storage.storeSteps(owner: "ana", [ReceivedStepsSample(uuid: "c", line: "{}")], appendingTo: unwritable)
+            if let sqlite = storage as? SQLiteReceiverStorage {
+                let file = sqlite.steps.url(for: "ana")
+                #expect(try String(contentsOf: file, encoding: .utf8) == "{\"uuid\":\"a\"}\n{\"uuid\":\"b\"}\n")
+                // A file that cannot be written: nothing is marked as stored.
+                try FileManager.default.removeItem(at: file)
+                try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
+                await #expect(throws: (any Error).self) {
+                    try await storage.storeSteps(owner: "ana", [ReceivedStepsSample(uuid: "c", line: "{}")])
+                }
+                #expect(try await storage.stepsCount(owner: "ana") == 2)
+                try FileManager.default.removeItem(at: file)
+            } else if let cluster {
+                // PostgreSQL keeps each line in its row: no file is made of the database's address.
+                let lines = try cluster.psql("SELECT line FROM steps_sample WHERE owner = 'ana' ORDER BY uuid", database: "postgres")
+                #expect(lines.contains("{\"uuid\":\"a\"}") && lines.contains("{\"uuid\":\"b\"}"), "\(lines)")
             }
-            #expect(try await storage.stepsCount(owner: "ana") == 2)
             try await storage.deleteSteps(owner: "ana")
             #expect(try await storage.stepsCount(owner: "ana") == 0)
 
