@@ -79,13 +79,22 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port, 0 to 65535 (0 picks a free one; the address is printed on stderr).")
     var port = 8080
 
-    @Option(help: "The receiver's SQLite file, or postgres://USER@HOST:PORT/DB (see above).")
-    var db = "cloudsync-serve.sqlite"
+    @Option(help: "The receiver's SQLite file, or postgres://USER@HOST:PORT/DB (see above); default: cloudsync-serve.sqlite, or beside --store.")
+    var db: String?
+
+    /// The receiver's database: `--db`, else beside `--store` (`health.sqlite` → `health-serve.sqlite`),
+    /// else `cloudsync-serve.sqlite` in the current folder. Never a file in the current folder that
+    /// nobody named while a store was named.
+    var database: String {
+        if let db { return db }
+        guard let store else { return "cloudsync-serve.sqlite" }
+        return URL(fileURLWithPath: store).deletingPathExtension().path + "-serve.sqlite"
+    }
 
     @Option(help: "A staging store (made if needed) taking Health Auto Export's pushes at POST /health-auto-export.")
     var store: String?
 
-    @Option(help: "The steps API's JSONL file (default: next to --db).")
+    @Option(help: "The steps API's JSONL file with an SQLite --db (default: next to it); PostgreSQL keeps the lines in rows.")
     var stepsFile: String?
 
     @Option(help: "Largest request body accepted, in bytes (larger get 413); 16 MiB, and 128 MiB for pushes, unless given.")
@@ -146,11 +155,14 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--faults: \(error)")
         }
         try alwaysOn.validate(store: store)
+        if stepsFile != nil && ReceiverConfiguration.isPostgres(database) {
+            throw ValidationError("--steps-file is for an SQLite --db: on PostgreSQL each steps sample's line is kept in the database")
+        }
         let users = try users()
         guard !Self.isLoopback(host), users == nil, !openToTheNetworkWithoutAToken else { return }
         throw ValidationError("""
             refusing to listen on \(host) without a token: anyone who can reach this machine could write health data \
-            and pairings into \(db). Give a token (--token-file FILE or $CLOUDSYNC_TOKEN), listen on 127.0.0.1, \
+            and pairings into \(database). Give a token (--token-file FILE or $CLOUDSYNC_TOKEN), listen on 127.0.0.1, \
             or add --open-to-the-network-without-a-token if this network is yours alone
             """)
     }
@@ -167,10 +179,16 @@ struct Serve: AsyncParsableCommand {
         var configuration = ReceiverConfiguration()
         configuration.host = host
         configuration.port = port
-        configuration.databasePath = db
+        configuration.databasePath = database
         configuration.stepsFilePath = stepsFile
         configuration.maxBodySize = maxBodySize ?? 16 << 20
         configuration.maxPushSize = maxBodySize ?? 128 << 20
+        // Before any file is made: a start that cannot listen leaves the folder as it was.
+        do {
+            try ListenProbe.check(host: host, port: port)
+        } catch let error as ReceiverError {
+            throw Self.report(error)
+        }
         if let store {
             do {
                 var storeConfiguration = StagingStore.Configuration.saying
@@ -187,6 +205,11 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.recommendedStartDate = recommendedStartDate
         configuration.users = try users()
+        if let tokens {
+            SecretFileCheck.warnIfOthersCanRead(tokens, what: "the tokens file", command: "serve")
+        } else if let tokenFile = tokenOptions.tokenFile {
+            SecretFileCheck.warnIfOthersCanRead(tokenFile, what: "the token file", command: "serve")
+        }
         configuration.faults = try FaultPlan(parsing: faults)   // checked by validate()
         configuration.faults.delay = delay
         configuration.dropsUnknownTypes = dropUnknownTypes
@@ -196,7 +219,7 @@ struct Serve: AsyncParsableCommand {
         } catch let error as ReceiverError {
             throw Self.report(error)
         } catch {
-            printError("\(db): cannot open the receiver's database: \(error)")
+            printError("\(database): cannot open the receiver's database: \(error)")
             throw ExitStatus.cannotCreate
         }
         let host = self.host
@@ -208,8 +231,10 @@ struct Serve: AsyncParsableCommand {
         let said = alwaysOnLines
         do {
             let store = self.store
+            let database = ReceiverConfiguration.isPostgres(database) ? nil : database
             try await receiver.run { port in
                 printError("serve: listening on http://\(host):\(port)")
+                if let database { printError("serve: CloudCare batches, Flō samples, steps and pairings go into \(database)") }
                 if let store { printError("serve: Health Auto Export pushes to http://\(host):\(port)\(Receiver.healthAutoExportPath) go into \(store)") }
                 for line in said { printError(line) }
                 if store != nil { printError("serve: the report of the store as it is now at http://\(host):\(port)/report") }
