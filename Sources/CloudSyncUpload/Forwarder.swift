@@ -147,7 +147,8 @@ package actor Forwarder {
     private func openStore() throws -> StagingStore {
         if let store { return store }
         let opened = try StagingStore(path: settings.storePath, access: .update, configuration: settings.store)
-        targetID = try opened.ledger.uploadTargetID(target: settings.upload.target.rawValue, server: serverKey)
+        targetID = try opened.ledger.uploadTargetID(target: settings.upload.target.rawValue, server: serverKey,
+                                                     account: UploadAccount.name(token: settings.upload.token))
         store = opened
         return opened
     }

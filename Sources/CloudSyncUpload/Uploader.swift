@@ -32,6 +32,15 @@ package struct UploadReport: Sendable {
     package var notTaken: [String: Int] = [:]
     package var seconds = 0.0
     package var dryRun = false
+    /// The account (`UploadAccount`) of the upload before to this server, when this run's token opens
+    /// another: what that one acknowledged does not count for this one.
+    package var previousAccount: OtherAccount?
+    package var account = ""
+
+    package struct OtherAccount: Sendable {
+        package var name: String
+        package var acknowledged: Int
+    }
 }
 
 /// Sends the store's pending metrics to one target, in `startDate` order, in batches. A batch is
@@ -64,6 +73,7 @@ package final class Uploader {
         let started = Date()
         var report = UploadReport(target: configuration.target, server: configuration.server.absoluteString)
         report.dryRun = configuration.dryRun
+        report.account = account
         if configuration.dryRun {
             // A dry run leaves no trace: nothing is written to the store and no server is asked.
             let targetID = try existingTargetID()
@@ -86,9 +96,17 @@ package final class Uploader {
 
     /// `…/api/v1` and `…/api/v1/` are one server.
     private var serverKey: String { configuration.server.absoluteString.trimmingTrailingSlash }
+    /// The account the token opens on the server (`UploadAccount`).
+    private var account: String { UploadAccount.name(token: configuration.token) }
 
+    /// The dry run's target: the token's account, or without a token the account of the upload
+    /// before to that server (what the next upload there would send, as `status` counts it).
     private func existingTargetID() throws -> Int64? {
-        try store.ledger.existingUploadTargetID(target: configuration.target.rawValue, server: serverKey)
+        var account = self.account
+        if configuration.token == nil, let previous = try store.ledger.previousAccount(target: configuration.target.rawValue, server: serverKey) {
+            account = previous.account
+        }
+        return try store.ledger.existingUploadTargetID(target: configuration.target.rawValue, server: serverKey, account: account)
     }
 
     /// The window an earlier upload to this target and server recorded (Flō's backfill start).
@@ -123,7 +141,11 @@ package final class Uploader {
         defer { report.retries = retries.count }
         var transport = HTTPTransport(client: client, configuration: configuration, contract: contract, retries: retries)
         transport.shouldStop = shouldStop
-        let targetID = try store.ledger.uploadTargetID(target: configuration.target.rawValue, server: serverKey)
+        if let previous = try store.ledger.previousAccount(target: configuration.target.rawValue, server: serverKey),
+           previous.account != account {
+            report.previousAccount = UploadReport.OtherAccount(name: previous.account, acknowledged: previous.acknowledged)
+        }
+        let targetID = try store.ledger.uploadTargetID(target: configuration.target.rawValue, server: serverKey, account: account)
         // One upload per target at a time, across processes: two would send the same batches.
         let turn = try store.takeUploadTurn(targetID: targetID)
         defer { turn.end() }

@@ -63,7 +63,8 @@ struct Status: ParsableCommand {
     /// Pending as the upload to that target would count it (the same `UploadScope`).
     private func scope(_ target: inout StoreStatus.Target, _ store: StagingStore) throws {
         guard let kind = UploadTarget(rawValue: target.target),
-              let id = try store.ledger.existingUploadTargetID(target: target.target, server: target.server) else { return }
+              let id = try store.ledger.existingUploadTargetID(target: target.target, server: target.server,
+                                                               account: target.account ?? "") else { return }
         let window = kind == .flo ? try store.ledger.backfillStart(targetID: id) : nil
         let scope = UploadScope(contract: kind.contract, userFilter: .all, windowStart: window, allTypes: false)
         target.pending = try store.ledger.pendingSummary(targetID: id, filter: scope.filter).count

@@ -170,9 +170,16 @@ struct Upload: AsyncParsableCommand {
     func summary(_ report: UploadReport) -> [String] {
         var lines: [String] = []
         let to = "\(server) (\(target.rawValue))"
+        if let previous = report.previousAccount {
+            lines.append("the token opens another account on \(server) than the upload before (\(report.account), was \(previous.name), "
+                         + "which has \(counted(previous.acknowledged, "metric")) acknowledged there): what this account has not acknowledged is sent")
+        }
         if report.dryRun {
             lines.append(report.pending == 0 ? "dry run: nothing to upload to \(to); nothing sent"
                 : "dry run: \(counted(report.pending, "metric")) to upload to \(to) in \(counted(report.batches, "batch", "batches")); nothing sent")
+        } else if report.pending == 0 && report.beforeWindow > 0 {
+            // Nothing was sent, and not because it had been: every metric left starts before Flō's window.
+            lines.append("nothing to upload to \(to): the \(counted(report.beforeWindow, "metric")) it has not acknowledged all start before its window")
         } else if report.pending == 0 {
             lines.append("nothing to upload to \(to): every metric in scope was acknowledged before")
         } else {

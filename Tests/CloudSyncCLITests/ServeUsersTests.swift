@@ -58,6 +58,37 @@ import Testing
         #expect(try serve.count("SELECT count(DISTINCT owner) FROM cloudcare_metric") == 2)
     }
 
+    /// What a server acknowledged is the account's that sent it: alice's store uploaded with bob's
+    /// token by mistake, then with hers, reaches her account whole, and the second upload says the
+    /// account changed. (It said "nothing to upload … acknowledged before", and her metrics sat in
+    /// bob's account with no way to send them again.)
+    @Test func anUploadWithAnotherAccountsTokenSendsThatAccountEverything() throws {
+        let dir = try makeTemporaryDirectory()
+        let tokens = try write("alice \(Self.alice)\nbob \(Self.bob)\n", "tokens", in: dir)
+        let serve = try ServeProcess(["--tokens", tokens], directory: dir)
+        defer { _ = serve.stop() }
+        let store = dir.appendingPathComponent("alice.sqlite").path
+        #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
+        let server = "\(serve.url)/api/v1"
+        let byMistake = try CLI.run(["upload", "--all-types", "--store", store, "--server", server, "--token-file", try write(Self.bob, "bob", in: dir)])
+        #expect(byMistake.status == 0 && byMistake.stderr.contains("uploaded 24 metrics"), "\(byMistake.stderr)")
+        let aliceToken = try write(Self.alice, "alice", in: dir)
+        let right = try CLI.run(["upload", "--all-types", "--store", store, "--server", server, "--token-file", aliceToken])
+        #expect(right.status == 0 && right.stderr.contains("uploaded 24 metrics"), "\(right.stderr)")
+        #expect(right.stderr.contains("the token opens another account on \(server) than the upload before"), "\(right.stderr)")
+        #expect(right.stderr.contains("which has 24 metrics acknowledged there"), "\(right.stderr)")
+        #expect(!right.stderr.contains(Self.alice) && !right.stderr.contains(Self.bob), "\(right.stderr)")
+        #expect(try summary(serve, token: Self.alice).json["metrics"] as? Int == 24)
+        // Again with alice's token: her account has everything, and nothing is said of accounts.
+        let again = try CLI.run(["upload", "--all-types", "--store", store, "--server", server, "--token-file", aliceToken])
+        #expect(again.stderr.contains("every metric in scope was acknowledged before") && !again.stderr.contains("another account"),
+                "\(again.stderr)")
+        let status = try CLI.run(["status", "--store", store, "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])
+        let targets = try #require(json["targets"] as? [[String: Any]])
+        #expect(targets.count == 2 && targets.allSatisfy { ($0["account"] as? String)?.hasPrefix("token ") == true }, "\(targets)")
+    }
+
     @Test(arguments: [
         ("alice\n", "line 1: expected USER TOKEN, found 1 words"),
         ("alice short\n", "line 1: the second word, the token, is shorter than 16 characters"),

@@ -105,6 +105,20 @@ import Testing
         _ = serve.stop()
     }
 
+    /// Every metric before Flō's window: nothing is sent, and the upload says why, not that
+    /// everything was acknowledged before (none was ever sent).
+    @Test func floWithEveryMetricBeforeItsWindowSaysSo() throws {
+        let dir = try makeTemporaryDirectory()
+        let (store, _) = try makeStore(heartRates: 0, in: dir)
+        let serve = try ServeProcess(["--recommended-start-date", "2030-01-01T00:00:00.000Z"], directory: dir)
+        let result = try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", "flo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("nothing to upload to \(serve.url) (flo): the 24 metrics it has not acknowledged all start before its window"),
+                "\(result.stderr)")
+        #expect(!result.stderr.contains("acknowledged before"), "\(result.stderr)")
+        #expect(try serve.count("SELECT count(*) FROM flo_sample") == 0)
+    }
+
     @Test func floBackfillIsMarkedCompleteOnlyAfterEveryBatch() throws {
         let dir = try makeTemporaryDirectory()
         let (store, _) = try makeStore(heartRates: 0, in: dir)

@@ -130,13 +130,13 @@ import Testing
         // The second writer's open did not mark the first one's runs as interrupted.
         #expect(try first.database.scalarInt("SELECT count(*) FROM import_run WHERE outcome = 'ok'") == 2)
 
-        let target = try first.ledger.uploadTargetID(target: "cloudcare", server: "http://127.0.0.1:1")
+        let target = try first.ledger.uploadTargetID(target: "cloudcare", server: "http://127.0.0.1:1", account: "no token")
         let turn = try first.takeUploadTurn(targetID: target)
         #expect { try second.takeUploadTurn(targetID: target) } throws: { error in
             guard case StoreError.uploading = error else { return false }
             return "\(error)".contains("another cloudsync process is uploading to cloudcare http://127.0.0.1:1")
         }
-        let other = try second.ledger.uploadTargetID(target: "steps", server: "http://127.0.0.1:1")
+        let other = try second.ledger.uploadTargetID(target: "steps", server: "http://127.0.0.1:1", account: "no token")
         _ = try second.takeUploadTurn(targetID: other)   // another target: its own turn
         turn.end()
         _ = try second.takeUploadTurn(targetID: target)

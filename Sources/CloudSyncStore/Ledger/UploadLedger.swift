@@ -55,19 +55,49 @@ public final class UploadLedger: StoreAccess {
 extension UploadLedger: Sendable {}
 
 extension UploadLedger {
-    /// The id of (target, server), made on first use.
-    public func uploadTargetID(target: String, server: String) throws -> Int64 {
+    /// The id of (target, server, account), made on first use. A target from before accounts were
+    /// recorded (no account) is the first account's that uploads to that server after.
+    public func uploadTargetID(target: String, server: String, account: String) throws -> Int64 {
         try storeErrors {
-            try database.prepare("INSERT OR IGNORE INTO upload_target(target, server) VALUES (?, ?)").run([.text(target), .text(server)])
-            return try database.scalarInt("SELECT id FROM upload_target WHERE target = ? AND server = ?", [.text(target), .text(server)]) ?? 0
+            try database.transaction {
+                if try existingUploadTargetID(target: target, server: server, account: account) == nil {
+                    try database.prepare("INSERT OR IGNORE INTO upload_target(target, server, account) VALUES (?, ?, ?)")
+                        .run([.text(target), .text(server), .text(account)])
+                } else {
+                    try database.prepare("UPDATE upload_target SET account = ? WHERE target = ? AND server = ? AND account IS NULL")
+                        .run([.text(account), .text(target), .text(server)])
+                }
+            }
+            return try existingUploadTargetID(target: target, server: server, account: account) ?? 0
         }
     }
 
-    /// The id of (target, server) if an upload to it ever started; nil otherwise. Writes nothing
-    /// (a dry run must leave no trace).
-    public func existingUploadTargetID(target: String, server: String) throws -> Int64? {
+    /// The id of (target, server, account) if an upload to it ever started (or of the server's target
+    /// from before accounts, which that account would take); nil otherwise. Writes nothing (a dry run
+    /// must leave no trace).
+    public func existingUploadTargetID(target: String, server: String, account: String) throws -> Int64? {
         try storeErrors {
-            try database.scalarInt("SELECT id FROM upload_target WHERE target = ? AND server = ?", [.text(target), .text(server)])
+            try database.scalarInt("""
+                SELECT id FROM upload_target WHERE target = ? AND server = ? AND (account = ? OR account IS NULL)
+                ORDER BY account IS NULL LIMIT 1
+                """, [.text(target), .text(server), .text(account)])
+        }
+    }
+
+    /// The account of the last upload run to (target, server), with how many metrics it has
+    /// acknowledged there: said when an upload goes with another token than the one before.
+    public func previousAccount(target: String, server: String) throws -> (account: String, acknowledged: Int)? {
+        try storeErrors {
+            let rows = try database.prepare("""
+                SELECT t.account, (SELECT count(*) FROM upload_ack a WHERE a.target_id = t.id) FROM upload_target t
+                WHERE t.target = ? AND t.server = ? AND t.account IS NOT NULL
+                ORDER BY (SELECT max(started_at) FROM upload_run r WHERE r.target_id = t.id) DESC NULLS LAST, t.id DESC
+                LIMIT 1
+                """)
+            try rows.bind(1, target)
+            try rows.bind(2, server)
+            guard try rows.step() else { return nil }
+            return (rows.text(0) ?? "", Int(rows.int64(1)))
         }
     }
 
@@ -104,17 +134,24 @@ extension UploadLedger {
     /// become pending for it again. Returns what was forgotten; nil when there is no such target.
     public func forgetTarget(target: String, server: String) throws -> (acknowledged: Int, runs: Int)? {
         try storeErrors {
-            guard let id = try database.scalarInt("SELECT id FROM upload_target WHERE target = ? AND server = ?",
-                                                   [.text(target), .text(server)]) else { return nil }
+            // Every account's target on that server.
+            let select = try database.prepare("SELECT id FROM upload_target WHERE target = ? AND server = ?")
+            try select.bind(1, target)
+            try select.bind(2, server)
+            var ids: [Int64] = []
+            while try select.step() { ids.append(select.int64(0)) }
+            guard !ids.isEmpty else { return nil }
             var forgotten = (acknowledged: 0, runs: 0)
             try database.transaction {
-                forgotten.acknowledged = Int(try database.scalarInt("SELECT count(*) FROM upload_ack WHERE target_id = ?", [.int(id)]) ?? 0)
-                forgotten.runs = Int(try database.scalarInt("SELECT count(*) FROM upload_run WHERE target_id = ?", [.int(id)]) ?? 0)
-                for statement in ["DELETE FROM upload_ack WHERE target_id = ?",
-                                  "DELETE FROM upload_not_taken WHERE run_id IN (SELECT id FROM upload_run WHERE target_id = ?)",
-                                  "DELETE FROM upload_batch WHERE target_id = ?", "DELETE FROM upload_run WHERE target_id = ?",
-                                  "DELETE FROM backfill_state WHERE target_id = ?", "DELETE FROM upload_target WHERE id = ?"] {
-                    try database.prepare(statement).run([.int(id)])
+                for id in ids {
+                    forgotten.acknowledged += Int(try database.scalarInt("SELECT count(*) FROM upload_ack WHERE target_id = ?", [.int(id)]) ?? 0)
+                    forgotten.runs += Int(try database.scalarInt("SELECT count(*) FROM upload_run WHERE target_id = ?", [.int(id)]) ?? 0)
+                    for statement in ["DELETE FROM upload_ack WHERE target_id = ?",
+                                      "DELETE FROM upload_not_taken WHERE run_id IN (SELECT id FROM upload_run WHERE target_id = ?)",
+                                      "DELETE FROM upload_batch WHERE target_id = ?", "DELETE FROM upload_run WHERE target_id = ?",
+                                      "DELETE FROM backfill_state WHERE target_id = ?", "DELETE FROM upload_target WHERE id = ?"] {
+                        try database.prepare(statement).run([.int(id)])
+                    }
                 }
             }
             return forgotten

@@ -35,7 +35,7 @@ public struct StatusQuery: StoreQuery {
             var targets: [StoreStatus.Target] = []
             let targetRows = try database.prepare("""
                 SELECT t.target, t.server, (SELECT count(*) FROM upload_ack a WHERE a.target_id = t.id),
-                       EXISTS (SELECT 1 FROM upload_batch b WHERE b.target_id = t.id AND b.success = 1)
+                       EXISTS (SELECT 1 FROM upload_batch b WHERE b.target_id = t.id AND b.success = 1), t.account
                 FROM upload_target t ORDER BY t.id
                 """)
             while try targetRows.step() {
@@ -43,6 +43,7 @@ public struct StatusQuery: StoreQuery {
                 var target = StoreStatus.Target(target: targetRows.text(0) ?? "", server: targetRows.text(1) ?? "",
                                                 acknowledged: acknowledged, pending: samples - acknowledged)
                 target.reached = acknowledged > 0 || targetRows.int64(3) != 0
+                target.account = targetRows.text(4)
                 targets.append(target)
             }
             let defaultPending = try store.ledger.defaultPending()

@@ -436,6 +436,23 @@ enum StoreSchema {
         WHERE superseded = 2 AND summary = 1
           AND type_id IN (SELECT id FROM metric_type WHERE name = 'HKCategoryTypeIdentifierSleepAnalysis');
         """,
+        // 13 → 14: what a server acknowledged is the account's that sent it, not the server's: an
+        // upload with bob's token by mistake, then with alice's, sends alice everything (it said
+        // "acknowledged before", and her metrics sat in bob's account). `account` is the token's
+        // fingerprint (UploadAccount); a target from before has none, and is taken by the first
+        // account that uploads to it after.
+        """
+        CREATE TABLE upload_target_14 (
+            id INTEGER PRIMARY KEY,
+            target TEXT NOT NULL,
+            server TEXT NOT NULL,
+            account TEXT,
+            UNIQUE (target, server, account)
+        );
+        INSERT INTO upload_target_14(id, target, server) SELECT id, target, server FROM upload_target;
+        DROP TABLE upload_target;
+        ALTER TABLE upload_target_14 RENAME TO upload_target;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

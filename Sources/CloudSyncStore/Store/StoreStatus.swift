@@ -47,6 +47,9 @@ public struct StoreStatus: Sendable, Codable {
     public struct Target: Sendable, Codable {
         public var target: String
         public var server: String
+        /// The account the upload's token opens there (`token` and a fingerprint, or `no token`);
+        /// nil for a target from before accounts were recorded, that no upload has used since.
+        public var account: String?
         public var acknowledged: Int
         /// What an upload to this target would send now (its types and window; see `UploadScope`).
         public var pending: Int
