@@ -6,11 +6,9 @@ enum SecretFileCheck {
     /// Says on stderr when `path`'s group or other users may read or write it. A warning rather than
     /// a refusal: a token file made with the default umask worked before this check existed.
     static func warnIfOthersCanRead(_ path: String, what: String, command: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return }
-        let mode = info.st_mode & 0o777
-        guard mode & 0o066 != 0 else { return }
-        printError("\(command): warning: other users of this machine can read \(what) \(path) (mode \(String(mode, radix: 8))): "
+        guard let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int,
+              mode & 0o066 != 0 else { return }
+        printError("\(command): warning: other users of this machine can read \(what) \(path) (mode \(String(mode & 0o777, radix: 8))): "
                    + "chmod 600 \(path)")
     }
 }
