@@ -109,8 +109,7 @@ let package = Package(
         ),
         .target(
             name: "CloudSyncSources",
-            dependencies: ["CloudSyncModel", "CloudSyncArchive", "CloudSyncExport", "CloudSyncHealthAutoExport", "CloudSyncStore", "CloudSyncKinds",
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CloudSyncModel", "CloudSyncArchive", "CloudSyncExport", "CloudSyncHealthAutoExport", "CloudSyncStore", "CloudSyncKinds"],
             swiftSettings: strictSettings
         ),
         .systemLibrary(
@@ -136,6 +135,7 @@ let package = Package(
             name: "CloudSyncReceiver",
             dependencies: [
                 "CloudSyncModel", "CloudSyncStore", "CloudSyncHealthAutoExport", "CloudSyncSources",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -1,10 +1,12 @@
 import CloudSyncHealthAutoExport
 import CloudSyncModel
+import CloudSyncSources
 package import CloudSyncStore
 import Crypto
 import Foundation
 
-/// `serve --watch DIR`: imports every Health Auto Export file (`*.json`) and every export
+/// `serve --watch DIR` (it lives with serve, not in the library of sources: no program but serve
+/// watches a folder): imports every Health Auto Export file (`*.json`) and every export
 /// (`*.zip`, `*.xml`) that appears in a folder (the app's file automation into a synced folder),
 /// each once by content, only when it is complete, without ever changing, moving or deleting it.
 ///
