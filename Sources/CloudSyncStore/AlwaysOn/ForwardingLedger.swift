@@ -37,17 +37,17 @@ public struct ForwardingStatus: Sendable, Codable, Equatable {
 }
 
 /// One forward's outcome, as the forwarding records it (instants in seconds since 1970).
-public struct ForwardingRecord: Sendable {
-    public var everySeconds: Int
-    public var triedAt: Int64
-    public var succeeded: Bool
-    public var sent: Int
-    public var error: String?
-    public var failures: Int
-    public var nextTryAt: Int64
-    public var pending: Int?
+package struct ForwardingRecord: Sendable {
+    package var everySeconds: Int
+    package var triedAt: Int64
+    package var succeeded: Bool
+    package var sent: Int
+    package var error: String?
+    package var failures: Int
+    package var nextTryAt: Int64
+    package var pending: Int?
 
-    public init(everySeconds: Int, triedAt: Int64, succeeded: Bool, sent: Int, error: String?, failures: Int, nextTryAt: Int64, pending: Int?) {
+    package init(everySeconds: Int, triedAt: Int64, succeeded: Bool, sent: Int, error: String?, failures: Int, nextTryAt: Int64, pending: Int?) {
         self.everySeconds = everySeconds
         self.triedAt = triedAt
         self.succeeded = succeeded
@@ -61,7 +61,7 @@ public struct ForwardingRecord: Sendable {
 
 extension StagingStore {
     /// Records a forward's outcome for `targetID` (one short write).
-    public func recordForwarding(targetID: Int64, _ record: ForwardingRecord) throws {
+    package func recordForwarding(targetID: Int64, _ record: ForwardingRecord) throws {
         try storeErrors {
             try database.prepare("""
                 INSERT INTO forwarding(target_id, every_seconds, last_try_at, last_success_at, last_sent, last_error, last_error_at,
@@ -80,7 +80,7 @@ extension StagingStore {
     }
 
     /// Every target that `serve` forwards (or forwarded) to.
-    public func forwarding() throws -> [ForwardingStatus] {
+    package func forwarding() throws -> [ForwardingStatus] {
         try storeErrors {
             let rows = try database.prepare("""
                 SELECT t.target, t.server, f.every_seconds, f.last_try_at, f.last_success_at, f.last_sent, f.last_error, f.last_error_at,

@@ -3,13 +3,13 @@ import Foundation
 
 /// A file of a watched folder as the folder shows it: one version of it (a changed file is
 /// another version).
-public struct WatchedFileVersion: Sendable, Hashable {
-    public var folder: String
-    public var name: String
-    public var size: Int64
-    public var modifiedAt: Int64
+package struct WatchedFileVersion: Sendable, Hashable {
+    package var folder: String
+    package var name: String
+    package var size: Int64
+    package var modifiedAt: Int64
 
-    public init(folder: String, name: String, size: Int64, modifiedAt: Int64) {
+    package init(folder: String, name: String, size: Int64, modifiedAt: Int64) {
         self.folder = folder
         self.name = name
         self.size = size
@@ -27,14 +27,14 @@ public struct WatchedFileProblem: Sendable, Codable, Equatable {
 /// What `serve --watch` did with each file it saw (`watched_file`): imported (with its content's
 /// SHA-256: the same content under another name or again is not imported twice), or failed with its
 /// problem (not tried again until the file changes). A restart reads it: nothing is imported twice.
-public struct WatchedFileLedger {
+package struct WatchedFileLedger {
     let store: StagingStore
 
-    public init(_ store: StagingStore) { self.store = store }
+    package init(_ store: StagingStore) { self.store = store }
 
     /// Whether this version of the file was dealt with (imported, same content as an imported
     /// file, or failed).
-    public func knows(_ version: WatchedFileVersion) throws -> Bool {
+    package func knows(_ version: WatchedFileVersion) throws -> Bool {
         try store.storeErrors {
             try store.database.scalarInt("SELECT 1 FROM watched_file WHERE folder = ? AND name = ? AND size = ? AND modified_at = ? LIMIT 1",
                                          [.text(version.folder), .text(version.name), .int(version.size), .int(version.modifiedAt)]) != nil
@@ -42,14 +42,14 @@ public struct WatchedFileLedger {
     }
 
     /// The name of a file imported with this content, if any.
-    public func imported(sha256: String) throws -> String? {
+    package func imported(sha256: String) throws -> String? {
         try store.storeErrors {
             try store.database.scalarText("SELECT name FROM watched_file WHERE sha256 = ? AND outcome = 'imported' LIMIT 1", [.text(sha256)])
         }
     }
 
     /// `outcome`: imported, same-content, failed.
-    public func record(_ version: WatchedFileVersion, sha256: String?, outcome: String, problem: String?, runID: Int64?) throws {
+    package func record(_ version: WatchedFileVersion, sha256: String?, outcome: String, problem: String?, runID: Int64?) throws {
         try store.storeErrors {
             try store.database.prepare("""
                 INSERT INTO watched_file(folder, name, size, modified_at, sha256, outcome, problem, run_id, seen_at)
@@ -61,7 +61,7 @@ public struct WatchedFileLedger {
     }
 
     /// The files whose latest version failed, latest first.
-    public func problems(limit: Int = 20) throws -> [WatchedFileProblem] {
+    package func problems(limit: Int = 20) throws -> [WatchedFileProblem] {
         try store.storeErrors {
             let rows = try store.database.prepare("""
                 SELECT w.folder || '/' || w.name, w.problem, w.seen_at FROM watched_file w
@@ -78,7 +78,7 @@ public struct WatchedFileLedger {
     }
 
     /// Files imported from watched folders.
-    public func importedCount() throws -> Int {
+    package func importedCount() throws -> Int {
         try store.storeErrors { Int(try store.database.scalarInt("SELECT count(*) FROM watched_file WHERE outcome = 'imported'") ?? 0) }
     }
 }

@@ -3,20 +3,20 @@ import CSQLiteRows
 
 /// One SQLite connection (the system library through its C API). Owns the handle; statements are
 /// prepared once and reused. Not thread-safe: one connection per thread.
-public final class SQLiteDatabase {
-    public let path: String
+package final class SQLiteDatabase {
+    package let path: String
     let handle: OpaquePointer
 
-    public struct OpenMode: Sendable {
+    package struct OpenMode: Sendable {
         var flags: Int32
-        public static let readWrite = OpenMode(flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        public static let readOnly = OpenMode(flags: SQLITE_OPEN_READONLY)
+        package static let readWrite = OpenMode(flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        package static let readOnly = OpenMode(flags: SQLITE_OPEN_READONLY)
     }
 
     /// Process-wide settings, applied once before the first connection (SQLite refuses them after).
     private static let configured: Void = { _ = cloudsync_sqlite_disable_memory_statistics() }()
 
-    public init(path: String, mode: OpenMode = .readWrite) throws {
+    package init(path: String, mode: OpenMode = .readWrite) throws {
         Self.configured
         self.path = path
         if mode.flags & SQLITE_OPEN_CREATE != 0 { PrivateFile.create(path) }
@@ -35,7 +35,7 @@ public final class SQLiteDatabase {
 
     /// How long a statement waits for a lock another connection holds before it fails with
     /// SQLITE_BUSY (the store says how long each of its writers waits).
-    public func waitForLocks(upTo seconds: Double) {
+    package func waitForLocks(upTo seconds: Double) {
         sqlite3_busy_timeout(handle, Int32(max(0, min(seconds, 86_400)) * 1000))
     }
 
@@ -75,7 +75,7 @@ public final class SQLiteDatabase {
     }
 
     /// Runs SQL without results (one or several statements).
-    public func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if status != SQLITE_OK {
@@ -85,25 +85,25 @@ public final class SQLiteDatabase {
         }
     }
 
-    public func prepare(_ sql: String) throws -> SQLiteStatement {
+    package func prepare(_ sql: String) throws -> SQLiteStatement {
         try SQLiteStatement(database: self, sql: sql)
     }
 
     /// The single value of a query (`SELECT count(*) …`).
-    public func scalarInt(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int64? {
+    package func scalarInt(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int64? {
         let statement = try prepare(sql)
         try statement.bind(arguments)
         return try statement.step() ? (statement.isNull(0) ? nil : statement.int64(0)) : nil
     }
 
-    public func scalarText(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> String? {
+    package func scalarText(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> String? {
         let statement = try prepare(sql)
         try statement.bind(arguments)
         return try statement.step() ? statement.text(0) : nil
     }
 
     /// Runs `body` in one transaction (BEGIN IMMEDIATE: the write lock is taken at the start).
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         try beginWriting()
         do {
             let result = try body()
@@ -115,10 +115,10 @@ public final class SQLiteDatabase {
         }
     }
 
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
     /// False while a transaction is open.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     func error(_ status: Int32, sql: String?) -> SQLiteError {
         SQLiteError(code: status & 0xFF, extendedCode: sqlite3_extended_errcode(handle),
@@ -130,7 +130,7 @@ public final class SQLiteDatabase {
 extension SQLiteDatabase: Sendable {}
 
 /// A value to bind.
-public enum SQLiteValue: Sendable, Equatable {
+package enum SQLiteValue: Sendable, Equatable {
     case int(Int64)
     case double(Double)
     case text(String)

@@ -1,8 +1,8 @@
-public import CloudSyncModel
+package import CloudSyncModel
 import CSQLite3
 
 /// A prepared statement, finalized when released. Reused with `reset`.
-public final class SQLiteStatement {
+package final class SQLiteStatement {
     let handle: OpaquePointer
     unowned let database: SQLiteDatabase
     let sql: String
@@ -23,40 +23,40 @@ public final class SQLiteStatement {
     // Every bind is checked: an index out of range (a statement edited without its binds) or a
     // value too large fails here, with the statement, instead of running with a NULL.
 
-    public func bind(_ index: Int32, _ value: Int64) throws { try check(sqlite3_bind_int64(handle, index, value)) }
-    public func bind(_ index: Int32, _ value: Double) throws { try check(sqlite3_bind_double(handle, index, value)) }
-    public func bind(_ index: Int32, _ value: String) throws {
+    package func bind(_ index: Int32, _ value: Int64) throws { try check(sqlite3_bind_int64(handle, index, value)) }
+    package func bind(_ index: Int32, _ value: Double) throws { try check(sqlite3_bind_double(handle, index, value)) }
+    package func bind(_ index: Int32, _ value: String) throws {
         try check(sqlite3_bind_text(handle, index, value, -1, cloudsync_sqlite_transient()))
     }
-    public func bindNull(_ index: Int32) throws { try check(sqlite3_bind_null(handle, index)) }
+    package func bindNull(_ index: Int32) throws { try check(sqlite3_bind_null(handle, index)) }
 
     /// Binds bytes as TEXT, copied by SQLite (the bytes may be reused right after).
-    public func bind(_ index: Int32, bytes: ByteText) throws {
+    package func bind(_ index: Int32, bytes: ByteText) throws {
         let pointer = UnsafeRawPointer(bytes.baseAddress ?? ByteText(literal: "").baseAddress!).assumingMemoryBound(to: CChar.self)
         try check(sqlite3_bind_text(handle, index, pointer, Int32(bytes.count), cloudsync_sqlite_transient()))
     }
 
     /// Binds bytes as a BLOB, copied by SQLite.
-    public func bind(_ index: Int32, blob: UnsafeRawBufferPointer) throws {
+    package func bind(_ index: Int32, blob: UnsafeRawBufferPointer) throws {
         try check(sqlite3_bind_blob(handle, index, blob.baseAddress, Int32(blob.count), cloudsync_sqlite_transient()))
     }
 
     /// Binds a Double, or NULL for nil.
-    public func bind(_ index: Int32, _ value: Double?) throws {
+    package func bind(_ index: Int32, _ value: Double?) throws {
         if let value { try bind(index, value) } else { try bindNull(index) }
     }
 
     /// Binds an Int64, or NULL for nil.
-    public func bind(_ index: Int32, _ value: Int64?) throws {
+    package func bind(_ index: Int32, _ value: Int64?) throws {
         if let value { try bind(index, value) } else { try bindNull(index) }
     }
 
     /// Binds a String, or NULL for nil.
-    public func bind(_ index: Int32, _ value: String?) throws {
+    package func bind(_ index: Int32, _ value: String?) throws {
         if let value { try bind(index, value) } else { try bindNull(index) }
     }
 
-    public func bind(_ values: [SQLiteValue]) throws {
+    package func bind(_ values: [SQLiteValue]) throws {
         for (i, value) in values.enumerated() {
             let index = Int32(i + 1)
             switch value {
@@ -77,7 +77,7 @@ public final class SQLiteStatement {
 
     /// Steps once: true when a row is available.
     @discardableResult
-    public func step() throws -> Bool {
+    package func step() throws -> Bool {
         let status = sqlite3_step(handle)
         switch status {
         case SQLITE_ROW: return true
@@ -87,13 +87,13 @@ public final class SQLiteStatement {
     }
 
     /// Runs to completion and resets for the next use.
-    public func run(_ values: [SQLiteValue] = []) throws {
+    package func run(_ values: [SQLiteValue] = []) throws {
         try bind(values)
         defer { reset() }
         while try step() {}
     }
 
-    public func reset() {
+    package func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -101,28 +101,28 @@ public final class SQLiteStatement {
     /// Resets for the next use, keeping the values bound: for a statement whose parameters are all
     /// bound again before each step (the import's row insert, where `sqlite3_clear_bindings` was
     /// 0.9% of the CPU samples).
-    public func rewind() { sqlite3_reset(handle) }
+    package func rewind() { sqlite3_reset(handle) }
 
     // MARK: Columns (0-based)
 
-    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
-    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
-    public func text(_ column: Int32) -> String? {
+    package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    package func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    package func text(_ column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         return String(cString: pointer)
     }
-    public func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
-    public func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    package func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+    package func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
 
     /// A BLOB column's bytes, valid until the next step or reset.
-    public func blob(_ column: Int32) -> UnsafeRawBufferPointer {
+    package func blob(_ column: Int32) -> UnsafeRawBufferPointer {
         guard let pointer = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
     }
 
     /// The column's bytes, valid until the next step or reset.
-    public func bytes(_ column: Int32) -> ByteText {
+    package func bytes(_ column: Int32) -> ByteText {
         guard let pointer = sqlite3_column_text(handle, column) else { return ByteText(literal: "") }
         return ByteText(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
     }

@@ -47,7 +47,7 @@ public struct StoredLines: Sendable {
 /// A kind's access to the store: the connection, statements prepared once per run, and the import
 /// run a row belongs to.
 public final class KindRows {
-    public let database: SQLiteDatabase
+    package let database: SQLiteDatabase
     /// The import run inserting rows (nil when reading).
     public let runID: Int64?
     private var statements: [String: SQLiteStatement] = [:]
@@ -59,7 +59,7 @@ public final class KindRows {
     }
 
     /// `sql` prepared once for the life of these rows, reset for each use.
-    public func statement(_ sql: String) throws -> SQLiteStatement {
+    package func statement(_ sql: String) throws -> SQLiteStatement {
         if let prepared = statements[sql] {
             prepared.reset()
             return prepared
