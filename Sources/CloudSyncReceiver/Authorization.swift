@@ -11,11 +11,12 @@ struct BearerTokenMiddleware: RouterMiddleware {
         if request.uri.path == "/health" { return try await next(request, context) }
         let header = request.headers[.authorization] ?? ""
         let token = header.hasPrefix("Bearer ") ? Array(header.utf8.dropFirst(7)) : Self.header("x-api-key", of: request).map { Array($0.utf8) }
-        guard let token, let user = users.user(for: token) else {
+        guard let token, let found = users.user(for: token) else {
             return JSONResponse.make(.unauthorized, ["detail": "Not authenticated: a valid Bearer token is required"])
         }
         var context = context
-        context.user = user
+        context.user = found.user
+        context.role = found.role
         return try await next(request, context)
     }
 
@@ -33,4 +34,52 @@ struct BearerTokenMiddleware: RouterMiddleware {
         }
         return difference == 0
     }
+}
+
+/// What a token may do, decided before any handler runs, for every route but `/health`: a route
+/// not named here as a reading or an erasing one writes, or reads, the caller's own data, and only a
+/// patient's token may call it. A new route is thus closed to carers and administrators until it is
+/// named here: one forgotten check in one handler cannot open another patient's rows.
+///
+/// - `GET …/wearables/metrics/summary[?user=NAME]`: the data of NAME (the caller's own without it),
+///   for a patient about themselves and for a carer or administrator given `reads=NAME`.
+/// - `DELETE /api/v1/users/NAME`: an administrator's token only.
+/// - anything else: a patient's token, about their own data (`?user=` naming another is refused).
+struct AccessMiddleware: RouterMiddleware {
+    /// The routes that answer with one user's data and take `?user=NAME`.
+    static let readingPaths: Set<String> = ["/wearables/metrics/summary", "/api/v1/wearables/metrics/summary"]
+    static let erasePrefix = "/api/v1/users/"
+
+    func handle(_ request: Request, context: ReceiverContext,
+                next: (Request, ReceiverContext) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if path == "/health" { return try await next(request, context) }
+        var context = context
+        let asked = request.uri.queryParameters.get("user")
+        if path.hasPrefix(Self.erasePrefix) {
+            guard request.method == .delete, context.role.isAdmin else {
+                return Self.forbidden("only an administrator's token may erase a user (a line of the tokens file ending in admin)")
+            }
+            return try await next(request, context)
+        }
+        if request.method == .get, Self.readingPaths.contains(path) {
+            let subject = asked ?? context.user
+            guard context.role.mayRead(subject, me: context.user) else {
+                return Self.forbidden(context.role.writesOwnData || !context.role.reads.isEmpty
+                    ? "this token may not read \(subject)'s data" + (asked == nil ? "; name the patient: ?user=NAME" : "")
+                    : "this token reads no health data")
+            }
+            context.subject = subject
+            return try await next(request, context)
+        }
+        guard context.role.writesOwnData else {
+            return Self.forbidden("this token writes no health data"
+                                  + (context.role.reads.isEmpty ? "" : "; it reads \(context.role.reads.sorted().joined(separator: ", ")) at ?user=NAME of the summary"))
+        }
+        guard asked == nil || asked == context.user else { return Self.forbidden("this token may not read or write \(asked ?? "")'s data") }
+        context.subject = context.user
+        return try await next(request, context)
+    }
+
+    static func forbidden(_ why: String) -> Response { JSONResponse.make(.forbidden, ["detail": why]) }
 }

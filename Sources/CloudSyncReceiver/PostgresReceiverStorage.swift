@@ -148,6 +148,27 @@ final class PostgresReceiverStorage: ReceiverStorage {
         }
     }
 
+    func erase(owner: String) async throws -> [String: Int] {
+        try await write { connection, logger in
+            var erased: [String: Int] = [:]
+            for table in OwnedTables.names {
+                // The table's name is one of ours, never the request's.
+                var deleted = 0
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE owner = $1 RETURNING 1",
+                                                                    binds: Self.binds(owner)), logger: logger)
+                for try await _ in rows.decode(Int.self) { deleted += 1 }
+                erased[table] = deleted
+            }
+            return erased
+        }
+    }
+
+    private static func binds(_ owner: String) -> PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(owner)
+        return binds
+    }
+
     func storePairing(owner: String, _ pairing: ReceivedPairing) async throws -> Int64 {
         try await write { connection, logger in
             var id: Int64?

@@ -9,10 +9,11 @@ extension Receiver {
         router.post(RouterPath(path)) { request, context in
             try await dataEndpoint(request, user: context.user, path: path) { body in try await storeEnvelope(body, owner: context.user) }
         }
-        // What the caller's uploads hold (never another user's).
+        // What one user's uploads hold: the caller's, or `?user=NAME`'s for a token that reads NAME
+        // (`AccessMiddleware` decided which: `context.subject`).
         router.get(RouterPath("\(prefix)/wearables/metrics/summary")) { _, context in
-            let summary = try await storage.cloudCareSummary(owner: context.user)
-            return JSONResponse.make(.ok, ["userId": context.user, "metrics": summary.metrics, "byType": summary.byType,
+            let summary = try await storage.cloudCareSummary(owner: context.subject)
+            return JSONResponse.make(.ok, ["userId": context.subject, "metrics": summary.metrics, "byType": summary.byType,
                                            "first": summary.first as Any? ?? NSNull(), "last": summary.last as Any? ?? NSNull()])
         }
         // A connection test, as the real backend offers.

@@ -82,7 +82,9 @@ package struct Receiver: Sendable {
         router.add(middleware: RequestLogMiddleware(logger: logger))
         router.add(middleware: HandlerErrorMiddleware(logger: logger))
         if let users = configuration.users { router.add(middleware: BearerTokenMiddleware(users: users)) }
+        router.add(middleware: AccessMiddleware())
         addAlwaysOnRoutes(router)
+        addEraseRoute(router)
         for prefix in ["", "/api/v1"] {
             addCloudCareRoutes(router, prefix: prefix)
             addPairingRoutes(router, prefix: prefix)

@@ -26,6 +26,9 @@ protocol ReceiverStorage: Sendable {
     /// lines to the owner's `StepsFile` in the same transaction: if the file cannot be written, none
     /// is marked as stored; PostgreSQL keeps each line in its row); returns how many were new.
     func storeSteps(owner: String, _ samples: [ReceivedStepsSample]) async throws -> Int
+    /// Removes every row of `owner` from every table in one transaction (and, in SQLite, empties
+    /// their steps file); returns how many rows of each table went.
+    func erase(owner: String) async throws -> [String: Int]
     /// Stores a pairing; returns its id.
     func storePairing(owner: String, _ pairing: ReceivedPairing) async throws -> Int64
     /// Records an answer to a data request (for tests, and for people trying the pipeline).
@@ -97,6 +100,11 @@ struct StorageUnavailable: Error, CustomStringConvertible {
 /// back). One file for the user `default` (`--steps-file`, or the database's path + `.steps.jsonl`),
 /// one beside it per other user. A PostgreSQL receiver keeps the lines in its rows instead: a path
 /// made from a database address would be no file at all.
+/// The tables that hold a user's rows, each with an `owner` column: what erasing a user empties.
+enum OwnedTables {
+    static let names = ["cloudcare_metric", "flo_sample", "flo_state", "steps_sample", "pairing", "request_log"]
+}
+
 struct StepsFile: Sendable {
     let path: String
 

@@ -190,6 +190,20 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
         }
     }
 
+    func erase(owner: String) throws -> [String: Int] {
+        try write { db in
+            var erased: [String: Int] = [:]
+            for table in OwnedTables.names {
+                try db.prepare("DELETE FROM \(table) WHERE owner = ?").run([.text(owner)])
+                erased[table] = db.changes
+            }
+            // In the transaction: a file that cannot be removed keeps the rows too.
+            let file = steps.url(for: owner).path
+            if FileManager.default.fileExists(atPath: file) { try FileManager.default.removeItem(atPath: file) }
+            return erased
+        }
+    }
+
     func storeSteps(owner: String, _ samples: [ReceivedStepsSample]) throws -> Int {
         try write { db in
             let insert = try db.prepare("INSERT OR IGNORE INTO steps_sample(owner, uuid) VALUES (?, ?)")

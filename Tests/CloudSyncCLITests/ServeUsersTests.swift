@@ -90,7 +90,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ("alice\n", "line 1: expected USER TOKEN, found 1 words"),
+        ("alice\n", "line 1: expected USER TOKEN [admin] [reads=USER,USER], found 1 words"),
+        ("alice \(alice) root\n", "line 1: after the token, a line holds 'admin' and 'reads=USER,USER' only"),
+        ("carol \(alice) reads=\n", "line 1: reads= takes user names separated by commas"),
+        ("carol \(alice) reads=alice,b/ob\n", "line 1: reads= takes user names separated by commas"),
         ("alice short\n", "line 1: the second word, the token, is shorter than 16 characters"),
         ("alice \(alice)\nalice \(bob)\n", "line 2: the same user is named on line 1 too"),
         ("alice \(alice)\nbob \(alice)\n", "line 2: this token is already another user's"),

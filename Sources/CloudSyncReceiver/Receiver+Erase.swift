@@ -1,0 +1,20 @@
+import Foundation
+import Hummingbird
+import Logging
+
+extension Receiver {
+    /// `DELETE /api/v1/users/NAME` (an administrator's token, `AccessMiddleware`): every row of that
+    /// user, in every table, in one transaction, and (SQLite) their steps file; the answer says how
+    /// many rows of each table went. The other users' rows are untouched. The log keeps that it
+    /// happened and how many rows, never what they held.
+    func addEraseRoute(_ router: Router<ReceiverContext>) {
+        router.delete("/api/v1/users/:name") { _, context in
+            let name = try context.parameters.require("name")
+            let erased = try await storage.erase(owner: name)
+            let total = erased.values.reduce(0, +)
+            logger.notice("erased the user \(name): \(total) rows, at the request of \(context.user)")
+            await storage.log(owner: context.user, path: "/api/v1/users/\(name)", status: 200, count: total)
+            return JSONResponse.make(.ok, ["user": name, "erased": erased, "total": total])
+        }
+    }
+}
