@@ -1,4 +1,4 @@
-public import CloudSyncModel
+package import CloudSyncModel
 
 extension StoreAccess {
     /// How many records of each configured kind the store holds, by `RecordKind.name`.
