@@ -44,6 +44,29 @@ enum PostgresMigration {
         """
         ALTER TABLE steps_sample ADD COLUMN line TEXT;
         """,
+        // 3: row-level security, the second check of who reads what (docs/serve.md, "Who reads what").
+        // Each of serve's transactions says whose rows it works on (`cloudsync.owner`, set local to
+        // it); the policy lets it see and write that owner's rows only. FORCE: serve's role owns the
+        // tables, and an owner is otherwise exempt. (A superuser is exempt whatever the table says:
+        // serve is meant to run as a role of its own, `createuser cloudsync`.) `request_log` holds no
+        // health data and rows without an owner, and has no policy.
+        """
+        ALTER TABLE cloudcare_metric ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE cloudcare_metric FORCE ROW LEVEL SECURITY;
+        CREATE POLICY owner_only ON cloudcare_metric USING (owner = current_setting('cloudsync.owner', true)) WITH CHECK (owner = current_setting('cloudsync.owner', true));
+        ALTER TABLE flo_sample ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE flo_sample FORCE ROW LEVEL SECURITY;
+        CREATE POLICY owner_only ON flo_sample USING (owner = current_setting('cloudsync.owner', true)) WITH CHECK (owner = current_setting('cloudsync.owner', true));
+        ALTER TABLE flo_state ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE flo_state FORCE ROW LEVEL SECURITY;
+        CREATE POLICY owner_only ON flo_state USING (owner = current_setting('cloudsync.owner', true)) WITH CHECK (owner = current_setting('cloudsync.owner', true));
+        ALTER TABLE steps_sample ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE steps_sample FORCE ROW LEVEL SECURITY;
+        CREATE POLICY owner_only ON steps_sample USING (owner = current_setting('cloudsync.owner', true)) WITH CHECK (owner = current_setting('cloudsync.owner', true));
+        ALTER TABLE pairing ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE pairing FORCE ROW LEVEL SECURITY;
+        CREATE POLICY owner_only ON pairing USING (owner = current_setting('cloudsync.owner', true)) WITH CHECK (owner = current_setting('cloudsync.owner', true));
+        """,
     ]
 
     /// Taken (per transaction) by the migration: instances starting together migrate once.

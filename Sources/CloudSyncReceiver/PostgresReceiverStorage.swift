@@ -50,7 +50,7 @@ final class PostgresReceiverStorage: ReceiverStorage {
         guard !metrics.isEmpty else { return 0 }
         let now = Int64(Date().timeIntervalSince1970)
         // One statement per envelope: the metrics as arrays, unnested into rows.
-        return try await write { connection, logger in
+        return try await transaction(as: owner) { connection, logger in
             try await Self.count(connection.query("""
                 WITH stored AS (
                     INSERT INTO cloudcare_metric(owner, device_id, type, start_date, end_date, source_app, value, unit, metadata,
@@ -68,7 +68,7 @@ final class PostgresReceiverStorage: ReceiverStorage {
     }
 
     func cloudCareSummary(owner: String) async throws -> CloudCareSummary {
-        try await call { connection, logger in
+        try await transaction(as: owner) { connection, logger in
             var summary = CloudCareSummary(metrics: 0, byType: [:])
             let rows = try await connection.query("""
                 SELECT type, count(*), min(start_date), max(end_date) FROM cloudcare_metric WHERE owner = \(owner) GROUP BY type
@@ -84,7 +84,7 @@ final class PostgresReceiverStorage: ReceiverStorage {
     }
 
     func floState(owner: String) async throws -> FloState {
-        try await call { connection, logger in
+        try await transaction(as: owner) { connection, logger in
             var state = FloState(backfillComplete: false, backfillDate: nil)
             let rows = try await connection.query("SELECT backfill_complete, backfill_date FROM flo_state WHERE owner = \(owner)", logger: logger)
             for try await (complete, date) in rows.decode((Bool, String?).self) { state = FloState(backfillComplete: complete, backfillDate: date) }
@@ -93,7 +93,7 @@ final class PostgresReceiverStorage: ReceiverStorage {
     }
 
     func markFloBackfillComplete(owner: String, date: String, sampleCount: Int) async throws {
-        try await write { connection, logger in
+        try await transaction(as: owner) { connection, logger in
             _ = try await connection.query("""
                 INSERT INTO flo_state(owner, backfill_complete, backfill_date, mark_calls, marked_sample_count)
                 VALUES (\(owner), true, \(date), 1, \(sampleCount))
@@ -105,7 +105,7 @@ final class PostgresReceiverStorage: ReceiverStorage {
 
     func storeFloSamples(owner: String, _ samples: [ReceivedFloSample]) async throws -> Int {
         guard !samples.isEmpty else { return 0 }
-        return try await write { connection, logger in
+        return try await transaction(as: owner) { connection, logger in
             try await Self.count(connection.query("""
                 WITH stored AS (
                     INSERT INTO flo_sample(owner, uuid, data_type, value, unit, start_date, end_date, body)
@@ -121,19 +121,19 @@ final class PostgresReceiverStorage: ReceiverStorage {
     }
 
     func stepsCount(owner: String) async throws -> Int {
-        try await call { connection, logger in
+        try await transaction(as: owner) { connection, logger in
             try await Self.count(connection.query("SELECT count(*) FROM steps_sample WHERE owner = \(owner)", logger: logger))
         }
     }
 
     func deleteSteps(owner: String) async throws {
-        try await write { connection, logger in
+        try await transaction(as: owner) { connection, logger in
             _ = try await connection.query("DELETE FROM steps_sample WHERE owner = \(owner)", logger: logger)
         }
     }
 
     func storeSteps(owner: String, _ samples: [ReceivedStepsSample]) async throws -> Int {
-        try await write { connection, logger in
+        try await transaction(as: owner) { connection, logger in
             // A uuid twice in one request: the first line is kept, as SQLite's INSERT OR IGNORE does.
             let rows = try await connection.query("""
                 INSERT INTO steps_sample(owner, uuid, line)
@@ -149,7 +149,7 @@ final class PostgresReceiverStorage: ReceiverStorage {
     }
 
     func erase(owner: String) async throws -> [String: Int] {
-        try await write { connection, logger in
+        try await transaction(as: owner) { connection, logger in
             var erased: [String: Int] = [:]
             for table in OwnedTables.names {
                 // The table's name is one of ours, never the request's.
@@ -170,7 +170,7 @@ final class PostgresReceiverStorage: ReceiverStorage {
     }
 
     func storePairing(owner: String, _ pairing: ReceivedPairing) async throws -> Int64 {
-        try await write { connection, logger in
+        try await transaction(as: owner) { connection, logger in
             var id: Int64?
             let rows = try await connection.query("""
                 INSERT INTO pairing(owner, ios_user_id, ios_device_id, android_user_id, device_name, paired_at)
@@ -192,13 +192,22 @@ final class PostgresReceiverStorage: ReceiverStorage {
         }
     }
 
-    /// A write: one transaction, which returns only once PostgreSQL answered its COMMIT. A single
-    /// statement's rows are not enough: PostgreSQL sends them before it commits (at the protocol's
-    /// Sync), and a server stopped in between (`pg_ctl stop -m fast`) flushes them with its goodbye
-    /// and rolls the statement back, which would acknowledge a batch that was never stored.
-    private func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
+    /// One transaction on `owner`'s rows, which returns only once PostgreSQL answered its COMMIT. A
+    /// single statement's rows are not enough for a write: PostgreSQL sends them before it commits (at
+    /// the protocol's Sync), and a server stopped in between (`pg_ctl stop -m fast`) flushes them with
+    /// its goodbye and rolls the statement back, which would acknowledge a batch that was never stored.
+    ///
+    /// The transaction first says whose rows it works on (`cloudsync.owner`, local to it): row-level
+    /// security (migration 3) then lets it see and write that owner's rows only, whatever its
+    /// statements say. That is the second check after `AccessMiddleware`'s: a statement that forgot
+    /// its `WHERE owner = …` still reads nobody else's rows.
+    private func transaction<T: Sendable>(as owner: String,
+                                          _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
         try await call { connection, logger in
-            try await connection.withTransaction(logger: logger) { connection in try await body(connection, logger) }
+            try await connection.withTransaction(logger: logger) { connection in
+                _ = try await connection.query("SELECT set_config('cloudsync.owner', \(owner), true)", logger: logger)
+                return try await body(connection, logger)
+            }
         }
     }
 

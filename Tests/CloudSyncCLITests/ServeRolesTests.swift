@@ -43,17 +43,35 @@ import Testing
         try Self.whoReadsWhat(serve)
     }
 
+    /// On PostgreSQL, as a role of its own (not a superuser, which row-level security exempts), as
+    /// docs/serve.md deploys it: the routes' check, and PostgreSQL's own behind it.
     @Test(.enabled(if: PostgresCluster.isAvailable, "PostgreSQL is not installed (Debian: postgresql)"))
     func rolesOnPostgreSQL() throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
+        try cluster.addRole("clinic", password: "clinic-password")
+        try cluster.psql("CREATE DATABASE clinic OWNER clinic")
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let serve = try ServeProcess(["--tokens", try Self.tokensFile(in: dir)], directory: dir, database: cluster.url())
+        let database = "postgres://clinic:clinic-password@localhost/clinic?host=\(cluster.directory.path)"
+        let serve = try ServeProcess(["--tokens", try Self.tokensFile(in: dir)], directory: dir, database: database)
         defer { _ = serve.stop() }
         try Self.whoReadsWhat(serve)
-        #expect(try cluster.psql("SELECT count(*) FROM cloudcare_metric WHERE owner = 'alice'") == "0")
-        #expect(try cluster.psql("SELECT count(*) FROM cloudcare_metric WHERE owner = 'bob'") == "3")
+        #expect(try cluster.psql("SELECT count(*) FROM cloudcare_metric WHERE owner = 'alice'", database: "clinic") == "0")
+        #expect(try cluster.psql("SELECT count(*) FROM cloudcare_metric WHERE owner = 'bob'", database: "clinic") == "3")
+        // Row-level security: serve's role, in a transaction that names no owner, sees no row at all,
+        // whatever the statement asks; naming bob, bob's rows only; and it cannot write a row of
+        // another owner than the one it named.
+        let asServe = "SET ROLE clinic; "
+        // psql prints each statement's result: the count is the last line.
+        func count(_ sql: String) throws -> String? { try cluster.psql(asServe + sql, database: "clinic").split(separator: "\n").last.map(String.init) }
+        #expect(try count("SELECT count(*) FROM cloudcare_metric") == "0")
+        #expect(try count("SELECT set_config('cloudsync.owner', 'bob', false); SELECT count(*) FROM cloudcare_metric") == "3")
+        #expect(try count("SELECT set_config('cloudsync.owner', 'carol', false); SELECT count(*) FROM cloudcare_metric WHERE owner = 'bob'") == "0")
+        #expect(throws: (any Error).self) {
+            try cluster.psql(asServe + "SELECT set_config('cloudsync.owner', 'carol', false); "
+                             + "INSERT INTO steps_sample(owner, uuid) VALUES ('bob', 'x')", database: "clinic")
+        }
     }
 
     static func whoReadsWhat(_ serve: ServeProcess) throws {
