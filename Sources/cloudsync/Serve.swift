@@ -37,9 +37,12 @@ struct Serve: AsyncParsableCommand {
             then answer too late), stall:SECONDS (store nothing, answer too late), ok.
 
             Users: --tokens FILE names one USER TOKEN pair per line (# comments; tokens of 16 characters \
-            or more). What a request stores belongs to its token's user, who alone sees and counts it \
-            (GET /api/v1/wearables/metrics/summary). A single --token-file (or $CLOUDSYNC_TOKEN) is the \
-            user "default".
+            or more; keep it chmod 600). What a request stores belongs to its token's user, who alone sees \
+            and counts it (GET /api/v1/wearables/metrics/summary). A line may end in reads=alice,bob (a \
+            carer: reads those patients' summaries at ?user=NAME, writes nothing) or admin (may erase a \
+            user: DELETE /api/v1/users/NAME; reads no health data). Anything else is 403, and PostgreSQL \
+            checks it again (row-level security). A single --token-file (or $CLOUDSYNC_TOKEN) is the user \
+            "default".
 
             Safe by default: an address other than loopback (127.0.0.1, ::1, localhost) is refused \
             without a token, since anyone who can reach the machine could then write health data and \

@@ -214,7 +214,12 @@ import Testing
         #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
         let serve = try ServeProcess(["--store", store], directory: dir)
         defer { _ = serve.stop() }
-        let today = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        // The pushes are at 00:00 and 01:00 of the day: just after midnight UTC, 01:00 today is still
+        // to come, and the report counts nothing after now, so the day is yesterday then.
+        let now = Date()
+        let day = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: now).hour! < 2
+            ? now.addingTimeInterval(-86_400) : now
+        let today = ISO8601DateFormatter.string(from: day, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
         func push(_ steps: Int, at hour: Int) throws {
             let at = String(format: "%@ %02d:00:00 +0000", today, hour), end = String(format: "%@ %02d:30:00 +0000", today, hour)
             let body = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"\#(at)","start":"\#(at)","end":"\#(end)","qty":\#(steps),"source":"Watch"}]}]}}"#
