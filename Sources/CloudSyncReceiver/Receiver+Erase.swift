@@ -10,6 +10,9 @@ extension Receiver {
     func addEraseRoute(_ router: Router<ReceiverContext>) {
         router.delete("/api/v1/users/:name") { _, context in
             let name = try context.parameters.require("name")
+            guard ReceiverUsers.isName(name) else {
+                return JSONResponse.make(.badRequest, ["detail": "a user name holds letters, digits, '.', '_' and '-' only"])
+            }
             let erased = try await storage.erase(owner: name)
             let total = erased.values.reduce(0, +)
             logger.notice("erased the user \(name): \(total) rows, at the request of \(context.user)")

@@ -86,7 +86,8 @@ package struct ReceiverUsers: Sendable {
         return role
     }
 
-    private static func isName(_ name: String) -> Bool {
+    /// Letters, digits, `.`, `_` and `-`: a user name, which also names files (the steps files).
+    static func isName(_ name: String) -> Bool {
         !name.isEmpty && name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
     }
 

@@ -104,6 +104,7 @@ import Testing
         #expect(try serve.request("DELETE", "/api/v1/users/alice", token: tokens["carol"]).status == 403)
         #expect(try serve.request("GET", "/api/v1/users/alice", token: tokens["root"]).status == 403)
 
+        #expect(try serve.request("DELETE", "/api/v1/users/al%2Fice", token: tokens["root"]).status == 400)
         let erased = try serve.request("DELETE", "/api/v1/users/alice", token: tokens["root"])
         #expect(erased.status == 200, "\(erased)")
         let counts = erased.object["erased"] as? [String: Int] ?? [:]
