@@ -261,6 +261,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "CloudSyncSourcesTests",
+            dependencies: ["CloudSyncSources", "CloudSyncStore", "CloudSyncKinds", "CloudSyncHealthAutoExport", "CloudSyncTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "CloudSyncReceiverTests",
             dependencies: ["CloudSyncReceiver", "CloudSyncStore", "CloudSyncKinds", "CloudSyncTesting",
                            .product(name: "Hummingbird", package: "hummingbird"),
