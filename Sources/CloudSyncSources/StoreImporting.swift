@@ -28,7 +28,7 @@ extension StagingStore {
     public func importExport(_ input: String, filter: MetricFilter = .all, control: RunControl = RunControl()) throws -> ExportImportResult {
         let kinds = configuration.kinds.compactMap { $0 as? any ArchiveKind.Type }
         let source = ArchiveConverter(input: input, filter: filter, kinds: kinds)
-        let session = try beginImport(ImportOrigin(input: source.name, size: ExportSources.inputSize(input), source: .export))
+        let session = try beginImport(ImportOrigin.export(input: source.name, size: ExportSources.inputSize(input)))
         do {
             let archive = try SourceRunner.run(source, into: session.sinks, control: control)
             let stored = try session.complete(invalid: archive.conversion.invalidCount, filtered: archive.conversion.filteredOut)
@@ -44,7 +44,7 @@ extension StagingStore {
     public func importDocument(_ document: HealthAutoExportDocument, options: HealthAutoExportReader.Options = .init(),
                                details: PushDetails = .file) throws -> DocumentImportResult {
         let source = HealthAutoExportReader(document: document, options: options)
-        let session = try beginImport(ImportOrigin(input: document.name, size: Int64(document.count), source: .healthAutoExport(details)))
+        let session = try beginImport(ImportOrigin.healthAutoExport(input: document.name, size: Int64(document.count), details: details))
         do {
             let report = try SourceRunner.run(source, into: session.sinks)
             let notKept = report.notKept.values.reduce(0) { $0 + $1.count }
@@ -52,5 +52,20 @@ extension StagingStore {
         } catch {
             throw session.fail(error)
         }
+    }
+}
+
+/// How each source's rows count and commit (`ImportOrigin`), said by the source, not known by the store.
+extension ImportOrigin {
+    /// An Apple Health export: the truth up to its date, committed in chunks.
+    public static func export(input: String, size: Int64?) -> ImportOrigin {
+        ImportOrigin(input: input, size: size, counting: .truthUpToItsDate, commit: .inChunks, kindName: "export")
+    }
+
+    /// A Health Auto Export document (a push's body or a file): counted where no export counts, all
+    /// at once, listed in the push ledger with how it came.
+    public static func healthAutoExport(input: String, size: Int64?, details: PushDetails) -> ImportOrigin {
+        ImportOrigin(input: input, size: size, counting: .whereNoTruthCounts, commit: .whole, kindName: "health-auto-export",
+                     pushDetails: details)
     }
 }

@@ -248,7 +248,7 @@ import Testing
         let source = Source(export) {
             do { outcome.result = try Self.push(push, into: outcome.store) } catch { outcome.error = error }
         }
-        let session = try store.beginImport(ImportOrigin(input: export, size: nil, source: .export))
+        let session = try store.beginImport(ImportOrigin.export(input: export, size: nil))
         _ = try SourceRunner.run(source, into: session.sinks)
         let imported = try session.complete()
         while source.sink?.pusher?.isFinished == false { Thread.sleep(forTimeInterval: 0.01) }

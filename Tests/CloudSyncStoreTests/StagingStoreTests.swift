@@ -16,7 +16,7 @@ import Testing
         let store = try fixture.open(configuration: .init(kinds: [RouteKind.self]))
         let result = try store.importExport(Paths.sampleZip)
         #expect(result.stored.records["routes"]?.new == 2 && result.stored.records["audiograms"] == nil)
-        let session = try store.beginImport(ImportOrigin(input: "a test", size: nil, source: .export))
+        let session = try store.beginImport(ImportOrigin.export(input: "a test", size: nil))
         #expect(throws: StoreError.self) {
             try session.sinks.records.write(Audiogram(type: "t", startDate: 0, endDate: 0, sourceApp: "", metadata: [], points: []),
                                             as: AudiogramKind.self)

@@ -1,33 +1,50 @@
 
-/// Where the rows of one import come from, said when the import begins: it decides how the rows
-/// are written (an export's rows are the truth up to its date; pushed rows count only where no
-/// export does, docs/store.md "Two sources") and how the import commits (an export in chunks, a
-/// document of the phone all at once).
+/// Where the rows of one import come from, as its source says when the import begins: how its rows
+/// count beside the others' (an export's are the truth up to its date; pushed rows count only where
+/// no export does, docs/store.md "Two sources"), how it commits (an export in chunks, a document of
+/// the phone all at once) and what the store's ledgers keep of it. The store knows no source: each
+/// source says these (CloudSyncSources: `ImportOrigin.export`, `.healthAutoExport`), and a new
+/// source says its own without a change here.
 public struct ImportOrigin: Sendable {
-    public enum Source: Sendable, Equatable {
-        /// An Apple Health export (export.zip, export.xml, standard input).
-        case export
-        /// A Health Auto Export document: a push's body or a file, with how it came.
-        case healthAutoExport(PushDetails)
+    /// How an import's rows count beside the rows of the others.
+    public enum Counting: Sendable, Equatable {
+        /// The truth up to the source's own date: a pushed row it covers stops counting (an export).
+        case truthUpToItsDate
+        /// Counted only where no such truth counts (`metric.origin` 1: a push or file of the phone).
+        case whereNoTruthCounts
+    }
+
+    /// How an import commits.
+    public enum Commit: Sendable, Equatable {
+        /// Every `importCommitEvery` rows, opening the write lock's turn between: a killed import
+        /// keeps what it committed, and its run is recorded as failed or interrupted.
+        case inChunks
+        /// All at once or nothing: a refused or failed source leaves no row and no run.
+        case whole
     }
 
     /// The input as messages name it (`standard input`, a path, `the request`).
     public var input: String
     /// Its size in bytes, when known.
     public var size: Int64?
-    public var source: Source
+    public var counting: Counting
+    public var commit: Commit
+    /// `import_run.source_kind`: what `status` calls the source.
+    public var kindName: String
+    /// What the push ledger (`hae_push`) keeps of a pushed document; nil for a source it does not list.
+    public var pushDetails: PushDetails?
 
-    public init(input: String, size: Int64?, source: Source) {
+    public init(input: String, size: Int64?, counting: Counting, commit: Commit, kindName: String, pushDetails: PushDetails? = nil) {
         self.input = input
         self.size = size
-        self.source = source
+        self.counting = counting
+        self.commit = commit
+        self.kindName = kindName
+        self.pushDetails = pushDetails
     }
 
     /// Whether its rows are pushed rows (`metric.origin` 1).
-    var isPushed: Bool { if case .healthAutoExport = source { true } else { false } }
-
-    /// `import_run.source_kind`.
-    var kindName: String { isPushed ? "health-auto-export" : "export" }
+    var isPushed: Bool { counting == .whereNoTruthCounts }
 }
 
 /// How a Health Auto Export document came: a push with the app's headers, or a file.

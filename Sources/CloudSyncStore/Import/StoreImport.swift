@@ -55,13 +55,14 @@ public final class StoreImport: StoreAccess {
         self.database = database
         self.origin = origin
         self.configuration = configuration
-        transaction = ImportTransaction(database: database, policy: origin.isPushed ? .whole : .every(configuration.importCommitEvery))
+        transaction = ImportTransaction(database: database, policy: origin.commit == .whole ? .whole : .every(configuration.importCommitEvery))
         let insertRun = { () throws -> Int64 in
             try database.prepare("INSERT INTO import_run(input, input_size, started_at, outcome, source_kind) VALUES (?, ?, ?, 'running', ?)")
                 .run([.text(origin.input), origin.size.map { .int($0) } ?? .null, .int(Self.now), .text(origin.kindName)])
             return database.lastInsertRowID
         }
-        if origin.isPushed {
+        // A whole import's run is in its transaction: one that fails leaves no trace.
+        if origin.commit == .whole {
             try transaction.begin()
             runID = try insertRun()
         } else {
@@ -76,7 +77,7 @@ public final class StoreImport: StoreAccess {
             transaction.rollBack()
             throw error
         }
-        if !origin.isPushed { database.waitingRoom?.holdImporting() }
+        if origin.commit == .inChunks { database.waitingRoom?.holdImporting() }
     }
 
     /// The source was read completely: the run is recorded with its outcome and facts, the last rows
@@ -94,7 +95,7 @@ public final class StoreImport: StoreAccess {
                     """).run([.int(Self.now), .int(Int64(invalid)), .int(Int64(filtered)), facts?.exportDate.map { .text($0) } ?? .null,
                               facts?.exportVersion.map { .int(Int64($0)) } ?? .null, facts?.locale.map { .text($0) } ?? .null, .int(runID)])
                 if let facts { try keepExportFacts(facts) }
-                if case .healthAutoExport(let details) = origin.source {
+                if let details = origin.pushDetails {
                     try PushLedger(database: database).record(runID: runID, details: details, firstRow: metrics.storedBefore + 1,
                                                               counts: metrics.counts, notKept: invalid)
                 }
@@ -106,7 +107,7 @@ public final class StoreImport: StoreAccess {
             // After the rows are committed: a kill here leaves the summaries dirty, not wrong.
             try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount,
                                            pushed: origin.isPushed ? metrics.pushedTypes : nil)
-            if !origin.isPushed {
+            if origin.counting == .truthUpToItsDate {
                 try SupersedeRule.applyExportDate(in: database)
                 try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount)
             }
@@ -122,7 +123,7 @@ public final class StoreImport: StoreAccess {
     public func fail(_ error: any Error) -> any Error {
         discard()
         let reported: any Error = (error as? SQLiteError).map { StoreError.sqlite($0) } ?? error
-        guard !origin.isPushed else { return reported }
+        guard origin.commit == .inChunks else { return reported }
         let outcome: String
         if case ConversionError.interrupted = error { outcome = "interrupted" } else { outcome = "failed" }
         let counts = metrics.committed
@@ -138,7 +139,7 @@ public final class StoreImport: StoreAccess {
     }
 
     deinit {
-        if !origin.isPushed { database.waitingRoom?.releaseImporting() }
+        if origin.commit == .inChunks { database.waitingRoom?.releaseImporting() }
     }
 
     private func discard() {
