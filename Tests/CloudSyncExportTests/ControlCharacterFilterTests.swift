@@ -33,7 +33,7 @@ import Testing
                     let entityBytes = Array(entity.utf8).prefix(length - position)
                     bytes.replaceSubrange(position..<(position + entityBytes.count), with: entityBytes)
                     let before = bytes
-                    let replaced = bytes.withUnsafeMutableBufferPointer { ControlCharacterFilter.replaceForbidden(in: $0) }
+                    let replaced = bytes.withUnsafeMutableBufferPointer { ExportBytePass.prepare($0) }
                     #expect(replaced == 0)
                     let whole = entityBytes.count == entity.utf8.count
                     #expect(bytes[position] == (marked && whole ? EntityMarks.mark : UInt8(ascii: "&")), "\(entity) at \(position) of \(length)")

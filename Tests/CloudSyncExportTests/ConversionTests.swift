@@ -130,7 +130,7 @@ import Testing
         while start < bytes.count {
             let end = min(bytes.count, start + min(chunkSize, bytes.count))
             var chunk = Array(bytes[start..<end])
-            _ = chunk.withUnsafeMutableBufferPointer { ControlCharacterFilter.replaceForbidden(in: $0) }
+            _ = chunk.withUnsafeMutableBufferPointer { ExportBytePass.prepare($0) }
             try chunk.withUnsafeBufferPointer { try stripper.process($0) { try parser.parse($0) } }
             start = end
         }

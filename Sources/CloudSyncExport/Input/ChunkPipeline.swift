@@ -3,7 +3,7 @@ import Foundation
 
 /// Runs an `ExportByteSource` on its own thread and hands its bytes, DTD removed, attribute names
 /// repaired (iOS 8), forbidden control characters replaced and `&lt;`/`&gt;` marked
-/// (`ControlCharacterFilter`, `EntityMarks`), to the caller's thread in chunks.
+/// (`ExportBytePass`), to the caller's thread in chunks.
 ///
 /// Why a thread: inflating the zip and filtering run beside libxml2's parse instead of before it.
 /// `chunkCount` chunks of `chunkSize` bytes circulate (2 MiB in all), so memory stays flat
@@ -68,8 +68,7 @@ final class ChunkPipeline: @unchecked Sendable {
         var current: Chunk?
         var replaced = 0
         func ship(_ chunk: Chunk) {
-            replaced += ControlCharacterFilter.replaceForbidden(
-                in: UnsafeMutableBufferPointer(start: chunk.storage, count: chunk.count))
+            replaced += ExportBytePass.prepare(UnsafeMutableBufferPointer(start: chunk.storage, count: chunk.count))
             current = nil
             queue.send(chunk)
         }

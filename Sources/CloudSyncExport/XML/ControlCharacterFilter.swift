@@ -2,27 +2,16 @@
 import Glibc
 #endif
 
-/// Prepares export.xml's bytes for libxml2 in one pass, in place, on the reader thread:
+/// Replaces the control characters XML 1.0 forbids (all below U+0020 but tab, line feed and
+/// carriage return), and DEL (U+007F), with a space, in place.
 ///
-/// - Replaces the control characters XML 1.0 forbids (all below U+0020 but tab, line feed and
-///   carriage return), and DEL (U+007F), with a space.
-/// - Marks the entities `&lt;` and `&gt;` (`EntityMarks`): their `&` becomes DEL, the mark.
+/// Why: iOS 16 exports carry raw vertical tabs (U+000B) inside attribute values (device names,
+/// metadata), and libxml2 stops at the first one with a fatal error. A space keeps every other byte
+/// where it was, so line and column numbers stay right. DEL is allowed by XML but never written by
+/// Apple; it is replaced so that DEL can mean a marked entity (`EntityMarks`).
 ///
-/// Why the spaces: iOS 16 exports carry raw vertical tabs (U+000B) inside attribute values (device
-/// names, metadata), and libxml2 stops at the first one with a fatal error. A space keeps every
-/// other byte where it was, so line and column numbers stay right. DEL is allowed by XML but never
-/// written by Apple; it is replaced so that the mark means only a marked entity.
-///
-/// Why the marks: every record's `device` attribute is written with `&lt;` and `&gt;`
-/// (`&lt;&lt;HKDevice: 0x…&gt;, name:iPhone, …&gt;`), and an `&` sends libxml2 from its fast
-/// path for attribute values to its slow one, a function call per character: 42% of libxml2's
-/// instructions on the 48 MB generated export. With the `&` marked, libxml2 reads the value as
-/// plain text and `ElementBatch` turns the marks back into `<` and `>` as it copies the value: the
-/// floor's own parse of the marked file took 1.64 G instructions against 3.14 G.
-///
-/// Runs over every byte of the export, so it checks 16 bytes at a time and only looks closer when
-/// a block holds a byte below 0x20 or a DEL; the `&`s are found by `memchr`. An entity cut by the
-/// end of the buffer is left as it is: libxml2 reads it the slow way, with the same result.
+/// Runs over every byte of the export, so it checks 16 bytes at a time and only looks closer when a
+/// block holds a byte below 0x20 or a DEL.
 public enum ControlCharacterFilter {
     /// Returns how many bytes were replaced with a space (marks are not counted).
     public static func replaceForbidden(in buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
@@ -40,8 +29,6 @@ public enum ControlCharacterFilter {
             i += 16
         }
         replaced += replaceScalar(base + i, n - i)
-        // After the DELs are gone, so that every DEL left is a mark.
-        EntityMarks.mark(in: buffer)
         return replaced
     }
 
@@ -58,18 +45,26 @@ public enum ControlCharacterFilter {
     }
 }
 
-/// `&lt;` and `&gt;` with their `&` replaced by DEL (U+007F) before libxml2 (`ControlCharacterFilter`),
-/// so that libxml2 keeps an attribute value on its fast path; turned back into `<` and `>` where
-/// attribute values are copied (`ElementBatch.appendValue`). A raw DEL never reaches libxml2
+/// `&lt;` and `&gt;` with their `&` replaced by DEL (U+007F) before libxml2 (`ExportBytePass`), so
+/// that libxml2 keeps an attribute value on its fast path; turned back into `<` and `>` where
+/// attribute values are copied (`ElementBatch.appendValue`).
+///
+/// Why: every record's `device` attribute is written with `&lt;` and `&gt;` (`&lt;&lt;HKDevice:
+/// 0x…&gt;, name:iPhone, …&gt;`), and an `&` sends libxml2 from its fast path for attribute values to
+/// its slow one, a function call per character: 42% of libxml2's instructions on the 48 MB generated
+/// export. With the `&` marked, the floor's own parse of the file took 1.64 G instructions against
+/// 3.14 G. An entity cut by the end of the buffer is left as it is: libxml2 reads it the slow way,
+/// with the same result. A raw DEL never reaches libxml2
 /// (it is replaced with a space), so a DEL in a value is a mark; but for a DEL written as a character
 /// reference (`&#127;`), which the filter cannot see, right before the letters `lt;` or `gt;`.
 public enum EntityMarks {
     public static let mark: UInt8 = 0x7F
 
     /// Marks each `&lt;` and `&gt;` that `buffer` holds whole. `memchr` finds the `&`s: a check of
-    /// them in the 16-byte pass above sent a third of its blocks (those of the `device` attributes)
-    /// to a byte-at-a-time loop, 155 M instructions against 62 M on the 48 MB export.
-    static func mark(in buffer: UnsafeMutableBufferPointer<UInt8>) {
+    /// them in `ControlCharacterFilter`'s 16-byte pass sent a third of its blocks (those of the
+    /// `device` attributes) to a byte-at-a-time loop, 155 M instructions against 62 M on the 48 MB
+    /// export.
+    public static func mark(in buffer: UnsafeMutableBufferPointer<UInt8>) {
         guard let base = buffer.baseAddress else { return }
         let end = base + buffer.count
         var p = base
