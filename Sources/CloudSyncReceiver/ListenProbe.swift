@@ -22,13 +22,24 @@ package enum ListenProbe {
             throw ReceiverError.cannotListen(host: host, port: port, errno: EADDRNOTAVAIL)
         }
         defer { freeaddrinfo(found) }
-        let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
-        guard fd >= 0 else { return }   // no socket to probe with: the server's bind will say
-        defer { close(fd) }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        if bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) != 0 {
-            throw ReceiverError.cannotListen(host: host, port: port, errno: errno)
+        // A name may give several addresses (`localhost`: 127.0.0.1 and ::1, on a machine that may
+        // have no IPv6): it can be listened on when one of them can be bound. A port in use is what
+        // is said first, since it is what the user can change.
+        var failures: [Int32] = []
+        var address: UnsafeMutablePointer<addrinfo>? = first
+        while let current = address {
+            address = current.pointee.ai_next
+            let fd = socket(current.pointee.ai_family, current.pointee.ai_socktype, current.pointee.ai_protocol)
+            guard fd >= 0 else { return }   // no socket to probe with: the server's bind will say
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            let bound = bind(fd, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0
+            if !bound { failures.append(errno) }
+            close(fd)
+            if bound { return }
+        }
+        if let reason = failures.first(where: { $0 == EADDRINUSE }) ?? failures.first {
+            throw ReceiverError.cannotListen(host: host, port: port, errno: reason)
         }
     }
 }

@@ -95,3 +95,22 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("health-serve.sqlite").path))
     }
 }
+
+/// `serve --host [::1]` (the address as a URL writes it) listens on IPv6's loopback and says the
+/// address as a URL: it failed with `SocketAddressError.UnknownHost … for host [::1]`.
+@Suite struct ServeIPv6Tests {
+    static var hasIPv6Loopback: Bool {
+        ((try? String(contentsOfFile: "/proc/net/if_inet6", encoding: .utf8)) ?? "").contains("00000000000000000000000000000001")
+    }
+
+    @Test(.enabled(if: hasIPv6Loopback, "this machine has no IPv6 loopback (::1)"))
+    func serveListensOnIPv6LoopbackWrittenAsInAURL() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for host in ["[::1]", "::1"] {
+            let result = try CLI.run(["-s", "TERM", "2", CLI.binary.path, "serve", "--host", host, "--port", "0",
+                                      "--db", dir.appendingPathComponent("r.sqlite").path], tool: "/usr/bin/timeout")
+            #expect(result.stderr.contains("serve: listening on http://[::1]:") && !result.stderr.contains("Error"), "\(result.stderr)")
+        }
+    }
+}
