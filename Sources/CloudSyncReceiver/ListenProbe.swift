@@ -11,9 +11,14 @@ import Glibc
 /// just stopped is free) and closes it. A program that takes the port in the moment between is
 /// still caught by the server's own bind, as before.
 package enum ListenProbe {
+    /// The address without the brackets a URL puts around IPv6 (`[::1]` → `::1`), as a socket wants it.
+    package static func bare(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    }
+
     package static func check(host: String, port: Int) throws {
         guard port != 0 else { return }   // the system picks a free one
-        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let name = bare(host)
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_PASSIVE

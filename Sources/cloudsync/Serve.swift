@@ -170,11 +170,6 @@ struct Serve: AsyncParsableCommand {
             """)
     }
 
-    /// The address without the brackets a URL puts around IPv6 (`[::1]` → `::1`), as the socket wants it.
-    static func bare(_ host: String) -> String {
-        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-    }
-
     /// 127.0.0.0/8, ::1 and localhost: only this machine can connect.
     static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
@@ -185,7 +180,7 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "cloudsync.serve")
         logger.logLevel = .info
         var configuration = ReceiverConfiguration()
-        configuration.host = Self.bare(host)
+        configuration.host = ListenProbe.bare(host)
         configuration.port = port
         configuration.databasePath = database
         configuration.stepsFilePath = stepsFile
@@ -231,7 +226,8 @@ struct Serve: AsyncParsableCommand {
             throw ExitStatus.cannotCreate
         }
         // As a URL writes it: an IPv6 address in brackets (`http://[::1]:8080`).
-        let host = Self.bare(self.host).contains(":") ? "[\(Self.bare(self.host))]" : self.host
+        let bareHost = ListenProbe.bare(self.host)
+        let host = bareHost.contains(":") ? "[\(bareHost)]" : self.host
         var alwaysOnLines: [String] = []
         if let store, let uploadTo = alwaysOn.uploadTo {
             alwaysOnLines.append("serve: forwarding \(store) to \(uploadTo) (\(alwaysOn.uploadTarget.rawValue)) after each push and file, and every \(alwaysOn.uploadEvery)")
