@@ -26,9 +26,18 @@ extension StagingStore {
     /// the damage is kept, the run is recorded as failed with the reason, and the error is rethrown.
     @discardableResult
     public func importExport(_ input: String, filter: MetricFilter = .all, control: RunControl = RunControl()) throws -> ExportImportResult {
+        try importExport(ExportInput(path: input), origin: .export(input: input == "-" ? "standard input" : input, size: ExportSources.inputSize(input)),
+                         filter: filter, control: control)
+    }
+
+    /// Imports an export from any input (a stream included) as `origin` says: `ImportOrigin.export`, or
+    /// `.uploadedExport` for an export that arrives whole or not at all.
+    @discardableResult
+    public func importExport(_ input: ExportInput, origin: ImportOrigin, filter: MetricFilter = .all,
+                             control: RunControl = RunControl()) throws -> ExportImportResult {
         let kinds = configuration.kinds.compactMap { $0 as? any ArchiveKind.Type }
         let source = ArchiveConverter(input: input, filter: filter, kinds: kinds)
-        let session = try beginImport(ImportOrigin.export(input: source.name, size: ExportSources.inputSize(input)))
+        let session = try beginImport(origin)
         do {
             let archive = try SourceRunner.run(source, into: session.sinks, control: control)
             let stored = try session.complete(invalid: archive.conversion.invalidCount, filtered: archive.conversion.filteredOut)
@@ -60,6 +69,12 @@ extension ImportOrigin {
     /// An Apple Health export: the truth up to its date, committed in chunks.
     public static func export(input: String, size: Int64?) -> ImportOrigin {
         ImportOrigin(input: input, size: size, counting: .truthUpToItsDate, commit: .inChunks, kindName: "export")
+    }
+
+    /// An export sent to the server (`POST /api/v1/exports`): the truth up to its date like any
+    /// export, but all at once or nothing, so that a connection that drops half-way leaves nothing.
+    public static func uploadedExport(input: String) -> ImportOrigin {
+        ImportOrigin(input: input, size: nil, counting: .truthUpToItsDate, commit: .whole, kindName: "export")
     }
 
     /// A Health Auto Export document (a push's body or a file): counted where no export counts, all

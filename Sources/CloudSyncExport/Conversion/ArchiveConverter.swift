@@ -31,7 +31,7 @@ public final class ArchiveConverter: RecordSource {
         public func count(_ kind: String) -> RecordCount { records[kind] ?? RecordCount() }
     }
 
-    private let input: String
+    private let input: ExportInput
     private let filter: MetricFilter
     private let kinds: [any ArchiveKind.Type]
     private let converter: ExportConverter
@@ -46,13 +46,17 @@ public final class ArchiveConverter: RecordSource {
 
     /// - Parameters:
     ///   - kinds: the kinds to read besides metrics.
-    public init(input: String, filter: MetricFilter = .all, kinds: [any ArchiveKind.Type]) {
+    public init(input: ExportInput, filter: MetricFilter = .all, kinds: [any ArchiveKind.Type]) {
         self.input = input
         self.filter = filter
         self.kinds = kinds
         converter = ExportConverter(input: input, filter: filter)
-        report = Report(conversion: ConversionReport(input: input == "-" ? "standard input" : input))
+        report = Report(conversion: ConversionReport(input: input.name))
         report.kinds = kinds.map { $0.name }
+    }
+
+    public convenience init(input path: String, filter: MetricFilter = .all, kinds: [any ArchiveKind.Type]) {
+        self.init(input: ExportInput(path: path), filter: filter, kinds: kinds)
     }
 
     /// What was read so far (also after an error).
@@ -77,7 +81,8 @@ public final class ArchiveConverter: RecordSource {
         let reading = runs.filter { $0.files != nil }
         // A zip that cannot be read is reported by the conversion below, with its usual message.
         // Standard input redirected from a file (`< export.zip`) is that file: read it as the path.
-        let seekable = reading.isEmpty ? nil : (try? SeekableZip(path: ExportSources.seekablePath(input))) ?? nil
+        // A stream is read as it comes, like a pipe.
+        let seekable = reading.isEmpty || input.descriptor != nil ? nil : (try? SeekableZip(path: ExportSources.seekablePath(input.path))) ?? nil
         let byElement = Dictionary(grouping: runs.flatMap { run in run.elements.map { ($0, run) } }, by: \.0).mapValues { $0.map(\.1) }
         if !byElement.isEmpty {
             converter.elementTrees = { tree in

@@ -10,7 +10,7 @@ import Glibc
 /// As a `RecordSource` it gives export.xml's metrics alone (the fast path of `convert`);
 /// `ArchiveConverter` gives the whole archive.
 public final class ExportConverter: ExportElementConsumer, RecordSource {
-    private let inputPath: String
+    private let input: ExportInput
     private let filter: MetricFilter
     /// Set by `read(into:control:)`; written on the mapping thread.
     @exclusivity(unchecked) private var sink: any MetricSink = DiscardingSink()
@@ -37,11 +37,13 @@ public final class ExportConverter: ExportElementConsumer, RecordSource {
     /// Checked between elements; set by a signal handler to stop cleanly.
     private var shouldStop: @Sendable () -> Bool = { false }
 
-    public init(input path: String, filter: MetricFilter = .all) {
-        inputPath = path
+    public init(input: ExportInput, filter: MetricFilter = .all) {
+        self.input = input
         self.filter = filter
-        report = ConversionReport(input: path == "-" ? "standard input" : path)
+        report = ConversionReport(input: input.name)
     }
+
+    public convenience init(input path: String, filter: MetricFilter = .all) { self.init(input: ExportInput(path: path), filter: filter) }
 
     // MARK: RecordSource
 
@@ -62,7 +64,7 @@ public final class ExportConverter: ExportElementConsumer, RecordSource {
 
     /// Runs the conversion; the caller finishes the sink.
     func run() throws -> ConversionReport {
-        var stream = ExportStream(inputPath: inputPath)
+        var stream = ExportStream(input: input)
         stream.shouldStop = shouldStop
         stream.streamed = streamed
         readProgress = stream.progress
@@ -92,8 +94,10 @@ public final class ExportConverter: ExportElementConsumer, RecordSource {
         case .output, .outputFolder: return shouldStop()
         }
         if shouldStop() { return true }
-        guard inputPath == "-" || FileKind(path: inputPath) != .regular else { return false }
-        guard inputPath != "-" || FileKind(descriptor: STDIN_FILENO) != .regular else { return false }
+        if input.descriptor == nil {
+            guard input.isStandardInput || FileKind(path: input.path) != .regular else { return false }
+            guard !input.isStandardInput || FileKind(descriptor: STDIN_FILENO) != .regular else { return false }
+        }
         usleep(100_000)
         return shouldStop()
     }

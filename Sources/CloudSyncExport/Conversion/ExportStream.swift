@@ -18,7 +18,7 @@ public struct ExportStream {
         public var elementCounts: [String: Int] = [:]
     }
 
-    public let inputPath: String
+    public let input: ExportInput
     public private(set) var facts = Facts()
     /// Asked while a pipe or terminal gives no bytes (and between reads), so that a signal stops a
     /// run that waits on a stalled standard input: it then throws `ConversionError.interrupted`.
@@ -28,15 +28,17 @@ public struct ExportStream {
     /// For a zip from a pipe: the other entries to read as they stream past (routes, ECGs).
     var streamed: DecodedEntries?
 
-    public init(inputPath: String) {
-        self.inputPath = inputPath
-        facts.source.inputName = inputPath == "-" ? "standard input" : inputPath
+    public init(input: ExportInput) {
+        self.input = input
+        facts.source.inputName = input.name
     }
+
+    public init(inputPath: String) { self.init(input: ExportInput(path: inputPath)) }
 
     /// Calls `consumer` with each top-level element, in order, on a thread of its own (so that
     /// mapping and writing run beside the parse). Returns after the last call.
     public mutating func run(_ consumer: any ExportElementConsumer) throws {
-        let source = try ExportSources.open(inputPath, shouldStop: shouldStop, streamed: streamed)
+        let source = try ExportSources.open(input, shouldStop: shouldStop, streamed: streamed)
         progress.expect(source.info.expectedBytes)
         let stage = MappingStage(consumer: consumer)
         let parser = ExportParser(handoff: stage)

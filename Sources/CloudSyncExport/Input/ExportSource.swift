@@ -33,16 +33,17 @@ public enum ExportSources {
     static let zipMagic: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
     static let emptyZipMagic: [UInt8] = [0x50, 0x4B, 0x05, 0x06]
 
-    /// Opens `path` (`-` for standard input) and tells zip from XML by the first bytes.
-    static func open(_ path: String, shouldStop: @escaping @Sendable () -> Bool = { false },
+    /// Opens the input (a path, `-` for standard input, or an open stream) and tells zip from XML by
+    /// the first bytes.
+    static func open(_ input: ExportInput, shouldStop: @escaping @Sendable () -> Bool = { false },
                      streamed: DecodedEntries? = nil) throws -> any ExportByteSource {
-        let isStdin = path == "-"
-        let name = isStdin ? "standard input" : path
-        let fd = isStdin ? STDIN_FILENO : Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let isStdin = input.isStandardInput
+        let name = input.name
+        let fd = input.descriptor ?? (isStdin ? STDIN_FILENO : Glibc.open(input.path, O_RDONLY | O_CLOEXEC))
         guard fd >= 0 else { throw ConversionError.unreadable(name, String(cString: strerror(errno))) }
         let kind = FileKind(descriptor: fd)
         if kind == .directory { throw ConversionError.unreadable(name, "is a directory") }
-        let reader = FileReader(descriptor: fd, name: name, owns: !isStdin)
+        let reader = FileReader(descriptor: fd, name: name, owns: !isStdin && input.descriptor == nil)
         if kind != .regular { reader.waitsInterruptibly(shouldStop) }
         let prefix = try reader.peek(4)
         if prefix.isEmpty { throw ConversionError.notAnExport(name, "the input is empty") }
