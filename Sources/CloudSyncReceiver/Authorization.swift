@@ -4,14 +4,14 @@ import Hummingbird
 /// Auto Export) when tokens are configured, and puts the token's user in the request's context. The comparison takes the same time wherever the first difference is, so a
 /// token cannot be guessed byte by byte from timing.
 struct BearerTokenMiddleware: RouterMiddleware {
-    let users: ReceiverUsers
+    let users: CurrentUsers
 
     func handle(_ request: Request, context: ReceiverContext,
                 next: (Request, ReceiverContext) async throws -> Response) async throws -> Response {
         if request.uri.path == "/health" { return try await next(request, context) }
         let header = request.headers[.authorization] ?? ""
         let token = header.hasPrefix("Bearer ") ? Array(header.utf8.dropFirst(7)) : Self.header("x-api-key", of: request).map { Array($0.utf8) }
-        guard let token, let found = users.user(for: token) else {
+        guard let token, let found = users.now.user(for: token) else {
             return JSONResponse.make(.unauthorized, ["detail": "Not authenticated: a valid Bearer token is required"])
         }
         var context = context

@@ -1,41 +1,11 @@
 import CloudSyncHealthAutoExport
 import CloudSyncModel
 import CloudSyncSources
-package import CloudSyncStore
+import CloudSyncStore
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
-
-/// The staging store that `serve --store` writes Health Auto Export's pushes into. Pushes are
-/// imported one at a time on a thread of their own (each is one SQLite transaction of up to a second),
-/// never on the server's event loops.
-package final class HealthAutoExportPushStore: @unchecked Sendable {
-    private let store: StagingStore
-    private let queue = DispatchQueue(label: "cloudsync.serve.health-auto-export")
-
-    /// `store` is opened for writing and used by nothing else from now on.
-    package init(store: StagingStore) { self.store = store }
-
-    package var path: String { store.path }
-
-    func importPush(_ body: ByteBuffer, options: HealthAutoExportReader.Options,
-                    details: PushDetails) async -> Result<DocumentImportResult, any Error> {
-        await withCheckedContinuation { continuation in
-            queue.async {
-                let result = Result {
-                    try body.withUnsafeReadableBytes { bytes in
-                        try self.store.importDocument(HealthAutoExportDocument(borrowing: bytes, name: "the request"),
-                                                              options: options, details: details)
-                    }
-                }
-                continuation.resume(returning: result)
-                // After the answer: the log goes into the file, unless an import beside does it.
-                self.store.checkpointUnlessImporting()
-            }
-        }
-    }
-}
 
 extension Receiver {
     /// The path to paste into the app's REST API automation (with the token as a header).
@@ -46,7 +16,7 @@ extension Receiver {
     /// with the JSON path of the first problem; 413 over the size limit. Nothing of a refused push
     /// is stored.
     func addHealthAutoExportRoute(_ router: Router<ReceiverContext>) {
-        guard let pushes = configuration.healthAutoExportStore else { return }
+        guard let stores = configuration.patientStores else { return }
         let limit = configuration.maxPushSize
         router.post(RouterPath(stringLiteral: Self.healthAutoExportPath)) { request, context -> Response in
             let body: ByteBuffer
@@ -60,10 +30,15 @@ extension Receiver {
             let details = PushDetails(via: "push", automationName: header("automation-name"), automationID: header("automation-id"),
                                       aggregation: aggregationHeader, period: header("automation-period"), sessionID: header("session-id"))
             let options = HealthAutoExportReader.Options(aggregation: aggregationHeader.flatMap(Aggregation.init(header:)))
-            switch await pushes.importPush(body, options: options, details: details) {
+            let push = await stores.write(owner: context.user) { store in
+                try body.withUnsafeReadableBytes { bytes in
+                    try store.importDocument(HealthAutoExportDocument(borrowing: bytes, name: "the request"), options: options, details: details)
+                }
+            }
+            switch push {
             case .success(let result):
                 await configuration.alwaysOn?.afterPush()
-                logger.info("health-auto-export push stored", metadata: ["push.stored": "\(result.stored.new)", "push.already": "\(result.stored.already)",
+                logger.info("health-auto-export push stored", metadata: ["user": "\(context.user)", "push.stored": "\(result.stored.new)", "push.already": "\(result.stored.already)",
                                                                        "push.automation": "\(details.automationName ?? "-")"])
                 return JSONResponse.make(.ok, Self.reply(result))
             case .failure(let error as HealthAutoExportError):

@@ -13,6 +13,8 @@ package struct Receiver: Sendable {
     let storage: any ReceiverStorage
     let faults: FaultSchedule
     let logger: Logger
+    /// The users as the tokens file says now (SIGHUP reads it again).
+    let users: CurrentUsers?
 
     /// Opens the storage `configuration.databasePath` names: an SQLite file, or PostgreSQL for a
     /// `postgres://` address (checked and migrated on the way, within a few seconds: a problem with
@@ -20,6 +22,7 @@ package struct Receiver: Sendable {
     package init(configuration: ReceiverConfiguration, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
+        users = configuration.users.map(CurrentUsers.init)
         if PostgresLocation.isMistypedAddress(configuration.databasePath) {
             throw ReceiverError.databaseAddress(
                 "--db '\(configuration.databasePath)' is not a database address: give postgres://USER@HOST[:PORT]/DB, or the path of an SQLite file")
@@ -55,7 +58,8 @@ package struct Receiver: Sendable {
         // answered or dropped, never acknowledged without being stored), so that a stop never hangs.
         // The storage's service (PostgreSQL's pool) comes first: a graceful shutdown stops the
         // services in reverse order, so the server has answered its last request before the pool closes.
-        let services: [any Service] = [storage.service].compactMap { $0 } + (configuration.alwaysOn?.services ?? []) + [app]
+        let reload = TokensReload(file: configuration.tokensFile, users: users, logger: logger)
+        let services: [any Service] = [storage.service].compactMap { $0 } + (configuration.alwaysOn?.services ?? []) + [reload, app]
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: applicationLogger)
         group.maximumGracefulShutdownDuration = .seconds(10)
         group.maximumCancellationDuration = .seconds(5)
@@ -81,7 +85,7 @@ package struct Receiver: Sendable {
         let router = Router(context: ReceiverContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
         router.add(middleware: HandlerErrorMiddleware(logger: logger))
-        if let users = configuration.users { router.add(middleware: BearerTokenMiddleware(users: users)) }
+        if let users { router.add(middleware: BearerTokenMiddleware(users: users)) }
         router.add(middleware: AccessMiddleware())
         addAlwaysOnRoutes(router)
         addEraseRoute(router)
@@ -92,6 +96,7 @@ package struct Receiver: Sendable {
         addFloRoutes(router)
         addStepsRoutes(router)
         addHealthAutoExportRoute(router)
+        addExportsRoute(router)
         return router
     }
 

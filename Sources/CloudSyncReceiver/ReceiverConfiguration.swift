@@ -11,6 +11,8 @@ package struct ReceiverConfiguration: Sendable {
     /// When set, every route but `/health` requires `Authorization: Bearer <token>` of one of the
     /// users, and what a request stores belongs to that user.
     package var users: ReceiverUsers?
+    /// The file `users` came from (`--tokens`), read again on SIGHUP.
+    package var tokensFile: String?
     /// Larger request bodies get 413. A CloudCare batch of 1000 metrics is about 300 KB.
     package var maxBodySize = 16 << 20
     /// What `sync-status` recommends as the start of a historical backfill.
@@ -21,12 +23,15 @@ package struct ReceiverConfiguration: Sendable {
     /// count only the others in `total_metrics` (for testing what clients make of that).
     package var dropsUnknownTypes = false
 
-    /// The staging store that takes Health Auto Export's pushes (`serve --store`); nil: no such route.
-    package var healthAutoExportStore: HealthAutoExportPushStore?
+    /// Where each patient's pushes and exports go (`serve --store`: one person's store; `serve --db
+    /// FILE`: a store per patient); nil: no such routes (PostgreSQL, for now).
+    package var patientStores: (any PatientStores)?
     /// With `--store`: forwarding, the watched folder, `GET /report` (nil: none of them).
     package var alwaysOn: AlwaysOn?
     /// Larger pushes get 413: a month of raw heart rate is about 100 MB.
     package var maxPushSize = 128 << 20
+    /// Larger exports get 413 (and nothing of them is kept): the largest exports seen are 4 GB as XML.
+    package var maxExportSize = 16 << 30
 
     package init() {}
 

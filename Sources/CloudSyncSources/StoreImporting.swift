@@ -40,6 +40,9 @@ extension StagingStore {
         let session = try beginImport(origin)
         do {
             let archive = try SourceRunner.run(source, into: session.sinks, control: control)
+            // A stop asked for once the input was read (an upload whose connection dropped right at
+            // its end) still stops: an import made whole commits nothing.
+            if control.shouldStop() { throw ConversionError.interrupted }
             let stored = try session.complete(invalid: archive.conversion.invalidCount, filtered: archive.conversion.filteredOut)
             return ExportImportResult(stored: stored, archive: archive)
         } catch {
@@ -68,7 +71,7 @@ extension StagingStore {
 extension ImportOrigin {
     /// An Apple Health export: the truth up to its date, committed in chunks.
     public static func export(input: String, size: Int64?) -> ImportOrigin {
-        ImportOrigin(input: input, size: size, counting: .truthUpToItsDate, commit: .inChunks, kindName: "export")
+        ImportOrigin(input: input, size: size, counting: .truthUpToItsDate, commit: .whole, kindName: "export")
     }
 
     /// An export sent to the server (`POST /api/v1/exports`): the truth up to its date like any

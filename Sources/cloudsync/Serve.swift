@@ -197,8 +197,7 @@ struct Serve: AsyncParsableCommand {
                 var storeConfiguration = StagingStore.Configuration.saying
                 storeConfiguration.writeWait = Receiver.pushWriteWait
                 storeConfiguration.checkpointsOnCommit = false
-                configuration.healthAutoExportStore = HealthAutoExportPushStore(store: try StagingStore(path: store, access: .write,
-                                                                                                        configuration: storeConfiguration))
+                configuration.patientStores = PersonalStore(store: try StagingStore(path: store, access: .write, configuration: storeConfiguration))
                 configuration.alwaysOn = try alwaysOn.alwaysOn(storePath: store, storeConfiguration: .saying, logger: logger)
             } catch let error as ValidationError {
                 throw usageError("serve: \(error)", command: "serve")
@@ -206,8 +205,15 @@ struct Serve: AsyncParsableCommand {
                 throw ExitStatus.report(error)
             }
         }
+        if store == nil, !ReceiverConfiguration.isPostgres(database) {
+            var storeConfiguration = StagingStore.Configuration.saying
+            storeConfiguration.writeWait = Receiver.pushWriteWait
+            configuration.patientStores = PatientStoreFolder(folder: PatientStoreFolder.folder(besideDatabase: database),
+                                                             configuration: storeConfiguration)
+        }
         configuration.recommendedStartDate = recommendedStartDate
         configuration.users = try users()
+        configuration.tokensFile = tokens
         if let tokens {
             SecretFileCheck.warnIfOthersCanRead(tokens, what: "the tokens file", command: "serve")
         } else if let tokenFile = tokenOptions.tokenFile {
@@ -236,11 +242,15 @@ struct Serve: AsyncParsableCommand {
         let said = alwaysOnLines
         do {
             let store = self.store
+            let patients = configuration.patientStores
             let database = ReceiverConfiguration.isPostgres(database) ? nil : database
             try await receiver.run { port in
                 printError("serve: listening on http://\(host):\(port)")
                 if let database { printError("serve: CloudCare batches, Flō samples, steps and pairings go into \(database)") }
-                if let store { printError("serve: Health Auto Export pushes to http://\(host):\(port)\(Receiver.healthAutoExportPath) go into \(store)") }
+                if let patients {
+                    printError("serve: Health Auto Export pushes to http://\(host):\(port)\(Receiver.healthAutoExportPath) and exports to "
+                               + "http://\(host):\(port)\(Receiver.exportsPath) go \(patients.destination)")
+                }
                 for line in said { printError(line) }
                 if store != nil { printError("serve: the report of the store as it is now at http://\(host):\(port)/report") }
             }

@@ -42,7 +42,7 @@ import Testing
         process.arguments = ["-c", "umask 022; exec \"$0\" \"$@\"", CLI.binary.path, "serve", "--port", "0", "--db", database,
                              "--tokens", tokens.path]
         let stderrPath = dir.appendingPathComponent("serve.err")
-        FileManager.default.createFile(atPath: stderrPath.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: stderrPath)
         try process.run()
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }

@@ -63,8 +63,9 @@ public final class ServeProcess {
     public var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// An HTTP request with Foundation's client (independent of the uploader's AsyncHTTPClient).
-    public func request(_ method: String, _ path: String, json: Any? = nil, body: Data? = nil, token: String? = nil) throws -> (status: Int, object: [String: Any]) {
-        try Self.request(method, url + path, json: json, body: body, token: token)
+    public func request(_ method: String, _ path: String, json: Any? = nil, body: Data? = nil, token: String? = nil,
+                        headers: [String: String] = [:]) throws -> (status: Int, object: [String: Any]) {
+        try Self.request(method, url + path, json: json, body: body, token: token, headers: headers)
     }
 
     /// The same to any URL, from any thread; `timeout`: seconds without an answer before the
@@ -74,10 +75,10 @@ public final class ServeProcess {
         var request = URLRequest(url: URL(string: url)!, timeoutInterval: timeout)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let json { request.httpBody = try JSONSerialization.data(withJSONObject: json) }
         if let body { request.httpBody = body }
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         let done = DispatchSemaphore(value: 0)
         final class Box: @unchecked Sendable { var status = 0; var data = Data() }
         let box = Box()

@@ -1,0 +1,122 @@
+package import CloudSyncStore
+import Foundation
+
+/// Where each patient's truth lives: the staging store that takes their Health Auto Export pushes
+/// and their exports, and counts each sample once by the store's rule (docs/store.md). The routes
+/// that write a patient's data speak only to this protocol:
+/// - `serve --store PATH`: one person's store (`PersonalStore`);
+/// - `serve --db FILE`: one store per patient, in a folder beside the receiver's file
+///   (`PatientStoreFolder`).
+/// A write runs on a thread of its own (an import is synchronous SQLite work, never for the server's
+/// event loops), after the patient's writes before it: one writer per patient at a time, patients
+/// side by side.
+package protocol PatientStores: Sendable {
+    /// Runs `body` with `owner`'s store open for writing; what it returned or threw.
+    func write<T: Sendable>(owner: String, _ body: @escaping @Sendable (StagingStore) throws -> T) async -> Result<T, any Error>
+    /// Removes `owner`'s store, if one is here: the rows it held, by table (empty when none).
+    func erase(owner: String) async throws -> [String: Int]
+    /// Where a patient's data goes, in words for the start line (`into health.sqlite`).
+    var destination: String { get }
+}
+
+/// `serve --store`: the one person's store, open for the server's life; every token writes into it.
+package final class PersonalStore: PatientStores, @unchecked Sendable {
+    private let store: StagingStore
+    private let queue = DispatchQueue(label: "cloudsync.serve.store")
+
+    /// `store` is opened for writing and used by nothing else from now on.
+    package init(store: StagingStore) { self.store = store }
+
+    package var path: String { store.path }
+
+    package func write<T: Sendable>(owner: String, _ body: @escaping @Sendable (StagingStore) throws -> T) async -> Result<T, any Error> {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: Result { try body(self.store) })
+                // After the answer: the log goes into the file, unless an import beside does it.
+                self.store.checkpointUnlessImporting()
+            }
+        }
+    }
+
+    /// The person's own store is theirs to keep: an erase of the receiver's rows leaves it.
+    package func erase(owner: String) async throws -> [String: Int] { [:] }
+
+    package var destination: String { "into \(store.path)" }
+}
+
+/// `serve --db FILE` (SQLite): each patient's store is `NAME.sqlite` in one folder (made 0700, the
+/// stores 0600), opened for each write and closed after it, so that a thousand patients hold no
+/// thousand connections, and a patient's file is a whole store that every command reads
+/// (`status --store FOLDER/NAME.sqlite`). User names hold no `/` (`ReceiverUsers.isName`).
+package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
+    package let folder: String
+    private let configuration: StagingStore.Configuration
+    private let lock = NSLock()
+    /// One serial queue per patient who wrote since the start.
+    private var queues: [String: DispatchQueue] = [:]
+
+    /// The folder beside the receiver's SQLite file: `clinic.sqlite` → `clinic-patients/`.
+    package static func folder(besideDatabase path: String) -> String {
+        URL(fileURLWithPath: path).deletingPathExtension().path + "-patients"
+    }
+
+    package init(folder: String, configuration: StagingStore.Configuration) {
+        self.folder = folder
+        self.configuration = configuration
+    }
+
+    /// `owner`'s store.
+    package func path(of owner: String) -> String { folder + "/" + owner + ".sqlite" }
+
+    private func queue(of owner: String) -> DispatchQueue {
+        lock.withLock {
+            if let queue = queues[owner] { return queue }
+            let queue = DispatchQueue(label: "cloudsync.serve.patient")
+            queues[owner] = queue
+            return queue
+        }
+    }
+
+    package func write<T: Sendable>(owner: String, _ body: @escaping @Sendable (StagingStore) throws -> T) async -> Result<T, any Error> {
+        let path = path(of: owner)
+        let configuration = configuration
+        return await withCheckedContinuation { continuation in
+            queue(of: owner).async {
+                continuation.resume(returning: Result {
+                    let store = try StagingStore(path: path, access: .write, configuration: configuration)
+                    return try body(store)
+                })
+            }
+        }
+    }
+
+    /// Counts the store's rows, then removes its files (the database, its WAL, shared-memory and lock
+    /// files), after the patient's writes in flight.
+    package func erase(owner: String) async throws -> [String: Int] {
+        let path = path(of: owner)
+        let configuration = configuration
+        return try await withCheckedThrowingContinuation { continuation in
+            queue(of: owner).async {
+                guard FileManager.default.fileExists(atPath: path) else { return continuation.resume(returning: [:]) }
+                do {
+                    let counts = try StagingStore(path: path, access: .read, configuration: configuration).rowCounts()
+                    for file in [path, path + "-wal", path + "-shm", path + ".lock"] where FileManager.default.fileExists(atPath: file) {
+                        try FileManager.default.removeItem(atPath: file)
+                    }
+                    continuation.resume(returning: counts.filter { $0.value > 0 }.mapKeys { "store." + $0 })
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    package var destination: String { "into each patient's store in \(folder)/" }
+}
+
+extension Dictionary {
+    fileprivate func mapKeys(_ transform: (Key) -> String) -> [String: Value] {
+        Dictionary<String, Value>(uniqueKeysWithValues: map { (transform($0.key), $0.value) })
+    }
+}
