@@ -47,7 +47,7 @@ struct BearerTokenMiddleware: RouterMiddleware {
 /// - anything else: a patient's token, about their own data (`?user=` naming another is refused).
 struct AccessMiddleware: RouterMiddleware {
     /// The routes that answer with one user's data and take `?user=NAME`.
-    static let readingPaths: Set<String> = ["/wearables/metrics/summary", "/api/v1/wearables/metrics/summary"]
+    static let readingPaths: Set<String> = ["/wearables/metrics/summary", "/api/v1/wearables/metrics/summary", "/report"]
     static let erasePrefix = "/api/v1/users/"
 
     func handle(_ request: Request, context: ReceiverContext,

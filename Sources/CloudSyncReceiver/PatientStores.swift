@@ -15,6 +15,8 @@ package protocol PatientStores: Sendable {
     func write<T: Sendable>(owner: String, _ body: @escaping @Sendable (StagingStore) throws -> T) async -> Result<T, any Error>
     /// Removes `owner`'s store, if one is here: the rows it held, by table (empty when none).
     func erase(owner: String) async throws -> [String: Int]
+    /// The store to read `owner`'s data from, when there is one.
+    func readingPath(of owner: String) -> String?
     /// Where a patient's data goes, in words for the start line (`into health.sqlite`).
     var destination: String { get }
 }
@@ -43,6 +45,9 @@ package final class PersonalStore: PatientStores, @unchecked Sendable {
     package func erase(owner: String) async throws -> [String: Int] { [:] }
 
     package var destination: String { "into \(store.path)" }
+
+    /// The person's store, whoever asks (their server has no other).
+    package func readingPath(of owner: String) -> String? { store.path }
 }
 
 /// `serve --db FILE` (SQLite): each patient's store is `NAME.sqlite` in one folder (made 0700, the
@@ -113,6 +118,10 @@ package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
     }
 
     package var destination: String { "into each patient's store in \(folder)/" }
+
+    package func readingPath(of owner: String) -> String? {
+        FileManager.default.fileExists(atPath: path(of: owner)) ? path(of: owner) : nil
+    }
 }
 
 extension Dictionary {

@@ -13,9 +13,6 @@ package struct AlwaysOn: Sendable {
     package var afterPush: @Sendable () async -> Void = {}
     /// A JSON object said under "store" in `GET /health` (forwarding, watched folder).
     package var health: @Sendable () async -> Data? = { nil }
-    /// `GET /report`'s page from the store as it is now; throws `ReportRequestError` for a query
-    /// it cannot take (400).
-    package var report: (@Sendable (ReportQuery) async throws -> String)?
 
     package init() {}
 }
@@ -45,20 +42,32 @@ extension Receiver {
             }
             return JSONResponse.make(.ok, reply)
         }
-        guard let report = alwaysOn?.report else { return }
-        router.get("/report") { request, _ -> Response in
+    }
+
+    /// `GET /report[?user=NAME]`: the page of `cloudsync report` from the patient's store as it is
+    /// now (a reading route: the patient's own token, or a carer's given `reads=NAME`), made on a
+    /// thread of its own. 404 when the patient has no store here yet.
+    func addReportRoute(_ router: Router<ReceiverContext>) {
+        guard let stores = configuration.patientStores, let page = configuration.reportPage else { return }
+        router.get("/report") { request, context -> Response in
             let query = ReportQuery(since: request.uri.queryParameters["since"].map(String.init),
                                     until: request.uri.queryParameters["until"].map(String.init),
                                     tz: request.uri.queryParameters["tz"].map(String.init))
-            do {
-                let html = try await report(query)
+            guard let path = stores.readingPath(of: context.subject) else {
+                return JSONResponse.make(.notFound, ["detail": "nothing of \(context.subject) was pushed or uploaded here yet"])
+            }
+            let made = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: Result { try page(path, query) }) }
+            }
+            switch made {
+            case .success(let html):
                 var headers = HTTPFields()
                 headers[.contentType] = "text/html; charset=utf-8"
                 headers[.cacheControl] = "no-store"
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
-            } catch let error as ReportRequestError {
+            case .failure(let error as ReportRequestError):
                 return JSONResponse.make(.badRequest, ["detail": error.message])
-            } catch {
+            case .failure(let error):
                 logger.error("report failed", metadata: ["error": "\(error)"])
                 return JSONResponse.make(.internalServerError, ["detail": "the report could not be made: \(error)"])
             }

@@ -97,6 +97,7 @@ package struct Receiver: Sendable {
         addStepsRoutes(router)
         addHealthAutoExportRoute(router)
         addExportsRoute(router)
+        addReportRoute(router)
         return router
     }
 

@@ -26,7 +26,10 @@ package struct ReceiverConfiguration: Sendable {
     /// Where each patient's pushes and exports go (`serve --store`: one person's store; `serve --db
     /// FILE`: a store per patient); nil: no such routes (PostgreSQL, for now).
     package var patientStores: (any PatientStores)?
-    /// With `--store`: forwarding, the watched folder, `GET /report` (nil: none of them).
+    /// `GET /report`'s page of the store at a path as it is now; throws `ReportRequestError` for a
+    /// query it cannot take (400). Nil: no such route.
+    package var reportPage: (@Sendable (_ storePath: String, ReportQuery) throws -> String)?
+    /// With `--store`: forwarding and the watched folder (nil: neither).
     package var alwaysOn: AlwaysOn?
     /// Larger pushes get 413: a month of raw heart rate is about 100 MB.
     package var maxPushSize = 128 << 20

@@ -87,7 +87,7 @@ package struct ReceiverUsers: Sendable {
     }
 
     /// Letters, digits, `.`, `_` and `-`: a user name, which also names files (the steps files).
-    static func isName(_ name: String) -> Bool {
+    package static func isName(_ name: String) -> Bool {
         !name.isEmpty && name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
     }
 

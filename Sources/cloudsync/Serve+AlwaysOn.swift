@@ -100,7 +100,6 @@ struct AlwaysOnOptions: ParsableArguments {
             if let watcher { said.watch = watcher.health() }
             return try? JSONEncoder().encode(said)
         }
-        alwaysOn.report = { query in try Self.report(storePath: storePath, query) }
         return alwaysOn
     }
 
@@ -108,21 +107,5 @@ struct AlwaysOnOptions: ParsableArguments {
     struct StoreHealth: Encodable {
         var forwarding: ForwardingStatus?
         var watch: FolderWatcher.Health?
-    }
-
-    /// `GET /report`: `cloudsync report` of the store as it is now.
-    static func report(storePath: String, _ query: ReportQuery) throws -> String {
-        let zone: TimeZone?
-        let since: Int64?, until: Int64?
-        do {
-            zone = try ZoneName.resolve(query.tz, option: "tz")
-            since = try query.since.map { try FilterOptions.parseDate($0, option: "since", zone: zone) }
-            until = try query.until.map { try FilterOptions.parseDate($0, option: "until", zone: zone) }
-        } catch {
-            throw ReportRequestError("\(error)")
-        }
-        if let since, let until, since >= until { throw ReportRequestError("since (\(query.since!)) is not before until (\(query.until!))") }
-        let store = try StagingStore.openForReading(path: storePath)
-        return try HealthReport.html(store: store, since: since, until: until, zone: zone)
     }
 }

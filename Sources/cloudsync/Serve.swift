@@ -211,6 +211,7 @@ struct Serve: AsyncParsableCommand {
             configuration.patientStores = PatientStoreFolder(folder: PatientStoreFolder.folder(besideDatabase: database),
                                                              configuration: storeConfiguration)
         }
+        configuration.reportPage = { path, query in try ReportPage.make(storePath: path, query) }
         configuration.recommendedStartDate = recommendedStartDate
         configuration.users = try users()
         configuration.tokensFile = tokens

@@ -1,13 +1,35 @@
 import ArgumentParser
 import CloudSyncKinds
+import CloudSyncReceiver
 import CloudSyncStore
 
-/// `--store PATH`, shared by the store commands.
+/// `--store PATH [--user NAME]`, shared by the store commands.
 struct StoreOptions: ParsableArguments {
     @Option(help: "The staging store (default: $CLOUDSYNC_STORE, else $XDG_DATA_HOME/cloudsync/staging.sqlite, else ~/.local/share/cloudsync/staging.sqlite).")
     var store: String?
 
-    var path: String { store ?? StoreLocation.defaultPath() }
+    @Option(help: ArgumentHelp("A patient of a clinic's server: with --store FILE, the --db FILE of serve, their store in FILE-patients/.",
+                               valueName: "NAME"))
+    var user: String?
+
+    /// The store: `--store`, or with `--user` that patient's store beside the server's database.
+    var path: String {
+        let named = store ?? StoreLocation.defaultPath()
+        guard let user else { return named }
+        return PatientStoreFolder(folder: PatientStoreFolder.folder(besideDatabase: named), configuration: .standard).path(of: user)
+    }
+
+    func validate() throws {
+        guard let user else { return }
+        guard let store else { throw ValidationError("--user \(user) names a patient of a server's database: give that database too (--store FILE)") }
+        guard ReceiverUsers.isName(user) else {
+            throw ValidationError("--user '\(user)' is not a user name: it holds letters, digits, '.', '_' and '-' only")
+        }
+        if ReceiverConfiguration.isPostgres(store) {
+            throw ValidationError("--store \(store) is PostgreSQL: a patient's pushes and exports are kept in stores on SQLite servers only "
+                                  + "for now (serve --db FILE); their CloudCare, Flō and steps rows are read through serve's routes")
+        }
+    }
 
     /// Opens the store, turning failures into a message and its exit status. A writer that
     /// upgrades the store's schema says so on stderr.
@@ -15,7 +37,11 @@ struct StoreOptions: ParsableArguments {
         do {
             return try StagingStore(path: path, access: access, configuration: .saying)
         } catch let error as StoreError {
-            printError(error.description)
+            if case .missing = error, let user, let store {
+                printError("\(path): no store for \(user) yet: nothing was pushed or uploaded with their token to the server of \(store)")
+            } else {
+                printError(error.description)
+            }
             throw ExitStatus.code(for: error)
         }
     }

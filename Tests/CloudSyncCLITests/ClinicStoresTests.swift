@@ -1,5 +1,8 @@
 import CloudSyncTesting
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -65,6 +68,22 @@ import Glibc
         let mode = { (path: String) in try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int }
         #expect(try mode(alices) == 0o600)
         #expect(try mode(dir.appendingPathComponent("received-patients").path) == 0o700)
+
+        // The report page: the patient's own, and a carer's of the patients named in reads=, no other.
+        let page = { (query: String, token: String) throws -> (status: Int, html: String) in
+            var request = URLRequest(url: URL(string: serve.url + "/report" + query)!)
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            let (data, response) = try Self.syncRequest(request)
+            return (response, String(decoding: data, as: UTF8.self))
+        }
+        let alicesPage = try page("", Self.alice)
+        #expect(alicesPage.status == 200 && alicesPage.html.contains("<html"), "\(alicesPage.status)")
+        let carolsPage = try page("?user=alice", Self.carol)
+        #expect(carolsPage.status == 200 && carolsPage.html == alicesPage.html)
+        #expect(try page("?user=bob", Self.carol).status == 403)
+        #expect(try page("?user=bob", Self.alice).status == 403)
+        #expect(try page("?user=alice", Self.root).status == 403)
+        #expect(try page("", Self.bob).status == 200)
 
         // A carer writes nothing; another type of body is refused; a damaged export leaves nothing.
         #expect(try Self.upload(serve, Paths.sampleZip, type: "application/zip", token: Self.carol).status == 403)
@@ -150,6 +169,19 @@ import Glibc
         #expect(try push(Self.bob) == 200)
         #expect(serve.process.isRunning)
         #expect(!serve.log.contains(Self.bob))
+    }
+
+    /// A GET with Foundation's client: the body and the status.
+    static func syncRequest(_ request: URLRequest) throws -> (Data, Int) {
+        final class Box: @unchecked Sendable { var status = 0; var data = Data() }
+        let box = Box(), done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            box.data = data ?? Data()
+            done.signal()
+        }.resume()
+        done.wait()
+        return (box.data, box.status)
     }
 
     static func connect(port: Int) throws -> Int32 {
