@@ -3,8 +3,9 @@ import CSQLiteRows
 
 /// One SQLite connection (the system library through its C API). Owns the handle; statements are
 /// prepared once and reused. Not thread-safe: one connection per thread.
-package final class SQLiteDatabase {
+package final class SQLiteDatabase: StoreDatabase {
     package let path: String
+    package var dialect: SQLDialect { .sqlite }
     let handle: OpaquePointer
 
     package struct OpenMode: Sendable {
@@ -87,19 +88,6 @@ package final class SQLiteDatabase {
 
     package func prepare(_ sql: String) throws -> SQLiteStatement {
         try SQLiteStatement(database: self, sql: sql)
-    }
-
-    /// The single value of a query (`SELECT count(*) …`).
-    package func scalarInt(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int64? {
-        let statement = try prepare(sql)
-        try statement.bind(arguments)
-        return try statement.step() ? (statement.isNull(0) ? nil : statement.int64(0)) : nil
-    }
-
-    package func scalarText(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> String? {
-        let statement = try prepare(sql)
-        try statement.bind(arguments)
-        return try statement.step() ? statement.text(0) : nil
     }
 
     /// Runs `body` in one transaction (BEGIN IMMEDIATE: the write lock is taken at the start).

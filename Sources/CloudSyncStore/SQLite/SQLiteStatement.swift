@@ -2,7 +2,7 @@ package import CloudSyncModel
 import CSQLite3
 
 /// A prepared statement, finalized when released. Reused with `reset`.
-package final class SQLiteStatement {
+package final class SQLiteStatement: StoreStatement {
     let handle: OpaquePointer
     unowned let database: SQLiteDatabase
     let sql: String
@@ -41,33 +41,6 @@ package final class SQLiteStatement {
         try check(sqlite3_bind_blob(handle, index, blob.baseAddress, Int32(blob.count), cloudsync_sqlite_transient()))
     }
 
-    /// Binds a Double, or NULL for nil.
-    package func bind(_ index: Int32, _ value: Double?) throws {
-        if let value { try bind(index, value) } else { try bindNull(index) }
-    }
-
-    /// Binds an Int64, or NULL for nil.
-    package func bind(_ index: Int32, _ value: Int64?) throws {
-        if let value { try bind(index, value) } else { try bindNull(index) }
-    }
-
-    /// Binds a String, or NULL for nil.
-    package func bind(_ index: Int32, _ value: String?) throws {
-        if let value { try bind(index, value) } else { try bindNull(index) }
-    }
-
-    package func bind(_ values: [SQLiteValue]) throws {
-        for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
-            switch value {
-            case .int(let v): try bind(index, v)
-            case .double(let v): try bind(index, v)
-            case .text(let v): try bind(index, v)
-            case .null: try bindNull(index)
-            }
-        }
-    }
-
     @inline(__always)
     private func check(_ status: Int32) throws {
         if status != SQLITE_OK { throw database.error(status, sql: sql) }
@@ -84,13 +57,6 @@ package final class SQLiteStatement {
         case SQLITE_DONE: return false
         default: throw database.error(status, sql: sql)
         }
-    }
-
-    /// Runs to completion and resets for the next use.
-    package func run(_ values: [SQLiteValue] = []) throws {
-        try bind(values)
-        defer { reset() }
-        while try step() {}
     }
 
     package func reset() {
@@ -112,8 +78,6 @@ package final class SQLiteStatement {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         return String(cString: pointer)
     }
-    package func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
-    package func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
 
     /// A BLOB column's bytes, valid until the next step or reset.
     package func blob(_ column: Int32) -> UnsafeRawBufferPointer {

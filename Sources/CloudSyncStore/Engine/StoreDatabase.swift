@@ -1,0 +1,96 @@
+/// The SQL a store speaks, where the engines differ (docs/architecture.md, "One store, two engines").
+package enum SQLDialect: Sendable, Equatable {
+    /// A store file: the personal store, and each patient's store of a clinic on one machine.
+    case sqlite
+    /// A clinic's PostgreSQL: every patient's rows in the same tables, each row carrying its owner.
+    case postgres
+}
+
+/// What the store's SQL runs on, the same calls for both engines, so that what counts is written
+/// once: SQLite (`SQLiteDatabase`) and PostgreSQL (`PostgresDatabase`). Synchronous, like the store:
+/// one connection per thread. Parameters are `?` or `?NNN` in the SQL, bound from 1; columns are
+/// read from 0.
+package protocol StoreDatabase: AnyObject {
+    associatedtype Statement: StoreStatement
+    var dialect: SQLDialect { get }
+    /// Where the database is, as messages say it (a path; an address without its password).
+    var path: String { get }
+    func prepare(_ sql: String) throws -> Statement
+    /// Runs SQL without parameters or results (one or several statements).
+    func execute(_ sql: String) throws
+    /// Runs `body` in one transaction that holds the write lock from its start.
+    func transaction<T>(_ body: () throws -> T) throws -> T
+    /// Rows the last statement inserted, updated or deleted.
+    var changes: Int { get }
+    /// True while a transaction is open.
+    var isInTransaction: Bool { get }
+}
+
+/// A statement of a `StoreDatabase`: bound, stepped row by row, reset for the next use.
+package protocol StoreStatement: AnyObject {
+    func bind(_ index: Int32, _ value: Int64) throws
+    func bind(_ index: Int32, _ value: Double) throws
+    func bind(_ index: Int32, _ value: String) throws
+    func bindNull(_ index: Int32) throws
+    /// Runs the statement on the first call; true while a row is available.
+    @discardableResult func step() throws -> Bool
+    /// Forgets the results and the values bound.
+    func reset()
+    func int64(_ column: Int32) -> Int64
+    func double(_ column: Int32) -> Double
+    func isNull(_ column: Int32) -> Bool
+    func text(_ column: Int32) -> String?
+}
+
+extension StoreStatement {
+    package func bind(_ values: [SQLiteValue]) throws {
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            switch value {
+            case .int(let v): try bind(index, v)
+            case .double(let v): try bind(index, v)
+            case .text(let v): try bind(index, v)
+            case .null: try bindNull(index)
+            }
+        }
+    }
+
+    package func bind(_ index: Int32, _ value: Int64?) throws {
+        if let value { try bind(index, value) } else { try bindNull(index) }
+    }
+
+    package func bind(_ index: Int32, _ value: Double?) throws {
+        if let value { try bind(index, value) } else { try bindNull(index) }
+    }
+
+    package func bind(_ index: Int32, _ value: String?) throws {
+        if let value { try bind(index, value) } else { try bindNull(index) }
+    }
+
+    /// Runs to completion and resets for the next use.
+    package func run(_ values: [SQLiteValue] = []) throws {
+        try bind(values)
+        defer { reset() }
+        while try step() {}
+    }
+
+    package func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+    package func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+}
+
+extension StoreDatabase {
+    /// The single value of a query (`SELECT count(*) …`).
+    package func scalarInt(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int64? {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        return try statement.step() ? (statement.isNull(0) ? nil : statement.int64(0)) : nil
+    }
+
+    package func scalarText(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> String? {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        return try statement.step() ? statement.text(0) : nil
+    }
+}
