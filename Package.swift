@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, bottom to top:
-//   CLibXML2, CloudSyncZlib, CSQLite3   system libraries (C)
+//   CLibXML2, CloudSyncZlib, CSQLite3, CLibPQ   system libraries (C)
 //   CloudSyncModel       HealthMetric and the other records, bytes, dates, numbers, JSON and CloudCare
 //                        writers, the external sort (no C dependency)
 //   CloudSyncHealthAutoExport  Health Auto Export's JSON (pushes and files) read and mapped to HealthMetric
@@ -66,6 +66,13 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The store's PostgreSQL engine: libpq's synchronous calls fit the store, which runs on
+        // threads of its own with one connection each, as it does with SQLite.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(
             name: "CloudSyncModel",
             swiftSettings: strictSettings
@@ -99,7 +106,7 @@ let package = Package(
         ),
         .target(
             name: "CloudSyncStore",
-            dependencies: ["CloudSyncModel", "CSQLite3", "CSQLiteRows"],
+            dependencies: ["CloudSyncModel", "CSQLite3", "CSQLiteRows", "CLibPQ"],
             swiftSettings: strictSettings
         ),
         .target(

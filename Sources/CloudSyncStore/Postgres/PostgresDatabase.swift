@@ -1,0 +1,114 @@
+import CLibPQ
+import Foundation
+
+/// One PostgreSQL connection through libpq's synchronous calls: the store's other engine beside
+/// `SQLiteDatabase`, with the same calls (`StoreDatabase`), so that the store's SQL runs on both.
+/// Not thread-safe: one connection per thread, as with SQLite.
+///
+/// Every row of a clinic's tables carries its owner. A connection is opened for one owner: it sets
+/// `cloudsync.owner` for its session, which the tables' row-level security reads (only that owner's
+/// rows are seen, and new rows get that owner by default), so the store's SQL is the same text on
+/// both engines and cannot read another patient's rows.
+package final class PostgresDatabase: StoreDatabase {
+    package var dialect: SQLDialect { .postgres }
+    /// The address without its password.
+    package let path: String
+    let connection: OpaquePointer
+    package private(set) var changes = 0
+
+    /// Connects to `address` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?host=/socket/folder]`,
+    /// libpq's URI) as `owner`; nil: a connection that reads no owner's rows (for the schema).
+    package init(address: String, owner: String?) throws {
+        path = Self.withoutPassword(address)
+        guard let connection = PQconnectdb(address) else {
+            throw PostgresError(sqlState: "", message: "cannot allocate a connection", sql: nil, database: path)
+        }
+        self.connection = connection
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.message(of: connection)
+            PQfinish(connection)
+            throw PostgresError(sqlState: "", message: message, sql: nil, database: path)
+        }
+        if let owner {
+            let statement = try prepare("SELECT set_config('cloudsync.owner', ?, false)")
+            try statement.bind(1, owner)
+            try statement.step()
+            statement.reset()
+        }
+    }
+
+    deinit { PQfinish(connection) }
+
+    package func prepare(_ sql: String) throws -> PostgresStatement { PostgresStatement(database: self, sql: sql) }
+
+    package func execute(_ sql: String) throws {
+        guard let result = PQexec(connection, sql) else { throw error(nil, sql: sql) }
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    package var isInTransaction: Bool { PQtransactionStatus(connection) != PQTRANS_IDLE }
+
+    /// Runs a translated statement with its parameters as text (PostgreSQL infers their types from
+    /// where they stand, as SQLite takes any value): the result, whose rows are all here.
+    func run(_ sql: String, parameters: [String?]) throws -> OpaquePointer {
+        let cStrings = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for pointer in cStrings { free(pointer) } }
+        let result = cStrings.withUnsafeBufferPointer { values in
+            values.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(values.count, 1)) { pointers in
+                PQexecParams(connection, sql, Int32(values.count), nil, values.isEmpty ? nil : pointers, nil, nil, 0)
+            }
+        }
+        guard let result else { throw error(nil, sql: sql) }
+        do {
+            try check(result, sql: sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return result
+    }
+
+    private func check(_ result: OpaquePointer, sql: String) throws {
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
+        default: throw error(result, sql: sql)
+        }
+    }
+
+    private func error(_ result: OpaquePointer?, sql: String?) -> PostgresError {
+        guard let result else { return PostgresError(sqlState: "", message: Self.message(of: connection), sql: sql, database: path) }
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+        let message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? Self.message(of: connection)
+        return PostgresError(sqlState: state, message: message, sql: sql, database: path)
+    }
+
+    private static func message(of connection: OpaquePointer) -> String {
+        String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `postgres://user:secret@host/db` → `postgres://user@host/db`: no message repeats a password.
+    static func withoutPassword(_ address: String) -> String {
+        guard let scheme = address.range(of: "://"), let at = address[scheme.upperBound...].firstIndex(of: "@") else { return address }
+        let credentials = address[scheme.upperBound..<at]
+        guard let colon = credentials.firstIndex(of: ":") else { return address }
+        return String(address[..<colon]) + String(address[at...])
+    }
+}
+
+@available(*, unavailable)
+extension PostgresDatabase: Sendable {}

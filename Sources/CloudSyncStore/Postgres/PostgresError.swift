@@ -1,0 +1,26 @@
+import Foundation
+
+/// A failure of PostgreSQL as libpq reports it: its SQLSTATE (`23505` a unique violation, `40001` a
+/// serialization failure…), its message, and the statement, for the store's messages.
+package struct PostgresError: Error, Sendable, CustomStringConvertible {
+    /// Five characters; empty when the connection itself failed.
+    package var sqlState: String
+    package var message: String
+    package var sql: String?
+    /// The database, as messages name it (without a password).
+    package var database: String
+
+    package var description: String {
+        var text = "\(database): PostgreSQL: \(message)"
+        if !sqlState.isEmpty { text += " (SQLSTATE \(sqlState))" }
+        if let sql { text += " in: \(sql.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "))" }
+        return text
+    }
+
+    /// A unique or exclusion constraint refused the row.
+    package var isUniqueViolation: Bool { sqlState == "23505" }
+    /// The server could not be reached, or the connection broke (class 08).
+    package var isConnectionFailure: Bool { sqlState.isEmpty || sqlState.hasPrefix("08") }
+    /// The disk of the server is full (53100).
+    package var isDiskFull: Bool { sqlState == "53100" }
+}

@@ -1,0 +1,80 @@
+import CLibPQ
+import Foundation
+
+/// A statement of `PostgresDatabase`: its SQL translated once (`PlaceholderTranslation`), its values
+/// kept as text until the first `step`, which runs it; the rows are then read one by one from the
+/// result. Reused with `reset`, as SQLite's.
+package final class PostgresStatement: StoreStatement {
+    unowned let database: PostgresDatabase
+    let sql: String
+    private let translated: String
+    private var parameters: [String?]
+    private var result: OpaquePointer?
+    private var row = -1
+    private var rows = 0
+
+    init(database: PostgresDatabase, sql: String) {
+        self.database = database
+        self.sql = sql
+        let translation = PlaceholderTranslation.postgres(sql)
+        translated = translation.sql
+        parameters = Array(repeating: nil, count: translation.parameters)
+    }
+
+    deinit { if let result { PQclear(result) } }
+
+    private func set(_ index: Int32, _ text: String?) throws {
+        guard index >= 1, Int(index) <= parameters.count else {
+            throw PostgresError(sqlState: "", message: "parameter \(index) of \(parameters.count)", sql: sql, database: database.path)
+        }
+        parameters[Int(index) - 1] = text
+    }
+
+    package func bind(_ index: Int32, _ value: Int64) throws { try set(index, String(value)) }
+    /// The shortest text that reads back as the same Double; infinities and NaN as PostgreSQL spells them.
+    package func bind(_ index: Int32, _ value: Double) throws {
+        let text = value.isNaN ? "NaN" : value.isInfinite ? (value < 0 ? "-Infinity" : "Infinity") : "\(value)"
+        try set(index, text)
+    }
+    package func bind(_ index: Int32, _ value: String) throws { try set(index, value) }
+    package func bindNull(_ index: Int32) throws { try set(index, nil) }
+
+    @discardableResult
+    package func step() throws -> Bool {
+        if result == nil {
+            let ran = try database.run(translated, parameters: parameters)
+            result = ran
+            rows = Int(PQntuples(ran))
+            row = -1
+        }
+        row += 1
+        return row < rows
+    }
+
+    package func reset() {
+        if let result { PQclear(result) }
+        result = nil
+        row = -1
+        rows = 0
+        for i in parameters.indices { parameters[i] = nil }
+    }
+
+    private func cell(_ column: Int32) -> UnsafeMutablePointer<CChar>? {
+        guard let result, row >= 0, row < rows, PQgetisnull(result, Int32(row), column) == 0 else { return nil }
+        return PQgetvalue(result, Int32(row), column)
+    }
+
+    package func isNull(_ column: Int32) -> Bool { cell(column) == nil }
+    package func int64(_ column: Int32) -> Int64 {
+        guard let cell = cell(column) else { return 0 }
+        // A boolean reads as 1 or 0, as SQLite gives it.
+        if cell.pointee == CChar(UInt8(ascii: "t")) { return 1 }
+        if cell.pointee == CChar(UInt8(ascii: "f")) { return 0 }
+        return strtoll(cell, nil, 10)
+    }
+    package func double(_ column: Int32) -> Double { cell(column).map { strtod($0, nil) } ?? 0 }
+    package func text(_ column: Int32) -> String? { cell(column).map { String(cString: $0) } }
+}
+
+@available(*, unavailable)
+extension PostgresStatement: Sendable {}
