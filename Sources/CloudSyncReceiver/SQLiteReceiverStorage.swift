@@ -87,7 +87,7 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
     init(path: String, steps: StepsFile) throws {
         self.steps = steps
         database = try SQLiteDatabase(path: path)
-        try database.execute("PRAGMA journal_mode = WAL")
+        try database.turnOnWAL()
         try database.execute("PRAGMA synchronous = NORMAL")
         try migrate()
     }

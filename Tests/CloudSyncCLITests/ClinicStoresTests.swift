@@ -128,6 +128,43 @@ import Glibc
         #expect(whole.status == 201 && whole.object["stored"] as? Int == 40_000, "\(whole.status) \(whole.object)")
     }
 
+    /// Two instances started at the same moment on one new database file both start (the second
+    /// failed with "database is locked" turning on WAL), and the same push sent to each at once, for a
+    /// patient new to both, is stored once.
+    @Test func twoInstancesOnOneFileStoreAPushOnce() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tokens = try Self.tokensFile(in: dir, Self.everyone)
+        final class Started: @unchecked Sendable { var serves: [ServeProcess?] = [nil, nil]; var errors: [String] = [] }
+        let started = Started(), lock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            do {
+                let serve = try ServeProcess(["--tokens", tokens], directory: dir, database: dir.appendingPathComponent("clinic.sqlite").path,
+                                             name: "serve\(i)")
+                lock.withLock { started.serves[i] = serve }
+            } catch {
+                lock.withLock { started.errors.append("\(error)") }
+            }
+        }
+        #expect(started.errors.isEmpty, "\(started.errors)")
+        let serves = started.serves.compactMap { $0 }
+        defer { for serve in serves { _ = serve.stop() } }
+        try #require(serves.count == 2)
+        let body = try Data(contentsOf: URL(fileURLWithPath: Paths.sampleHealthAutoExport))
+        final class Answers: @unchecked Sendable { var stored: [Int] = [0, 0]; var statuses: [Int] = [0, 0] }
+        let answers = Answers()
+        let urls = serves.map(\.url)
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            let answer = try? ServeProcess.request("POST", urls[i] + "/health-auto-export", body: body, token: Self.alice)
+            lock.withLock {
+                answers.statuses[i] = answer?.status ?? 0
+                answers.stored[i] = answer?.object["stored"] as? Int ?? -1
+            }
+        }
+        #expect(answers.statuses == [200, 200] && answers.stored.sorted() == [0, 15], "\(answers.statuses) \(answers.stored)")
+        #expect(try Self.status(dir.appendingPathComponent("clinic-patients/alice.sqlite").path)["metrics"] as? Int == 15)
+    }
+
     /// `serve --store`: an export sent to the server goes into the person's store.
     @Test func anExportSentToAPersonalServerGoesIntoItsStore() throws {
         let dir = try makeTemporaryDirectory()

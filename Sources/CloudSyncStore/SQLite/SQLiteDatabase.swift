@@ -1,5 +1,8 @@
 import CSQLite3
 import CSQLiteRows
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One SQLite connection (the system library through its C API). Owns the handle; statements are
 /// prepared once and reused. Not thread-safe: one connection per thread.
@@ -88,6 +91,21 @@ package final class SQLiteDatabase: StoreDatabase {
 
     package func prepare(_ sql: String) throws -> SQLiteStatement {
         try SQLiteStatement(database: self, sql: sql)
+    }
+
+    /// WAL, also when another process opens the new file at the same moment: changing the journal
+    /// mode takes the file whole, and SQLite answers SQLITE_BUSY at once rather than wait (two
+    /// `serve` instances started together on one new file failed so). Tried again for up to 10 s.
+    package func turnOnWAL() throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            do {
+                try execute("PRAGMA journal_mode = WAL")
+                return
+            } catch let error as SQLiteError where error.isBusy && ContinuousClock.now < deadline {
+                usleep(20_000)
+            }
+        }
     }
 
     /// Runs `body` in one transaction (BEGIN IMMEDIATE: the write lock is taken at the start).

@@ -114,7 +114,7 @@ public final class StagingStore: StoreAccess {
         // 16 KiB pages: fewer B-tree splits during bulk imports (only takes effect on a new file).
         try database.execute("PRAGMA page_size = 16384")
         // WAL: readers never block the writer; NORMAL: a commit survives any crash of the process.
-        try database.execute("PRAGMA journal_mode = WAL")
+        try database.turnOnWAL()
         try database.execute("PRAGMA synchronous = NORMAL")
         // 16 MiB of page cache: an import's rows come in identity order (type by type, in time), so
         // the pages it inserts into are few. 32 MiB made the import's peak RSS 16 MiB larger.
