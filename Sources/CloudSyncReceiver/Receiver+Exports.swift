@@ -57,8 +57,10 @@ extension Receiver {
             }()
             var received = 0
             var tooLarge = false
+            var first: UInt8?
             do {
                 for try await chunk in request.body {
+                    if first == nil { first = chunk.readableBytesView.first { ![0x20, 0x0A, 0x0D, 0x09].contains($0) } }
                     received += chunk.readableBytes
                     if received > limit {
                         tooLarge = true
@@ -86,6 +88,10 @@ extension Receiver {
                 logger.info("export stored", metadata: ["user": "\(user)", "export.stored": "\(imported.stored.new)",
                                                         "export.already": "\(imported.stored.already)", "bytes": "\(received)"])
                 return JSONResponse.make(.created, Self.reply(imported, bytes: received))
+            case .failure(ConversionError.notAnExport) where first == UInt8(ascii: "{") || first == UInt8(ascii: "["):
+                return JSONResponse.make(.unprocessableContent, [
+                    "detail": "the body is JSON, not an Apple Health export: Health Auto Export's pushes go to POST \(Self.healthAutoExportPath); nothing was stored",
+                ])
             case .failure(let error as ConversionError):
                 return JSONResponse.make(.unprocessableContent, ["detail": error.description + "; nothing was stored"])
             case .failure(let error):

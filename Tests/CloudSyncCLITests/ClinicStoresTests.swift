@@ -89,6 +89,9 @@ import Glibc
         #expect(try Self.upload(serve, Paths.sampleZip, type: "application/zip", token: Self.carol).status == 403)
         let json = try Self.upload(serve, Paths.sampleZip, type: "application/json", token: Self.bob)
         #expect(json.status == 415 && (json.object["detail"] as? String)?.contains("application/zip") == true, "\(json)")
+        let pushAsExport = try Self.upload(serve, Paths.sampleHealthAutoExport, type: "application/zip", token: Self.bob)
+        #expect(pushAsExport.status == 422 && (pushAsExport.object["detail"] as? String)?.contains("POST /health-auto-export") == true,
+                "\(pushAsExport)")
         let cut = dir.appendingPathComponent("cut.xml").path
         try Data(try Data(contentsOf: URL(fileURLWithPath: Paths.sampleXML)).prefix(6000)).write(to: URL(fileURLWithPath: cut))
         let damaged = try Self.upload(serve, cut, type: "application/xml", token: Self.bob)
