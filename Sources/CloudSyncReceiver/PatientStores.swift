@@ -57,42 +57,60 @@ package final class PersonalStore: PatientStores, @unchecked Sendable {
 package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
     package let folder: String
     private let configuration: StagingStore.Configuration
+    /// How long a write waits for the patient's writes before it (an export being imported): past
+    /// it, `PatientStoreBusy` (503 with Retry-After), as SQLite's own lock wait does for another instance.
+    private let wait: Double
     private let lock = NSLock()
-    /// One serial queue per patient who wrote since the start.
-    private var queues: [String: DispatchQueue] = [:]
+    /// One lock per patient who wrote since the start: their writes one at a time.
+    private var turns: [String: NSLock] = [:]
 
     /// The folder beside the receiver's SQLite file: `clinic.sqlite` → `clinic-patients/`.
     package static func folder(besideDatabase path: String) -> String {
         URL(fileURLWithPath: path).deletingPathExtension().path + "-patients"
     }
 
-    package init(folder: String, configuration: StagingStore.Configuration) {
+    package init(folder: String, configuration: StagingStore.Configuration, wait: Double) {
         self.folder = folder
         self.configuration = configuration
+        self.wait = wait
     }
 
     /// `owner`'s store.
-    package func path(of owner: String) -> String { folder + "/" + owner + ".sqlite" }
+    package func path(of owner: String) -> String { Self.path(of: owner, in: folder) }
 
-    private func queue(of owner: String) -> DispatchQueue {
+    /// `owner`'s store in `folder`.
+    package static func path(of owner: String, in folder: String) -> String { folder + "/" + owner + ".sqlite" }
+
+    private func turn(of owner: String) -> NSLock {
         lock.withLock {
-            if let queue = queues[owner] { return queue }
-            let queue = DispatchQueue(label: "cloudsync.serve.patient")
-            queues[owner] = queue
-            return queue
+            if let turn = turns[owner] { return turn }
+            let turn = NSLock()
+            turns[owner] = turn
+            return turn
+        }
+    }
+
+    /// Runs `body` on a thread of its own once the patient's turn is free (at most `wait`).
+    private func inTurn<T: Sendable>(of owner: String, _ body: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
+        let turn = turn(of: owner)
+        let wait = wait
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                guard turn.lock(before: Date().addingTimeInterval(wait)) else {
+                    return continuation.resume(returning: .failure(PatientStoreBusy(seconds: wait)))
+                }
+                let result = Result { try body() }
+                turn.unlock()
+                continuation.resume(returning: result)
+            }
         }
     }
 
     package func write<T: Sendable>(owner: String, _ body: @escaping @Sendable (StagingStore) throws -> T) async -> Result<T, any Error> {
         let path = path(of: owner)
         let configuration = configuration
-        return await withCheckedContinuation { continuation in
-            queue(of: owner).async {
-                continuation.resume(returning: Result {
-                    let store = try StagingStore(path: path, access: .write, configuration: configuration)
-                    return try body(store)
-                })
-            }
+        return await inTurn(of: owner) {
+            try body(try StagingStore(path: path, access: .write, configuration: configuration))
         }
     }
 
@@ -101,20 +119,14 @@ package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
     package func erase(owner: String) async throws -> [String: Int] {
         let path = path(of: owner)
         let configuration = configuration
-        return try await withCheckedThrowingContinuation { continuation in
-            queue(of: owner).async {
-                guard FileManager.default.fileExists(atPath: path) else { return continuation.resume(returning: [:]) }
-                do {
-                    let counts = try StagingStore(path: path, access: .read, configuration: configuration).rowCounts()
-                    for file in [path, path + "-wal", path + "-shm", path + ".lock"] where FileManager.default.fileExists(atPath: file) {
-                        try FileManager.default.removeItem(atPath: file)
-                    }
-                    continuation.resume(returning: counts.filter { $0.value > 0 }.mapKeys { "store." + $0 })
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+        return try await inTurn(of: owner) { () -> [String: Int] in
+            guard FileManager.default.fileExists(atPath: path) else { return [:] }
+            let counts = try StagingStore(path: path, access: .read, configuration: configuration).rowCounts()
+            for file in [path, path + "-wal", path + "-shm", path + ".lock"] where FileManager.default.fileExists(atPath: file) {
+                try FileManager.default.removeItem(atPath: file)
             }
-        }
+            return counts.filter { $0.value > 0 }.mapKeys { "store." + $0 }
+        }.get()
     }
 
     package var destination: String { "into each patient's store in \(folder)/" }
@@ -128,4 +140,9 @@ extension Dictionary {
     fileprivate func mapKeys(_ transform: (Key) -> String) -> [String: Value] {
         Dictionary<String, Value>(uniqueKeysWithValues: map { (transform($0.key), $0.value) })
     }
+}
+
+/// A patient's store stayed taken by their other writes longer than the wait (503, Retry-After).
+package struct PatientStoreBusy: Error, Sendable {
+    package var seconds: Double
 }

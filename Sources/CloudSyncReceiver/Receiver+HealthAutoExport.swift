@@ -65,7 +65,7 @@ extension Receiver {
         case StoreError.sqlite(let error): error
         default: nil
         }
-        if let sqlite, sqlite.isBusy {
+        if (sqlite?.isBusy ?? false) || error is PatientStoreBusy {
             return JSONResponse.make(.serviceUnavailable, ["detail": "the store stayed busy for \(Int(pushWriteWait)) s (an import or upload "
                                                            + "is writing); nothing was stored: send it again"],
                                      headers: [.retryAfter: String(retryAfterSeconds)])

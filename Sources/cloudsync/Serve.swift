@@ -209,7 +209,7 @@ struct Serve: AsyncParsableCommand {
             var storeConfiguration = StagingStore.Configuration.saying
             storeConfiguration.writeWait = Receiver.pushWriteWait
             configuration.patientStores = PatientStoreFolder(folder: PatientStoreFolder.folder(besideDatabase: database),
-                                                             configuration: storeConfiguration)
+                                                             configuration: storeConfiguration, wait: Receiver.pushWriteWait)
         }
         configuration.reportPage = { path, query in try ReportPage.make(storePath: path, query) }
         configuration.recommendedStartDate = recommendedStartDate

@@ -16,7 +16,7 @@ struct StoreOptions: ParsableArguments {
     var path: String {
         let named = store ?? StoreLocation.defaultPath()
         guard let user else { return named }
-        return PatientStoreFolder(folder: PatientStoreFolder.folder(besideDatabase: named), configuration: .standard).path(of: user)
+        return PatientStoreFolder.path(of: user, in: PatientStoreFolder.folder(besideDatabase: named))
     }
 
     func validate() throws {
