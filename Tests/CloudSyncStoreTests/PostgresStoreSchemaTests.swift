@@ -1,0 +1,77 @@
+import CloudSyncKinds
+@testable import CloudSyncStore
+import CloudSyncTesting
+import Foundation
+import Testing
+
+/// The store's schema on PostgreSQL, derived from SQLite's (`PostgresStoreSchema`): made on a real
+/// PostgreSQL as a role of its own, it has every table of a new SQLite store with the same columns
+/// and an owner, every table under forced row-level security, and the store's own statements (a
+/// name, a metric with its identity) written as two patients keep each patient's rows apart.
+@Suite(.enabled(if: PostgresCluster.isAvailable, "PostgreSQL is not installed (Debian: postgresql)"))
+struct PostgresStoreSchemaTests {
+    @Test func theStoresTablesOnPostgreSQL() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        try cluster.addRole("clinic", password: "clinic-password")
+        try cluster.psql("CREATE DATABASE clinic OWNER clinic")
+        let address = "postgres://clinic:clinic-password@localhost/clinic?host=\(cluster.directory.path)"
+        let kinds = StagingStore.Configuration.standard.kinds
+        let schema = try PostgresDatabase(address: address, owner: nil)
+        for statement in try PostgresStoreSchema.statements(kinds: kinds) { try schema.execute(statement) }
+
+        // The same tables and columns as a new SQLite store, and the owner.
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try StagingStore(path: dir.appendingPathComponent("reference.sqlite").path, access: .write, configuration: .standard)
+        let tables = try store.database.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        var sqliteColumns: [String] = []
+        var tableNames: [String] = []
+        while try tables.step() {
+            let table = tables.text(0)!
+            tableNames.append(table)
+            let columns = try store.database.prepare("SELECT name FROM pragma_table_info(?) ORDER BY name")
+            try columns.bind([.text(table)])
+            var names = ["owner"]
+            while try columns.step() { names.append(columns.text(0)!) }
+            sqliteColumns.append("\(table): \(names.sorted().joined(separator: ","))")
+        }
+        let postgresColumns = try cluster.psql("""
+            SELECT table_name || ': ' || string_agg(column_name::text, ',' ORDER BY column_name::text COLLATE "C")
+            FROM information_schema.columns WHERE table_schema = 'public' AND table_name IN (SELECT tablename FROM pg_tables WHERE schemaname = 'public')
+            GROUP BY table_name ORDER BY table_name COLLATE "C"
+            """, database: "clinic").split(separator: "\n").map(String.init)
+        #expect(postgresColumns == sqliteColumns.map { line in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            return parts[0] + ": " + parts[1].trimmingCharacters(in: .whitespaces).split(separator: ",").sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.joined(separator: ",")
+        })
+        #expect(tableNames.contains("metric") && tableNames.contains("route_point") && tableNames.count >= 30, "\(tableNames)")
+        // Every table under forced row-level security.
+        #expect(try cluster.psql("""
+            SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'public' AND c.relkind = 'r' AND NOT (c.relrowsecurity AND c.relforcerowsecurity)
+            """, database: "clinic") == "0")
+
+        // The store's statements, unchanged, as two patients.
+        for owner in ["alice", "bob"] {
+            let database = try PostgresDatabase(address: address, owner: owner)
+            let name = try database.prepare("INSERT INTO metric_type(name) VALUES (?) ON CONFLICT DO NOTHING")
+            try name.run([.text("HKQuantityTypeIdentifierHeartRate")])
+            try name.run([.text("HKQuantityTypeIdentifierHeartRate")])
+            let type = try #require(try database.scalarInt("SELECT id FROM metric_type WHERE name = ?", [.text("HKQuantityTypeIdentifierHeartRate")]))
+            try database.execute("INSERT INTO import_run(id, input, started_at, outcome) VALUES (\(type), 'test', 0, 'ok')")
+            let insert = try database.prepare("""
+                INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,
+                                   source_version_id, extra, import_id, created_at, is_repeat, summary, superseded, origin)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ON CONFLICT DO NOTHING
+                """)
+            for _ in 0..<2 {
+                try insert.run([.int(type), .int(1_700_000_000), .int(1_700_000_000), .int(1), .double(61), .int(1), .int(0), .int(1),
+                                .null, .null, .int(type), .int(1_700_000_100), .int(0), .int(0), .int(0), .int(0)])
+            }
+            #expect(try database.scalarInt("SELECT count(*) FROM counted_metric") == 1)
+            #expect(try database.scalarInt("SELECT count(*) FROM metric_type") == 1)
+        }
+        #expect(try cluster.psql("SELECT owner, count(*) FROM metric GROUP BY owner ORDER BY owner", database: "clinic") == "alice|1\nbob|1")
+    }
+}
