@@ -74,4 +74,58 @@ struct PostgresStoreSchemaTests {
         }
         #expect(try cluster.psql("SELECT owner, count(*) FROM metric GROUP BY owner ORDER BY owner", database: "clinic") == "alice|1\nbob|1")
     }
+
+    /// Flags changed by the same statements on both engines: the two triggers (SQLite's and
+    /// PostgreSQL's words of the same rule) leave the same counts, ranges and dirty hours.
+    @Test func theCountingTriggerMovesTheSameCountsOnBothEngines() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try StagingStore(path: dir.appendingPathComponent("counts.sqlite").path, access: .write, configuration: .standard)
+        let fromSQLite = try Self.changeFlags(store.database)
+
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        try cluster.addRole("clinic", password: "clinic-password")
+        try cluster.psql("CREATE DATABASE clinic OWNER clinic")
+        let address = "postgres://clinic:clinic-password@localhost/clinic?host=\(cluster.directory.path)"
+        let schema = try PostgresDatabase(address: address, owner: nil)
+        for statement in try PostgresStoreSchema.statements(kinds: StagingStore.Configuration.standard.kinds) { try schema.execute(statement) }
+        let fromPostgres = try Self.changeFlags(try PostgresDatabase(address: address, owner: "alice"))
+        #expect(fromPostgres == fromSQLite)
+        // Superseding the last row leaves its range to be read again (range_stale), as docs/store.md says.
+        #expect(fromSQLite == ["summary 1|1|1|1|1|1|100|400|1", "hours 1|100|400"], "\(fromSQLite)")
+    }
+
+    /// Three counted rows of one type, unit and source; then a row superseded and brought back, one
+    /// made a repeat, the last superseded. What `metric_summary` and `metric_hour_state` say after.
+    static func changeFlags(_ database: some StoreDatabase) throws -> [String] {
+        try database.execute("INSERT INTO import_run(id, input, started_at, outcome) VALUES (1, 'test', 0, 'ok')")
+        try database.execute("""
+            INSERT INTO metric_summary(type_id, unit_id, source_id, count, repeats, superseded, first_start, last_end)
+                VALUES (1, 1, 1, 3, 0, 0, 100, 400)
+            """)
+        try database.execute("INSERT INTO metric_hour_state(type_id, longest, summarised) VALUES (1, 100, 1)")
+        let insert = try database.prepare("""
+            INSERT INTO metric(id, type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id, created_at)
+            VALUES (?, 1, ?, ?, 1, ?, 1, 1, 1, 0)
+            """)
+        for (id, start) in [(1, 100), (2, 200), (3, 300)] {
+            try insert.run([.int(Int64(id)), .int(Int64(start)), .int(Int64(start + 100)), .double(Double(id))])
+        }
+        let flag = try database.prepare("UPDATE metric SET superseded = ?2 WHERE id = ?1")
+        try flag.run([.int(1), .int(1)])
+        try database.prepare("UPDATE metric SET is_repeat = 1 WHERE id = ?").run([.int(2)])
+        try flag.run([.int(1), .int(0)])
+        try flag.run([.int(3), .int(3)])
+        let summary = try database.prepare("""
+            SELECT type_id, unit_id, source_id, count, repeats, superseded, first_start, last_end, range_stale FROM metric_summary
+            """)
+        var lines: [String] = []
+        while try summary.step() { lines.append("summary " + (0..<9).map { summary.text(Int32($0)) ?? "NULL" }.joined(separator: "|")) }
+        summary.reset()
+        let hours = try database.prepare("SELECT type_id, dirty_from, dirty_to FROM metric_hour_state")
+        while try hours.step() { lines.append("hours " + (0..<3).map { hours.text(Int32($0)) ?? "NULL" }.joined(separator: "|")) }
+        hours.reset()
+        return lines
+    }
 }

@@ -43,6 +43,39 @@ package enum CountedRows {
         END;
         """
 
+    /// The same trigger in PostgreSQL's words (`PostgresStoreSchema` adds it): a function and a row
+    /// trigger; a comparison is a boolean there, turned into 0 or 1 (`::int`) where SQLite adds it,
+    /// and the two-value `min` and `max` are `LEAST` and `GREATEST`. The rows it updates are the
+    /// owner's: row-level security applies inside it. `StoreEnginesTests` changes flags on both
+    /// engines and compares what the two triggers left.
+    static let postgresTrigger = [
+        """
+        CREATE FUNCTION metric_counting() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE metric_summary SET
+                count = count + (NEW.is_repeat = 0 AND NEW.superseded = 0)::int - (OLD.is_repeat = 0 AND OLD.superseded = 0)::int,
+                repeats = repeats + (NEW.is_repeat != 0 AND NEW.superseded = 0)::int - (OLD.is_repeat != 0 AND OLD.superseded = 0)::int,
+                superseded = superseded + (NEW.superseded != 0)::int - (OLD.superseded != 0)::int,
+                first_start = CASE WHEN NEW.superseded = 0 THEN LEAST(coalesce(first_start, NEW.start_date), NEW.start_date) ELSE first_start END,
+                last_end = CASE WHEN NEW.superseded = 0 THEN GREATEST(coalesce(last_end, NEW.end_date), NEW.end_date) ELSE last_end END,
+                range_stale = (range_stale != 0 OR (OLD.superseded = 0 AND NEW.superseded != 0
+                                                    AND (OLD.start_date <= first_start OR OLD.end_date >= last_end)))::int
+            WHERE type_id = OLD.type_id AND unit_id = OLD.unit_id AND source_id = OLD.source_id;
+            UPDATE metric_hour_state SET dirty_from = LEAST(coalesce(dirty_from, OLD.start_date), OLD.start_date),
+                                         dirty_to = GREATEST(coalesce(dirty_to, OLD.end_date), OLD.end_date)
+            WHERE type_id = OLD.type_id;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER metric_counting AFTER UPDATE OF is_repeat, superseded ON metric FOR EACH ROW
+        WHEN ((OLD.is_repeat = 0 AND OLD.superseded = 0) != (NEW.is_repeat = 0 AND NEW.superseded = 0)
+              OR (OLD.superseded = 0) != (NEW.superseded = 0))
+        EXECUTE FUNCTION metric_counting()
+        """,
+    ]
+
     /// The ranges that a row leaving what counts may have narrowed (`range_stale`), read again from
     /// the rows of their type, unit and source; in the caller's transaction. Rare: only superseding
     /// the first or last row of a source does it.

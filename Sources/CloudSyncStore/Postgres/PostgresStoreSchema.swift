@@ -15,8 +15,8 @@ import Foundation
 /// (`id INTEGER PRIMARY KEY`) becomes an identity column, unique across owners. Foreign keys are
 /// left out, as SQLite leaves them unchecked (`PRAGMA foreign_keys` is off): each check would cost
 /// PostgreSQL a lookup per row. Views read with the caller's rights (`security_invoker`), so that the
-/// policies apply through them. The trigger that keeps the counts in step (`CountedRows`) is not
-/// derived yet: it comes with the store's writers on PostgreSQL.
+/// policies apply through them. The trigger that keeps the counts in step is the one thing written
+/// twice, beside SQLite's (`CountedRows.postgresTrigger`), and compared by a test.
 package enum PostgresStoreSchema {
     /// The statements, in order, that make the tables of a store configured with `kinds`.
     package static func statements(kinds: [any StoredKind.Type]) throws -> [String] {
@@ -30,7 +30,7 @@ package enum PostgresStoreSchema {
             guard let select = sql.range(of: " AS ", options: .caseInsensitive) else { continue }
             statements.append("CREATE VIEW \(name) WITH (security_invoker = true) AS " + sql[select.upperBound...])
         }
-        return statements
+        return statements + CountedRows.postgresTrigger
     }
 
     /// A table, its unique constraints and indexes, and its row-level security.
