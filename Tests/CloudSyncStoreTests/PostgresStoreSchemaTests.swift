@@ -93,11 +93,11 @@ struct PostgresStoreSchemaTests {
         let fromPostgres = try Self.changeFlags(try PostgresDatabase(address: address, owner: "alice"))
         #expect(fromPostgres == fromSQLite)
         // Superseding the last row leaves its range to be read again (range_stale), as docs/store.md says.
-        #expect(fromSQLite == ["summary 1|1|1|1|1|1|100|400|1", "hours 1|100|400"], "\(fromSQLite)")
+        #expect(fromSQLite == ["summary 1|1|1|0|2|1|100|400|1", "hours 1|100|400"], "\(fromSQLite)")
     }
 
     /// Three counted rows of one type, unit and source; then a row superseded and brought back, one
-    /// made a repeat, the last superseded. What `metric_summary` and `metric_hour_state` say after.
+    /// made a repeat, the last superseded, the first made a repeat. What `metric_summary` and `metric_hour_state` say after.
     static func changeFlags(_ database: some StoreDatabase) throws -> [String] {
         try database.execute("INSERT INTO import_run(id, input, started_at, outcome) VALUES (1, 'test', 0, 'ok')")
         try database.execute("""
@@ -117,6 +117,7 @@ struct PostgresStoreSchemaTests {
         try database.prepare("UPDATE metric SET is_repeat = 1 WHERE id = ?").run([.int(2)])
         try flag.run([.int(1), .int(0)])
         try flag.run([.int(3), .int(3)])
+        try database.prepare("UPDATE metric SET is_repeat = 1 WHERE id = ?").run([.int(1)])
         let summary = try database.prepare("""
             SELECT type_id, unit_id, source_id, count, repeats, superseded, first_start, last_end, range_stale FROM metric_summary
             """)
