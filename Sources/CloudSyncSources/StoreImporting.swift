@@ -71,7 +71,7 @@ extension StagingStore {
 extension ImportOrigin {
     /// An Apple Health export: the truth up to its date, committed in chunks.
     public static func export(input: String, size: Int64?) -> ImportOrigin {
-        ImportOrigin(input: input, size: size, counting: .truthUpToItsDate, commit: .whole, kindName: "export")
+        ImportOrigin(input: input, size: size, counting: .truthUpToItsDate, commit: .inChunks, kindName: "export")
     }
 
     /// An export sent to the server (`POST /api/v1/exports`): the truth up to its date like any
