@@ -1,4 +1,5 @@
 import CloudSyncKinds
+import CloudSyncModel
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation
@@ -73,6 +74,16 @@ struct PostgresStoreSchemaTests {
             #expect(try database.scalarInt("SELECT count(*) FROM metric_type") == 1)
         }
         #expect(try cluster.psql("SELECT owner, count(*) FROM metric GROUP BY owner ORDER BY owner", database: "clinic") == "alice|1\nbob|1")
+
+        // The import's name tables, the same code on PostgreSQL: a name's id once per patient.
+        let carol = try PostgresDatabase(address: address, owner: "carol")
+        let units = try NameTable(carol, table: "unit")
+        let first = try units.id(ByteText(literal: "count/min"))
+        #expect(try units.id(ByteText(literal: "count"))  != first)
+        #expect(try NameTable(carol, table: "unit").id(ByteText(literal: "count/min")) == first)
+        let dave = try PostgresDatabase(address: address, owner: "dave")   // kept: a statement does not keep its connection
+        #expect(try NameTable(dave, table: "unit").id(ByteText(literal: "count/min")) != first)
+        #expect(try cluster.psql("SELECT owner || ':' || name FROM unit ORDER BY id", database: "clinic") == "carol:count/min\ncarol:count\ndave:count/min")
     }
 
     /// Flags changed by the same statements on both engines: the two triggers (SQLite's and

@@ -1,3 +1,5 @@
+package import CloudSyncModel
+
 /// The SQL a store speaks, where the engines differ (docs/architecture.md, "One store, two engines").
 package enum SQLDialect: Sendable, Equatable {
     /// A store file: the personal store, and each patient's store of a clinic on one machine.
@@ -31,6 +33,8 @@ package protocol StoreStatement: AnyObject {
     func bind(_ index: Int32, _ value: Int64) throws
     func bind(_ index: Int32, _ value: Double) throws
     func bind(_ index: Int32, _ value: String) throws
+    /// Text given as its UTF-8 bytes, which may be reused once the call returns.
+    func bind(_ index: Int32, bytes: ByteText) throws
     func bindNull(_ index: Int32) throws
     /// Runs the statement on the first call; true while a row is available.
     @discardableResult func step() throws -> Bool

@@ -2,17 +2,18 @@ import CloudSyncModel
 
 /// Ids of the small name tables (types, sources, units, devices), cached in memory. Remembers the
 /// last name by its bytes: export.xml groups records by type and source, so most lookups are one
-/// `memcmp` and no `String`.
+/// `memcmp` and no `String`. On either engine: a new name's id comes back from its insert
+/// (`RETURNING`), as both SQLite and PostgreSQL give it.
 final class NameTable {
-    private let select: SQLiteStatement
-    private let insert: SQLiteStatement
+    private let select: any StoreStatement
+    private let insert: any StoreStatement
     private var ids: [String: Int64] = [:]
     private var lastBytes: [UInt8] = []
     private var lastID: Int64 = -1
 
-    init(_ database: SQLiteDatabase, table: String) throws {
+    init(_ database: some StoreDatabase, table: String) throws {
         select = try database.prepare("SELECT id FROM \(table) WHERE name = ?")
-        insert = try database.prepare("INSERT INTO \(table)(name) VALUES (?)")
+        insert = try database.prepare("INSERT INTO \(table)(name) VALUES (?) RETURNING id")
     }
 
     func id(_ name: ByteText) throws -> Int64 {
@@ -28,7 +29,7 @@ final class NameTable {
             } else {
                 try insert.bind(1, bytes: name)
                 try insert.step()
-                id = insert.database.lastInsertRowID
+                id = insert.int64(0)
                 insert.reset()
             }
             select.reset()

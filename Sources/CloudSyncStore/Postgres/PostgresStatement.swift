@@ -1,4 +1,5 @@
 import CLibPQ
+package import CloudSyncModel
 import Foundation
 
 /// A statement of `PostgresDatabase`: its SQL translated once (`PlaceholderTranslation`), its values
@@ -37,6 +38,7 @@ package final class PostgresStatement: StoreStatement {
         try set(index, text)
     }
     package func bind(_ index: Int32, _ value: String) throws { try set(index, value) }
+    package func bind(_ index: Int32, bytes: ByteText) throws { try set(index, bytes.string) }
     package func bindNull(_ index: Int32) throws { try set(index, nil) }
 
     @discardableResult
