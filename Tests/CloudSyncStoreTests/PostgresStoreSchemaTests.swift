@@ -93,14 +93,8 @@ struct PostgresStoreSchemaTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try StagingStore(path: dir.appendingPathComponent("counts.sqlite").path, access: .write, configuration: .standard)
         let fromSQLite = try Self.changeFlags(store.database)
-
-        let cluster = try PostgresCluster()
+        let (cluster, address) = try Self.clinic()
         defer { cluster.remove() }
-        try cluster.addRole("clinic", password: "clinic-password")
-        try cluster.psql("CREATE DATABASE clinic OWNER clinic")
-        let address = "postgres://clinic:clinic-password@localhost/clinic?host=\(cluster.directory.path)"
-        let schema = try PostgresDatabase(address: address, owner: nil)
-        for statement in try PostgresStoreSchema.statements(kinds: StagingStore.Configuration.standard.kinds) { try schema.execute(statement) }
         let fromPostgres = try Self.changeFlags(try PostgresDatabase(address: address, owner: "alice"))
         #expect(fromPostgres == fromSQLite)
         // Superseding the last row leaves its range to be read again (range_stale), as docs/store.md says.
@@ -139,5 +133,68 @@ struct PostgresStoreSchemaTests {
         while try hours.step() { lines.append("hours " + (0..<3).map { hours.text(Int32($0)) ?? "NULL" }.joined(separator: "|")) }
         hours.reset()
         return lines
+    }
+
+    /// A cluster with the store's schema in the database `clinic`, owned by a role that row-level
+    /// security applies to; the address to connect to it as that role.
+    static func clinic() throws -> (PostgresCluster, String) {
+        let cluster = try PostgresCluster()
+        try cluster.addRole("clinic", password: "clinic-password")
+        try cluster.psql("CREATE DATABASE clinic OWNER clinic")
+        let address = "postgres://clinic:clinic-password@localhost/clinic?host=\(cluster.directory.path)"
+        let schema = try PostgresDatabase(address: address, owner: nil)
+        for statement in try PostgresStoreSchema.statements(kinds: StagingStore.Configuration.standard.kinds) { try schema.execute(statement) }
+        return (cluster, address)
+    }
+
+    /// The rule that decides whether a pushed row counts (`SupersedeRule`), the same code on both
+    /// engines, gives the same answers: before the export's date superseded by it (1); a pushed
+    /// bucket with a counted sample of its type inside it (2); otherwise counted (0); and the export's
+    /// date applied to the pushed rows before it.
+    @Test func theSupersedeRuleOnBothEngines() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try StagingStore(path: dir.appendingPathComponent("rule.sqlite").path, access: .write, configuration: .standard)
+        let fromSQLite = try Self.judgePushes(store.database)
+        #expect(fromSQLite == ["1", "2", "0", "0", "superseded 1"], "\(fromSQLite)")
+        let (cluster, address) = try Self.clinic()
+        defer { cluster.remove() }
+        let alice = try PostgresDatabase(address: address, owner: "alice")
+        #expect(try Self.judgePushes(alice) == fromSQLite)
+    }
+
+    static func judgePushes(_ database: some StoreDatabase) throws -> [String] {
+        let exportDate: Int64 = 1_730_643_300   // 2024-11-03 09:15:00 -0500
+        try database.execute("""
+            INSERT INTO import_run(id, input, started_at, outcome, export_date) VALUES (1, 'export.zip', 0, 'ok', '2024-11-03 09:15:00 -0500');
+            INSERT INTO metric_type(id, name) VALUES (1, 'HKQuantityTypeIdentifierStepCount');
+            """)
+        let row = try database.prepare("""
+            INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id, summary, origin)
+            VALUES (1, ?, ?, 1, ?, 1, 1, 1, ?, ?)
+            """)
+        // A counted sample a day after the export; a pushed row an hour before it.
+        try row.run([.int(exportDate + 86_400), .int(exportDate + 86_460), .double(120), .int(0), .int(0)])
+        try row.run([.int(exportDate - 3600), .int(exportDate - 3540), .double(30), .int(0), .int(1)])
+        let rule = try SupersedeRule(database: database)
+        var answers: [String] = []
+        let type = Array("HKQuantityTypeIdentifierStepCount".utf8), source = Array("iPhone".utf8)
+        for (start, end, summary) in [(exportDate - 7200, exportDate - 7100, false), (exportDate + 86_000, exportDate + 87_000, true),
+                                      (exportDate + 90_000, exportDate + 91_000, true), (exportDate + 95_000, exportDate + 95_060, false)] {
+            var metric = MappedMetric()
+            metric.startDate = start
+            metric.endDate = end
+            metric.isSummary = summary
+            try type.withUnsafeBufferPointer { type in
+                try source.withUnsafeBufferPointer { source in
+                    metric.type = type
+                    metric.sourceApp = source
+                    answers.append(String(try rule.state(ofPushed: metric, type: 1, source: 1, category: 0) { _ in }))
+                }
+            }
+        }
+        try SupersedeRule.applyExportDate(in: database)
+        answers.append("superseded \(try database.scalarInt("SELECT count(*) FROM metric WHERE superseded = 1") ?? -1)")
+        return answers
     }
 }

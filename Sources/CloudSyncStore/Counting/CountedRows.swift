@@ -79,7 +79,7 @@ package enum CountedRows {
     /// The ranges that a row leaving what counts may have narrowed (`range_stale`), read again from
     /// the rows of their type, unit and source; in the caller's transaction. Rare: only superseding
     /// the first or last row of a source does it.
-    static func refreshStaleRanges(in database: SQLiteDatabase) throws {
+    static func refreshStaleRanges(in database: any StoreDatabase) throws {
         try database.execute("""
             UPDATE metric_summary SET
                 first_start = (SELECT min(m.start_date) FROM counted_metric_with_repeats m WHERE m.type_id = metric_summary.type_id

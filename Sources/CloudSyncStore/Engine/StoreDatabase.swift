@@ -8,6 +8,14 @@ package enum SQLDialect: Sendable, Equatable {
     case postgres
 }
 
+/// A value to bind, on either engine.
+package enum StoreValue: Sendable, Equatable {
+    case int(Int64)
+    case double(Double)
+    case text(String)
+    case null
+}
+
 /// What the store's SQL runs on, the same calls for both engines, so that what counts is written
 /// once: SQLite (`SQLiteDatabase`) and PostgreSQL (`PostgresDatabase`). Synchronous, like the store:
 /// one connection per thread. Parameters are `?` or `?NNN` in the SQL, bound from 1; columns are
@@ -47,7 +55,7 @@ package protocol StoreStatement: AnyObject {
 }
 
 extension StoreStatement {
-    package func bind(_ values: [SQLiteValue]) throws {
+    package func bind(_ values: [StoreValue]) throws {
         for (i, value) in values.enumerated() {
             let index = Int32(i + 1)
             switch value {
@@ -72,7 +80,7 @@ extension StoreStatement {
     }
 
     /// Runs to completion and resets for the next use.
-    package func run(_ values: [SQLiteValue] = []) throws {
+    package func run(_ values: [StoreValue] = []) throws {
         try bind(values)
         defer { reset() }
         while try step() {}
@@ -84,14 +92,14 @@ extension StoreStatement {
 
 extension StoreDatabase {
     /// The single value of a query (`SELECT count(*) …`).
-    package func scalarInt(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int64? {
+    package func scalarInt(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int64? {
         let statement = try prepare(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
         return try statement.step() ? (statement.isNull(0) ? nil : statement.int64(0)) : nil
     }
 
-    package func scalarText(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> String? {
+    package func scalarText(_ sql: String, _ arguments: [StoreValue] = []) throws -> String? {
         let statement = try prepare(sql)
         try statement.bind(arguments)
         defer { statement.reset() }

@@ -18,10 +18,10 @@ import CloudSyncModel
 /// (`applyExportDate`, only when the store has pushed rows). The counts follow the flags through
 /// the schema's trigger; readers see only `counted_metric` (docs/store.md, "What counts").
 final class SupersedeRule {
-    private let database: SQLiteDatabase
+    private let database: any StoreDatabase
     /// The latest export's date when the import began (nil: no export yet).
     let exportDate: Int64?
-    private let replaceBucket, isCovered, coverOlderSummaries: SQLiteStatement
+    private let replaceBucket, isCovered, coverOlderSummaries: any StoreStatement
     /// Per type: the first and last start of the counted individual samples this import added.
     private var sampleSpans: [Int64: (first: Int64, last: Int64)] = [:]
     private var currentSpan: (type: Int64, first: Int64, last: Int64)?
@@ -38,7 +38,7 @@ final class SupersedeRule {
                 AND s.start_date < metric.end_date AND s.summary = 0)
         """
 
-    init(database: SQLiteDatabase) throws {
+    init(database: any StoreDatabase) throws {
         self.database = database
         exportDate = try Self.exportDate(in: database)
         replaceBucket = try database.prepare("""
@@ -59,7 +59,7 @@ final class SupersedeRule {
     }
 
     /// The latest ExportDate of the exports imported, as seconds (nil: no export yet).
-    static func exportDate(in database: SQLiteDatabase) throws -> Int64? {
+    static func exportDate(in database: any StoreDatabase) throws -> Int64? {
         let dates = try database.prepare("SELECT DISTINCT export_date FROM import_run WHERE outcome = 'ok' AND export_date IS NOT NULL")
         var latest: Int64?
         while try dates.step() {
@@ -123,7 +123,7 @@ final class SupersedeRule {
 
     /// After an export import, when the store has pushed rows: those before the latest export's date
     /// no longer count. One transaction; the trigger moves their counts and marks their hours.
-    static func applyExportDate(in database: SQLiteDatabase) throws {
+    static func applyExportDate(in database: any StoreDatabase) throws {
         guard try database.scalarInt("SELECT EXISTS (SELECT 1 FROM metric WHERE origin = 1)") == 1,
               let exportDate = try exportDate(in: database) else { return }
         try database.transaction {

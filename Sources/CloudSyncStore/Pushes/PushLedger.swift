@@ -4,12 +4,12 @@
 /// what it added. Its rows themselves are metrics like any other (`metric.origin` 1), written
 /// through the same import session; what counts of them is the same one definition.
 struct PushLedger {
-    let database: SQLiteDatabase
+    let database: any StoreDatabase
 
     /// The document's row, in its import's (open) transaction.
     func record(runID: Int64, details: PushDetails, firstRow: Int64, counts: MetricWriter.Counts, notKept: Int) throws {
         let lastRow = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
-        let added: [SQLiteValue] = lastRow >= firstRow ? [.int(firstRow), .int(lastRow)] : [.null, .null]
+        let added: [StoreValue] = lastRow >= firstRow ? [.int(firstRow), .int(lastRow)] : [.null, .null]
         try database.prepare("""
             INSERT INTO hae_push(run_id, received_at, via, automation_name, automation_id, aggregation, period, session_id,
                                  first_metric_id, last_metric_id, stored, already, not_kept) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -19,5 +19,5 @@ struct PushLedger {
                      + [.int(Int64(counts.new)), .int(Int64(counts.already)), .int(Int64(notKept))])
     }
 
-    private static func optional(_ text: String?) -> SQLiteValue { text.map { .text($0) } ?? .null }
+    private static func optional(_ text: String?) -> StoreValue { text.map { .text($0) } ?? .null }
 }

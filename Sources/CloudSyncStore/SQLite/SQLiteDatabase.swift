@@ -135,10 +135,3 @@ package final class SQLiteDatabase: StoreDatabase {
 @available(*, unavailable)
 extension SQLiteDatabase: Sendable {}
 
-/// A value to bind.
-package enum SQLiteValue: Sendable, Equatable {
-    case int(Int64)
-    case double(Double)
-    case text(String)
-    case null
-}

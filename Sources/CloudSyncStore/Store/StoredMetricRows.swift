@@ -75,7 +75,7 @@ final class StoredMetricRows {
 /// (`CountedRows`).
 struct MetricConditions {
     var conditions: [String] = []
-    var arguments: [SQLiteValue] = []
+    var arguments: [StoreValue] = []
 
     /// `typeIDs` resolves the filter's type names to the store's ids.
     init(_ filter: MetricFilter, typeIDs: (Set<String>) throws -> [Int64]) rethrows {
@@ -87,7 +87,7 @@ struct MetricConditions {
         if let until = filter.until { add("m.start_date < ?", .int(until)) }
     }
 
-    mutating func add(_ condition: String, _ values: SQLiteValue...) {
+    mutating func add(_ condition: String, _ values: StoreValue...) {
         conditions.append(condition)
         arguments.append(contentsOf: values)
     }
