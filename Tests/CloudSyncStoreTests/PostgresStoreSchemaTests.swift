@@ -197,4 +197,38 @@ struct PostgresStoreSchemaTests {
         answers.append("superseded \(try database.scalarInt("SELECT count(*) FROM metric WHERE superseded = 1") ?? -1)")
         return answers
     }
+
+    /// The counts an import adds at each commit (`SummaryCounts`), written twice on both engines:
+    /// the sums, ranges and dirty hours merge the same way.
+    @Test func theSummaryCountsOnBothEngines() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try StagingStore(path: dir.appendingPathComponent("summary.sqlite").path, access: .write, configuration: .standard)
+        let fromSQLite = try Self.countTwice(store.database)
+        #expect(fromSQLite == ["summary 1|1|1|2|1|0|100|900", "summary 1|1|2|0|0|1|NULL|NULL", "hours 1|300|100|1000"], "\(fromSQLite)")
+        let (cluster, address) = try Self.clinic()
+        defer { cluster.remove() }
+        #expect(try Self.countTwice(try PostgresDatabase(address: address, owner: "alice")) == fromSQLite)
+    }
+
+    static func countTwice(_ database: some StoreDatabase) throws -> [String] {
+        let statements = try SummaryCounts.Statements(database)
+        var counts = SummaryCounts()
+        counts.add(type: 1, unit: 1, source: 1, .counted, start: 500, end: 600)
+        counts.add(type: 1, unit: 1, source: 1, .repeated, start: 100, end: 400)
+        counts.add(type: 1, unit: 1, source: 2, .superseded, start: 700, end: 1000)
+        try counts.write(using: statements)
+        counts.add(type: 1, unit: 1, source: 1, .counted, start: 800, end: 900)
+        try counts.write(using: statements)
+        var lines: [String] = []
+        let summary = try database.prepare("""
+            SELECT type_id, unit_id, source_id, count, repeats, superseded, first_start, last_end FROM metric_summary ORDER BY source_id
+            """)
+        while try summary.step() { lines.append("summary " + (0..<8).map { summary.text(Int32($0)) ?? "NULL" }.joined(separator: "|")) }
+        summary.reset()
+        let hours = try database.prepare("SELECT type_id, longest, dirty_from, dirty_to FROM metric_hour_state")
+        while try hours.step() { lines.append("hours " + (0..<4).map { hours.text(Int32($0)) ?? "NULL" }.joined(separator: "|")) }
+        hours.reset()
+        return lines
+    }
 }

@@ -8,6 +8,23 @@ package enum SQLDialect: Sendable, Equatable {
     case postgres
 }
 
+extension SQLDialect {
+    /// The smaller of two values, NULL only when both are (SQLite's two-value `min` is NULL when one
+    /// side is; PostgreSQL's `LEAST` skips a NULL).
+    package func least(_ a: String, _ b: String) -> String {
+        self == .sqlite ? "coalesce(min(\(a), \(b)), \(a), \(b))" : "LEAST(\(a), \(b))"
+    }
+
+    /// The larger of two values, NULL only when both are.
+    package func greatest(_ a: String, _ b: String) -> String {
+        self == .sqlite ? "coalesce(max(\(a), \(b)), \(a), \(b))" : "GREATEST(\(a), \(b))"
+    }
+
+    /// The columns of a unique key as `ON CONFLICT (…)` names them: on PostgreSQL every key starts
+    /// with the row's owner (`PostgresStoreSchema`).
+    package func conflictTarget(_ columns: String) -> String { self == .sqlite ? columns : "owner, " + columns }
+}
+
 /// A value to bind, on either engine.
 package enum StoreValue: Sendable, Equatable {
     case int(Int64)

@@ -85,24 +85,27 @@ struct SummaryCounts {
         entries.removeAll()
     }
 
+    /// The same statements on either engine; where the engines' words differ, `SQLDialect` says them.
     struct Statements {
-        let addToSummary, markHoursDirty: SQLiteStatement
+        let addToSummary, markHoursDirty: any StoreStatement
 
-        init(_ database: SQLiteDatabase) throws {
-            // min() and max() of SQLite are NULL when one side is: coalesce keeps the other.
+        init(_ database: some StoreDatabase) throws {
+            let sql = database.dialect
             addToSummary = try database.prepare("""
                 INSERT INTO metric_summary(type_id, unit_id, source_id, count, repeats, superseded, first_start, last_end)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                ON CONFLICT(type_id, unit_id, source_id) DO UPDATE SET
-                    count = count + excluded.count, repeats = repeats + excluded.repeats, superseded = superseded + excluded.superseded,
-                    first_start = coalesce(min(first_start, excluded.first_start), first_start, excluded.first_start),
-                    last_end = coalesce(max(last_end, excluded.last_end), last_end, excluded.last_end)
+                ON CONFLICT(\(sql.conflictTarget("type_id, unit_id, source_id"))) DO UPDATE SET
+                    count = metric_summary.count + excluded.count, repeats = metric_summary.repeats + excluded.repeats,
+                    superseded = metric_summary.superseded + excluded.superseded,
+                    first_start = \(sql.least("metric_summary.first_start", "excluded.first_start")),
+                    last_end = \(sql.greatest("metric_summary.last_end", "excluded.last_end"))
                 """)
             markHoursDirty = try database.prepare("""
                 INSERT INTO metric_hour_state(type_id, longest, dirty_from, dirty_to) VALUES (?1, ?2, ?3, ?4)
-                ON CONFLICT(type_id) DO UPDATE SET longest = max(longest, excluded.longest),
-                    dirty_from = min(coalesce(dirty_from, excluded.dirty_from), excluded.dirty_from),
-                    dirty_to = max(coalesce(dirty_to, excluded.dirty_to), excluded.dirty_to)
+                ON CONFLICT(\(sql.conflictTarget("type_id"))) DO UPDATE SET
+                    longest = \(sql.greatest("metric_hour_state.longest", "excluded.longest")),
+                    dirty_from = \(sql.least("metric_hour_state.dirty_from", "excluded.dirty_from")),
+                    dirty_to = \(sql.greatest("metric_hour_state.dirty_to", "excluded.dirty_to"))
                 """)
         }
     }

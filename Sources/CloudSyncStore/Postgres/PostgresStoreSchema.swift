@@ -11,8 +11,9 @@ import Foundation
 /// - row-level security, forced on the table's owner too, with one policy: a row is seen and written
 ///   only by a connection opened for its owner (`PostgresDatabase(address:owner:)`).
 ///
-/// Types: INTEGER → bigint, REAL → double precision, TEXT → text, BLOB → bytea. A rowid column
-/// (`id INTEGER PRIMARY KEY`) becomes an identity column, unique across owners. Foreign keys are
+/// Types: INTEGER → bigint, REAL → double precision, TEXT → text, BLOB → bytea. A row's own id
+/// (`id INTEGER PRIMARY KEY`) becomes an identity column, unique across owners; any other key is
+/// `(owner, …)`, so `ON CONFLICT` names the owner first on PostgreSQL (`SQLDialect.conflictTarget`). Foreign keys are
 /// left out, as SQLite leaves them unchecked (`PRAGMA foreign_keys` is off): each check would cost
 /// PostgreSQL a lookup per row. Views read with the caller's rights (`security_invoker`), so that the
 /// policies apply through them. The trigger that keeps the counts in step is the one thing written
@@ -44,7 +45,10 @@ package enum PostgresStoreSchema {
                                   defaultValue: info.text(3), primaryKey: Int(info.int64(4))))
         }
         let keyColumns = columns.filter { $0.primaryKey > 0 }.sorted { $0.primaryKey < $1.primaryKey }.map(\.name)
-        let rowid = keyColumns.count == 1 && columns.first { $0.name == keyColumns[0] }?.type == "INTEGER"
+        // A row's own id (`id INTEGER PRIMARY KEY`) is numbered by the database: an identity, unique
+        // across owners. Another integer key (`type_id`, `run_id`: another table's id) is given by
+        // the store, and keyed with the owner like every other key.
+        let rowid = keyColumns == ["id"] && columns.first { $0.name == "id" }?.type == "INTEGER"
         var lines = ["owner text NOT NULL DEFAULT current_setting('cloudsync.owner')"]
         for column in columns {
             var line = "\(quoted(column.name)) \(type(column.type))"
