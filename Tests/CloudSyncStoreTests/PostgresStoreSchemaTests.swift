@@ -231,4 +231,38 @@ struct PostgresStoreSchemaTests {
         hours.reset()
         return lines
     }
+
+    /// One patient's writers take turns on PostgreSQL as on their SQLite file (the owner's advisory
+    /// lock), on any connection of any server; another patient's writer does not wait for them.
+    @Test func aPatientsWritersTakeTurns() throws {
+        let (cluster, address) = try Self.clinic()
+        defer { cluster.remove() }
+        let first = try PostgresDatabase(address: address, owner: "alice")
+        try first.beginWriting()
+        let bob = try PostgresDatabase(address: address, owner: "bob")
+        let started = ContinuousClock.now
+        try bob.transaction { try bob.execute("INSERT INTO unit(name) VALUES ('count')") }
+        #expect(started.duration(to: .now) < .seconds(1), "bob waited for alice")
+        final class Waited: @unchecked Sendable { var seconds = 0.0; var error: (any Error)? }
+        let waited = Waited(), done = DispatchSemaphore(value: 0)
+        Thread {
+            do {
+                let second = try PostgresDatabase(address: address, owner: "alice")
+                let asked = ContinuousClock.now
+                try second.transaction { try second.execute("INSERT INTO unit(name) VALUES ('count/min')") }
+                let elapsed = asked.duration(to: .now).components
+                waited.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            } catch {
+                waited.error = error
+            }
+            done.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.5)
+        try first.execute("INSERT INTO unit(name) VALUES ('kcal')")
+        try first.execute("COMMIT")
+        done.wait()
+        #expect(waited.error == nil, "\(String(describing: waited.error))")
+        #expect(waited.seconds >= 0.4, "alice's second writer did not wait for her first: \(waited.seconds) s")
+        #expect(try cluster.psql("SELECT owner || ':' || name FROM unit ORDER BY id", database: "clinic") == "bob:count\nalice:kcal\nalice:count/min")
+    }
 }

@@ -45,6 +45,10 @@ package protocol StoreDatabase: AnyObject {
     func prepare(_ sql: String) throws -> Statement
     /// Runs SQL without parameters or results (one or several statements).
     func execute(_ sql: String) throws
+    /// Opens a transaction that holds the write lock from its start: SQLite's `BEGIN IMMEDIATE` (in
+    /// the store's waiting room); on PostgreSQL `BEGIN` and the owner's advisory lock, so that one
+    /// patient's writers take turns as on their SQLite file, and other patients' write beside.
+    func beginWriting() throws
     /// Runs `body` in one transaction that holds the write lock from its start.
     func transaction<T>(_ body: () throws -> T) throws -> T
     /// Rows the last statement inserted, updated or deleted.

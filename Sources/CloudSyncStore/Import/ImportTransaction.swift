@@ -8,7 +8,7 @@
 final class ImportTransaction {
     enum Policy { case whole, every(Int) }
 
-    let database: SQLiteDatabase
+    let database: any StoreDatabase
     private let policy: Policy
     private var sinceCommit = 0
     /// Run in the open transaction right before each commit, in order.
@@ -16,7 +16,11 @@ final class ImportTransaction {
     /// Run after each commit (the writers note what is now committed).
     var afterCommit: [() -> Void] = []
 
-    init(database: SQLiteDatabase, policy: Policy) {
+    /// Where the store's writers wait for SQLite's write lock (`StoreLocks`); on PostgreSQL, none:
+    /// the owner's advisory lock queues them (`PostgresDatabase.beginWriting`).
+    private var waitingRoom: StoreLocks? { (database as? SQLiteDatabase)?.waitingRoom }
+
+    init(database: any StoreDatabase, policy: Policy) {
         self.database = database
         self.policy = policy
     }
@@ -43,7 +47,7 @@ final class ImportTransaction {
         sinceCommit += rows
         if case .every(let limit) = policy, sinceCommit >= limit {
             try commit()
-            if let waitingRoom = database.waitingRoom, letIn.duration(to: .now) >= Self.letInEvery {
+            if let waitingRoom, letIn.duration(to: .now) >= Self.letInEvery {
                 waitingRoom.letTheWaitingIn()
                 letIn = .now
             }

@@ -48,8 +48,20 @@ package final class PostgresDatabase: StoreDatabase {
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
-    package func transaction<T>(_ body: () throws -> T) throws -> T {
+    /// `BEGIN`, then the owner's advisory lock for the transaction: the patient's other writers,
+    /// on this server or another, wait here until it ends.
+    package func beginWriting() throws {
         try execute("BEGIN")
+        do {
+            try execute("SELECT pg_advisory_xact_lock(hashtextextended('cloudsync.owner:' || current_setting('cloudsync.owner'), 0))")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        try beginWriting()
         do {
             let result = try body()
             try execute("COMMIT")

@@ -48,7 +48,7 @@ package final class SQLiteDatabase: StoreDatabase {
     var waitingRoom: StoreLocks?
 
     /// Takes the write lock now (BEGIN IMMEDIATE), waiting in the store's waiting room.
-    func beginWriting() throws {
+    package func beginWriting() throws {
         if let waitingRoom {
             try waitingRoom.waitingForTheWriteLock { try execute("BEGIN IMMEDIATE") }
         } else {
