@@ -90,19 +90,23 @@ package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on a thread of its own once the patient's turn is free (at most `wait`).
+    /// Runs `body` on a thread of its own once the patient's turn is free (at most `wait` from now).
+    /// A thread, not Dispatch's global queue: its threads are as many as the cores, and an import of
+    /// a minute, or a write waiting for one, would hold the other patients' writes behind it (under a
+    /// busy test run a write began 52 s after it was asked for).
     private func inTurn<T: Sendable>(of owner: String, _ body: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
         let turn = turn(of: owner)
         let wait = wait
+        let deadline = Date().addingTimeInterval(wait)
         return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                guard turn.lock(before: Date().addingTimeInterval(wait)) else {
+            Thread {
+                guard turn.lock(before: deadline) else {
                     return continuation.resume(returning: .failure(PatientStoreBusy(seconds: wait)))
                 }
                 let result = Result { try body() }
                 turn.unlock()
                 continuation.resume(returning: result)
-            }
+            }.start()
         }
     }
 

@@ -56,8 +56,9 @@ extension Receiver {
             guard let path = stores.readingPath(of: context.subject) else {
                 return JSONResponse.make(.notFound, ["detail": "nothing of \(context.subject) was pushed or uploaded here yet"])
             }
+            // A thread of its own (see `PatientStoreFolder.inTurn`: not Dispatch's few global threads).
             let made = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: Result { try page(path, query) }) }
+                Thread { continuation.resume(returning: Result { try page(path, query) }) }.start()
             }
             switch made {
             case .success(let html):
