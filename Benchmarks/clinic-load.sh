@@ -17,6 +17,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
+source "$HERE/serve-lib.sh"
 BENCH_DIR="${BENCH_DIR:-/tmp/cloudsync-bench}"
 CLOUDSYNC="${CLOUDSYNC:-$ROOT/.build/release/cloudsync}"
 BUILD=1 PHONES=50 ROUNDS=3
@@ -70,11 +71,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
         SERVE_PIDS+=($!)
     done
     for i in 0 1; do
-        port=""
-        for _ in $(seq 600); do
-            port="$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$dir/serve$i.err" | grep -o '[0-9]*$' || true)"
-            [[ -n "$port" ]] && break; sleep 0.05
-        done
+        port="$(serve_port "$dir/serve$i.err")"
         [[ -n "$port" ]] || die "serve $i did not start: $(tail -n 3 "$dir/serve$i.err")"
         ports+=("$port")
     done

@@ -18,6 +18,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
+source "$HERE/serve-lib.sh"
 BENCH_DIR="${BENCH_DIR:-/tmp/cloudsync-bench}"
 CLOUDSYNC="${CLOUDSYNC:-$ROOT/.build/release/cloudsync}"
 BUILD=1 UPLOADERS="1 4 8" SEED=1
@@ -99,11 +100,7 @@ run() {
         SERVE_PIDS+=($!)
     done
     for ((i = 0; i < instances; i++)); do
-        local port=""
-        for _ in $(seq 600); do
-            port="$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$dir/serve$i.err" | grep -o '[0-9]*$' || true)"
-            [[ -n "$port" ]] && break; sleep 0.05
-        done
+        local port; port="$(serve_port "$dir/serve$i.err")"
         [[ -n "$port" ]] || die "serve $i did not start in 30 s: $(tail -n 3 "$dir/serve$i.err")"
         ports+=("$port")
     done

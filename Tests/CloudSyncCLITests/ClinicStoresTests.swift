@@ -73,8 +73,8 @@ import Glibc
         let page = { (query: String, token: String) throws -> (status: Int, html: String) in
             var request = URLRequest(url: URL(string: serve.url + "/report" + query)!)
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-            let (data, response) = try Self.syncRequest(request)
-            return (response, String(decoding: data, as: UTF8.self))
+            let (status, body) = ServeProcess.send(request)
+            return (status, String(decoding: body, as: UTF8.self))
         }
         let alicesPage = try page("", Self.alice)
         #expect(alicesPage.status == 200 && alicesPage.html.contains("<html"), "\(alicesPage.status)")
@@ -209,19 +209,6 @@ import Glibc
         #expect(try push(Self.bob) == 200)
         #expect(serve.process.isRunning)
         #expect(!serve.log.contains(Self.bob))
-    }
-
-    /// A GET with Foundation's client: the body and the status.
-    static func syncRequest(_ request: URLRequest) throws -> (Data, Int) {
-        final class Box: @unchecked Sendable { var status = 0; var data = Data() }
-        let box = Box(), done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, _ in
-            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            box.data = data ?? Data()
-            done.signal()
-        }.resume()
-        done.wait()
-        return (box.data, box.status)
     }
 
     static func connect(port: Int) throws -> Int32 {

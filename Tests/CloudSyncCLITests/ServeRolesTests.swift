@@ -49,11 +49,9 @@ import Testing
     func rolesOnPostgreSQL() throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
-        try cluster.addRole("clinic", password: "clinic-password")
-        try cluster.psql("CREATE DATABASE clinic OWNER clinic")
+        let database = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let database = "postgres://clinic:clinic-password@localhost/clinic?host=\(cluster.directory.path)"
         let serve = try ServeProcess(["--tokens", try Self.tokensFile(in: dir)], directory: dir, database: database)
         defer { _ = serve.stop() }
         try Self.whoReadsWhat(serve)

@@ -14,9 +14,7 @@ struct PostgresStoreSchemaTests {
     @Test func theStoresTablesOnPostgreSQL() throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
-        try cluster.addRole("clinic", password: "clinic-password")
-        try cluster.psql("CREATE DATABASE clinic OWNER clinic")
-        let address = "postgres://clinic:clinic-password@localhost/clinic?host=\(cluster.directory.path)"
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
         let kinds = StagingStore.Configuration.standard.kinds
         let schema = try PostgresDatabase(address: address, owner: nil)
         for statement in try PostgresStoreSchema.statements(kinds: kinds) { try schema.execute(statement) }
@@ -139,9 +137,7 @@ struct PostgresStoreSchemaTests {
     /// security applies to; the address to connect to it as that role.
     static func clinic() throws -> (PostgresCluster, String) {
         let cluster = try PostgresCluster()
-        try cluster.addRole("clinic", password: "clinic-password")
-        try cluster.psql("CREATE DATABASE clinic OWNER clinic")
-        let address = "postgres://clinic:clinic-password@localhost/clinic?host=\(cluster.directory.path)"
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
         let schema = try PostgresDatabase(address: address, owner: nil)
         for statement in try PostgresStoreSchema.statements(kinds: StagingStore.Configuration.standard.kinds) { try schema.execute(statement) }
         return (cluster, address)

@@ -92,9 +92,7 @@ import Testing
     func eachOwnerSeesTheirOwnRowsOnly() throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
-        try cluster.addRole("clinic", password: "clinic-password")
-        try cluster.psql("CREATE DATABASE clinic OWNER clinic")
-        let address = "postgres://clinic:clinic-password@localhost/clinic?host=\(cluster.directory.path)"
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
         try Self.createTable(try PostgresDatabase(address: address, owner: nil))
         let alice = try PostgresDatabase(address: address, owner: "alice")
         let bob = try PostgresDatabase(address: address, owner: "bob")

@@ -67,6 +67,14 @@ public final class PostgresCluster: @unchecked Sendable {
         }
     }
 
+    /// A database owned by a role of its own that signs in with a password, as docs/serve.md deploys
+    /// `serve` (not the cluster's superuser, whom row-level security exempts): its address.
+    public func addOwnedDatabase(_ name: String, role: String, password: String) throws -> String {
+        try addRole(role, password: password)
+        try psql("CREATE DATABASE \(name) OWNER \(role)")
+        return "postgres://\(role):\(password)@localhost/\(name)?host=\(directory.path)"
+    }
+
     /// Runs SQL with `psql` (to look at what the tests stored).
     @discardableResult
     public func psql(_ sql: String, database: String = "postgres") throws -> String {

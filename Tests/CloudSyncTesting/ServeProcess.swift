@@ -1,6 +1,6 @@
 public import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+public import FoundationNetworking
 #endif
 
 /// A real `cloudsync serve` child process on 127.0.0.1 and a free port.
@@ -79,6 +79,13 @@ public final class ServeProcess {
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let json { request.httpBody = try JSONSerialization.data(withJSONObject: json) }
         if let body { request.httpBody = body }
+        let (status, data) = send(request)
+        return (status, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+    }
+
+    /// Sends a request with Foundation's client and waits for the answer: its status (0 when none
+    /// came) and its body.
+    public static func send(_ request: URLRequest) -> (status: Int, body: Data) {
         let done = DispatchSemaphore(value: 0)
         final class Box: @unchecked Sendable { var status = 0; var data = Data() }
         let box = Box()
@@ -88,7 +95,7 @@ public final class ServeProcess {
             done.signal()
         }.resume()
         done.wait()
-        return (box.status, (try? JSONSerialization.jsonObject(with: box.data)) as? [String: Any] ?? [:])
+        return (box.status, box.data)
     }
 }
 

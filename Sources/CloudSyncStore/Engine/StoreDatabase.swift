@@ -49,8 +49,6 @@ package protocol StoreDatabase: AnyObject {
     /// the store's waiting room); on PostgreSQL `BEGIN` and the owner's advisory lock, so that one
     /// patient's writers take turns as on their SQLite file, and other patients' write beside.
     func beginWriting() throws
-    /// Runs `body` in one transaction that holds the write lock from its start.
-    func transaction<T>(_ body: () throws -> T) throws -> T
     /// Rows the last statement inserted, updated or deleted.
     var changes: Int { get }
     /// True while a transaction is open.
@@ -112,6 +110,19 @@ extension StoreStatement {
 }
 
 extension StoreDatabase {
+    /// Runs `body` in one transaction that holds the write lock from its start (`beginWriting`).
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        try beginWriting()
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     /// The single value of a query (`SELECT count(*) …`).
     package func scalarInt(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int64? {
         let statement = try prepare(sql)

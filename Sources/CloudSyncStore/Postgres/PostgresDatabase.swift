@@ -60,18 +60,6 @@ package final class PostgresDatabase: StoreDatabase {
         }
     }
 
-    package func transaction<T>(_ body: () throws -> T) throws -> T {
-        try beginWriting()
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
-    }
-
     package var isInTransaction: Bool { PQtransactionStatus(connection) != PQTRANS_IDLE }
 
     /// Runs a translated statement with its parameters as text (PostgreSQL infers their types from

@@ -108,19 +108,6 @@ package final class SQLiteDatabase: StoreDatabase {
         }
     }
 
-    /// Runs `body` in one transaction (BEGIN IMMEDIATE: the write lock is taken at the start).
-    package func transaction<T>(_ body: () throws -> T) throws -> T {
-        try beginWriting()
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
-    }
-
     package var changes: Int { Int(sqlite3_changes(handle)) }
     /// False while a transaction is open.
     package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
