@@ -39,7 +39,7 @@ struct Serve: AsyncParsableCommand {
             Users: --tokens FILE names one USER TOKEN pair per line (# comments; tokens of 16 characters \
             or more; keep it chmod 600). What a request stores belongs to its token's user, who alone sees \
             and counts it (GET /api/v1/wearables/metrics/summary). A line may end in reads=alice,bob (a \
-            carer: reads those patients' summaries at ?user=NAME, writes nothing) or admin (may erase a \
+            carer: reads those patients' summaries and reports at ?user=NAME, writes nothing) or admin (may erase a \
             user: DELETE /api/v1/users/NAME; reads no health data). Anything else is 403, and PostgreSQL \
             checks it again (row-level security). A single --token-file (or $CLOUDSYNC_TOKEN) is the user \
             "default".
@@ -56,13 +56,21 @@ struct Serve: AsyncParsableCommand {
             for its turn to write at most 10 s (an import beside it commits in chunks), then 503 with Retry-After; \
             a full disk is 507. Every other command works on the store meanwhile.
 
+            A clinic on one machine: --db FILE (SQLite) keeps each patient's pushes (POST /health-auto-export) \
+            and exports in a store of their own, FILE-patients/NAME.sqlite, which every command reads \
+            (cloudsync status --store FILE --user NAME). POST /api/v1/exports takes an export.zip \
+            (Content-Type: application/zip) or export.xml (application/xml) as its body, imported as it \
+            arrives, all of it or nothing (a dropped connection keeps nothing): 201 with what was stored, 422 \
+            for a damaged one. GET /report?user=NAME is the patient's page, for them and their carers. \
+            SIGHUP reads the tokens file again. (On PostgreSQL, patients' stores are to come.)
+
             Always on, with --store: --upload-to URL forwards what is pending to that server (--upload-target \
             cloudcare|flo|steps, --upload-token-file, --upload-cacert) after each push and file and every \
             --upload-every, with the ledger of cloudsync upload; failures back off up to the interval, a refused \
             token waits for the next one. --watch DIR imports each Health Auto Export file and export.zip/xml that \
             appears in DIR, once by content, when it is complete, never touching it. GET /report (with the token) \
-            is cloudsync report of the store as it is now (?since=&until=&tz=). GET /health and cloudsync status \
-            say the forwarding and the folder.
+            is cloudsync report of the store as it is now (?since=&until=&tz=), and POST /api/v1/exports takes \
+            an export into it. GET /health and cloudsync status say the forwarding and the folder.
 
             --drop-unknown-types makes the CloudCare endpoint behave like the real backend, which keeps only \
             the types it knows and counts only those in total_metrics.
