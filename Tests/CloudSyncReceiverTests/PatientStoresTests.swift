@@ -13,19 +13,25 @@ import Testing
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let stores = PatientStoreFolder(folder: dir.appendingPathComponent("clinic-patients").path, configuration: .standard, wait: 0.3)
-        // Alice's long write (an export being imported) holds her turn for a second.
+        // Alice's long write (an export being imported) holds her turn until the test lets it go: no
+        // step depends on how soon a task runs (a busy test run delays them by minutes).
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         async let long = stores.write(owner: "alice") { store -> String in
-            Thread.sleep(forTimeInterval: 1)
+            started.signal()
+            release.wait()
             return store.path
         }
-        try await Task.sleep(for: .milliseconds(100))
-        let started = ContinuousClock.now
+        while started.wait(timeout: .now()) != .success { try await Task.sleep(for: .milliseconds(10)) }
+        // Should the limit be lost, the next write would wait for ever: let the turn go after a while,
+        // so that the test fails (the write succeeds) instead of hanging.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) { release.signal() }
+        // Her next write waits 0.3 s for her turn, then gives up.
         let waited = await stores.write(owner: "alice") { $0.path }
         #expect(throws: PatientStoreBusy.self) { try waited.get() }
-        #expect(started.duration(to: .now) < .seconds(0.9))
         // Bob is not held up by alice.
         let bobs = try await stores.write(owner: "bob") { $0.path }.get()
         #expect(bobs == dir.appendingPathComponent("clinic-patients/bob.sqlite").path)
+        release.signal()
         #expect(try await long.get() == dir.appendingPathComponent("clinic-patients/alice.sqlite").path)
         // Once her long write is over, her next one goes.
         #expect(try await stores.write(owner: "alice") { _ in true }.get())
