@@ -17,8 +17,8 @@ extension BeatSeriesKind: ArchiveRecordKind {
 
     public static func insert(_ series: BeatSeries, into rows: KindRows) throws -> Bool {
         let insert = try rows.statement("""
-            INSERT OR IGNORE INTO beat_series(key, type, start_date, end_date, source_app, value, beat_count, beats, import_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO beat_series(key, type, start_date, end_date, source_app, value, beat_count, beats, import_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
             """)
         try insert.bind(1, "\(series.type)|\(series.startDate)|\(series.endDate)|\(series.sourceApp)")
         try insert.bind(2, series.type)

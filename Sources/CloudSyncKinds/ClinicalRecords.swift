@@ -21,7 +21,8 @@ extension ClinicalKind: ArchiveRecordKind {
         var line = ByteBuffer(capacity: 1024)
         appendJSONLines(clinical, to: &line)
         let insert = try rows.statement("""
-            INSERT OR IGNORE INTO clinical_record(key, type, received_date, file, has_resource, line, import_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO clinical_record(key, type, received_date, file, has_resource, line, import_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
             """)
         try insert.bind(1, clinical.key)
         try insert.bind(2, clinical.type)

@@ -20,7 +20,8 @@ extension CorrelationKind: ArchiveRecordKind {
         appendJSONLines(correlation, to: &line)
         let members = correlation.members.map { "\($0.type)=\($0.value)\($0.unit)" }.joined(separator: ",")
         let insert = try rows.statement("""
-            INSERT OR IGNORE INTO correlation(key, type, start_date, end_date, source_app, line, import_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO correlation(key, type, start_date, end_date, source_app, line, import_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
             """)
         try insert.bind(1, "\(correlation.type)|\(correlation.startDate)|\(correlation.endDate)|\(correlation.sourceApp)|\(members)")
         try insert.bind(2, correlation.type)

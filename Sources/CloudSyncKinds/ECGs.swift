@@ -20,11 +20,16 @@ extension ECGKind: ArchiveRecordKind {
         """]
 
     public static func insert(_ ecg: ECGRecording, into rows: KindRows) throws -> Bool {
+        // One recording a moment, whatever its file is named.
+        let recorded = try rows.statement("SELECT 1 FROM ecg WHERE recorded_at = ?")
+        try recorded.bind(1, ecg.recordedAt)
+        let known = try recorded.step()
+        recorded.reset()
+        if known { return false }
         let insert = try rows.statement("""
-            INSERT OR IGNORE INTO ecg(key, recorded_at, classification, symptoms, sample_rate, lead, unit, device,
-                                      software_version, file, sample_count, samples, import_id, average_heart_rate)
-            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14
-            WHERE NOT EXISTS (SELECT 1 FROM ecg WHERE recorded_at = ?2)
+            INSERT INTO ecg(key, recorded_at, classification, symptoms, sample_rate, lead, unit, device,
+                            software_version, file, sample_count, samples, import_id, average_heart_rate)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT DO NOTHING
             """)
         try insert.bind(1, ecg.key)
         try insert.bind(2, ecg.recordedAt)

@@ -29,7 +29,7 @@ extension MedicationKind: ArchiveRecordKind {
         if known == written { return false }
         let upsert = try rows.statement("""
             INSERT INTO medication_dose(key, name, date, scheduled, outcome, line, import_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-            ON CONFLICT(key) DO UPDATE SET outcome = excluded.outcome, line = excluded.line, import_id = excluded.import_id
+            ON CONFLICT(\(rows.database.dialect.conflictTarget("key"))) DO UPDATE SET outcome = excluded.outcome, line = excluded.line, import_id = excluded.import_id
             """)
         try upsert.bind(1, dose.key)
         try upsert.bind(2, dose.name)

@@ -21,8 +21,8 @@ extension RouteKind: ArchiveRecordKind {
 
     public static func insert(_ route: Route, into rows: KindRows) throws -> Bool {
         let insert = try rows.statement("""
-            INSERT OR IGNORE INTO route(key, file, workout_type, workout_start, workout_end, point_count, import_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO route(key, file, workout_type, workout_start, workout_end, point_count, import_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id
             """)
         try insert.bind(1, route.key)
         try insert.bind(2, route.file)
@@ -31,13 +31,13 @@ extension RouteKind: ArchiveRecordKind {
         try insert.bind(5, route.workoutEnd)
         try insert.bind(6, Int64(route.points.count))
         try insert.bind(7, rows.runID)
-        try insert.step()
-        guard rows.database.changes > 0 else { return false }
-        let routeID = rows.database.lastInsertRowID
-        let points = try rows.cellRows(columns: 10, """
+        guard try insert.step() else { return false }
+        let routeID = insert.int64(0)
+        insert.reset()
+        let points = try rows.rowBatch([.integer, .integer, .integer] + Array(repeating: .real, count: 7), """
             INSERT INTO route_point(route_id, seq, time, latitude, longitude, elevation, speed, course,
                                     horizontal_accuracy, vertical_accuracy)
-            SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 FROM cloudsync_cells
+            SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 FROM {rows}
             """)
         for (seq, value) in route.points.enumerated() {
             points.add(routeID)

@@ -18,7 +18,7 @@ extension VisionPrescriptionKind: ArchiveRecordKind {
     public static func insert(_ prescription: VisionPrescription, into rows: KindRows) throws -> Bool {
         var line = ByteBuffer(capacity: 1024)
         appendJSONLines(prescription, to: &line)
-        let insert = try rows.statement("INSERT OR IGNORE INTO vision_prescription(date_issued, line, import_id) VALUES (?, ?, ?)")
+        let insert = try rows.statement("INSERT INTO vision_prescription(date_issued, line, import_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
         try insert.bind(1, prescription.dateIssued)
         try line.withBytes { try insert.bind(2, bytes: $0.slice(0..<($0.count - 1))) }   // without its newline
         try insert.bind(3, rows.runID)

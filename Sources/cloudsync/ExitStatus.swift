@@ -67,6 +67,8 @@ enum ExitStatus {
         case .newerSchema, .unstorable: return software
         case .olderSchema: return software
         case .sqlite(let sqlite): return sqlite.isDiskFull ? ioError : sqlite.isBusy ? storeBusy : sqlite.isReadOnly ? cannotCreate : software
+        case .postgres(let postgres):
+            return postgres.isDiskFull ? ioError : postgres.isConnectionFailure ? unavailable : postgres.sqlState == "42501" ? noPermission : software
         }
     }
 

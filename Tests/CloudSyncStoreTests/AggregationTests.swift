@@ -254,7 +254,7 @@ import Testing
                 UPDATE metric_hour_state SET summarised = -1, dirty_from = NULL, dirty_to = NULL
                     WHERE type_id = (SELECT id FROM metric_type WHERE name = 'HKQuantityTypeIdentifierBodyMass');
                 """)
-            try downgradeBeforeCountedRows(store.database, to: 9)
+            try downgradeBeforeCountedRows(store.sqlite!, to: 9)
         }
         let upgraded = try fixture.open()
         #expect(try upgraded.database.scalarInt("SELECT count(*) FROM metric_hour_state WHERE summarised = 0 AND dirty_from IS NOT NULL") == 1)

@@ -176,7 +176,7 @@ import Testing
             #expect(before.phone?.beforeExportDate == 2 && before.phone?.summariesWithSamples == 1 && before.phone?.summariesPushedAgain == 1)
             #expect(before.days["2024-04-03"] == 777 && before.days["2024-04-02"] == 60)
             #expect(before.exported == before.metrics)
-            try downgradeBeforeCountedRows(store.database, to: 10)
+            try downgradeBeforeCountedRows(store.sqlite!, to: 10)
         }
         let upgraded = try fixture.open()
         #expect(try upgraded.database.scalarInt("PRAGMA user_version") == Int64(StoreSchema.currentVersion))
@@ -281,7 +281,7 @@ import Testing
         try Self.push(Self.steps(samples: [("2024-03-01 08:00:00 +0000", 10)]), into: store)
         #expect(try dirtySteps() == 0)
         let importer = try fixture.open()
-        let locks = try #require(importer.database.waitingRoom)
+        let locks = try #require(importer.sqlite?.waitingRoom)
         locks.holdImporting()
         try Self.push(Self.steps(samples: [("2024-03-02 08:00:00 +0000", 20)]), into: store)
         #expect(try dirtySteps() == 1)

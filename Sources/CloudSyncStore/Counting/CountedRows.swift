@@ -94,12 +94,13 @@ package enum CountedRows {
     /// Every count read again from the rows, and every type's hours marked to be built again: what
     /// an import does when its counts went wrong (never seen: see `MetricWriter.flushChunk`). In
     /// the caller's transaction.
-    static func recountAll(in database: SQLiteDatabase) throws {
+    static func recountAll(in database: any StoreDatabase) throws {
         try database.execute("""
             DELETE FROM metric_summary;
             INSERT INTO metric_summary(type_id, unit_id, source_id, count, repeats, superseded, first_start, last_end)
-                SELECT type_id, unit_id, source_id, sum(is_repeat = 0 AND superseded = 0), sum(is_repeat != 0 AND superseded = 0),
-                       sum(superseded != 0), min(CASE WHEN superseded = 0 THEN start_date END), max(CASE WHEN superseded = 0 THEN end_date END)
+                SELECT type_id, unit_id, source_id, sum(CASE WHEN is_repeat = 0 AND superseded = 0 THEN 1 ELSE 0 END),
+                       sum(CASE WHEN is_repeat != 0 AND superseded = 0 THEN 1 ELSE 0 END),
+                       sum(CASE WHEN superseded != 0 THEN 1 ELSE 0 END), min(CASE WHEN superseded = 0 THEN start_date END), max(CASE WHEN superseded = 0 THEN end_date END)
                 FROM metric GROUP BY type_id, unit_id, source_id;
             UPDATE metric_hour_state SET summarised = 0,
                 dirty_from = (SELECT coalesce(min(s.first_start), 0) FROM metric_summary s WHERE s.type_id = metric_hour_state.type_id),

@@ -2,7 +2,7 @@
 /// Computes the hour summary's dirty hours from the rows (see StagingStore+HourSummary): for the
 /// types an import could not count as it inserted them (`OnlineHourSummary`).
 struct HourSummaryBuilder {
-    let database: SQLiteDatabase
+    let database: any StoreDatabase
     /// See `isDense`.
     var denseCount = Self.denseCount
 
@@ -40,7 +40,7 @@ struct HourSummaryBuilder {
 
         /// Adds a `metric_hour` row (type, unit, hour, then these: the 11 columns of `HourStatistics.columns`)
         /// to `rows`; extremes of no sample are NULL.
-        func add(to rows: CellRows, typeID: Int64, key: HourKey) throws {
+        func add(to rows: any RowBatch, typeID: Int64, key: HourKey) throws {
             rows.add(typeID)
             rows.add(key.unit)
             rows.add(key.hour)
@@ -60,6 +60,7 @@ struct HourSummaryBuilder {
             type_id, unit_id, hour, count, sum, minimum, maximum, merged_count, merged_sum, merged_minimum, merged_maximum
             """
         static let cells = "c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10"
+        static let cellTypes: [RowBatchColumn] = [.integer, .integer, .integer, .integer, .real, .real, .real, .integer, .real, .real, .real]
     }
 
     /// What replaces a type's summary from `first` to `last` (inclusive hours); `dense` false: the
@@ -92,8 +93,8 @@ struct HourSummaryBuilder {
     /// dirty at its end, pushes' types included: rebuilding the import's hours of a type (the
     /// export's step counts so far) in the push's answer made a push wait 3.7 s.
     /// `firstTurnHours`: the window of a type's first turn (the turns after are sized by their time).
-    static func refresh(_ database: SQLiteDatabase, denseCount: Int, pushed: Set<Int64>? = nil, firstTurnHours: Int64 = 24 * 30) throws {
-        if pushed != nil, database.waitingRoom?.someoneImports == true { return }
+    static func refresh(_ database: any StoreDatabase, denseCount: Int, pushed: Set<Int64>? = nil, firstTurnHours: Int64 = 24 * 30) throws {
+        if pushed != nil, database.writersRoom?.someoneImports == true { return }
         let builder = HourSummaryBuilder(database: database, denseCount: denseCount)
         var turns = WriteTurns(database: database)
         // An import's rebuild looks again once it is through: a push beside it may have left a type dirty.
@@ -164,11 +165,11 @@ struct HourSummaryBuilder {
 
     /// Replaces the type's summary over the hours computed and marks it current, in the caller's
     /// transaction; with `dirtyFrom`, its samples from there on are still to do.
-    static func store(_ computed: TypeHours, in database: SQLiteDatabase, dirtyFrom: Int64? = nil) throws {
+    static func store(_ computed: TypeHours, in database: any StoreDatabase, dirtyFrom: Int64? = nil) throws {
         try database.prepare("DELETE FROM metric_hour WHERE type_id = ? AND hour BETWEEN ? AND ?")
             .run([.int(computed.typeID), .int(computed.first), .int(computed.last)])
-        let insert = try CellRows(database: database, columns: 11, sql: """
-            INSERT INTO metric_hour(\(HourStatistics.columns)) SELECT \(HourStatistics.cells) FROM cloudsync_cells
+        let insert = try database.rowBatch(HourStatistics.cellTypes, sql: """
+            INSERT INTO metric_hour(\(HourStatistics.columns)) SELECT \(HourStatistics.cells) FROM {rows}
             """)
         for (key, hour) in computed.hours { try hour.add(to: insert, typeID: computed.typeID, key: key) }
         try insert.flush()
@@ -201,12 +202,21 @@ struct HourSummaryBuilder {
         // Without rows that do not count, a type that does not merge reads the identity index alone
         // (its rows are not visited: heart rate's 742,000 rows in about half the time).
         let indexOnly = !cumulative && type.uncounted == 0
-        let rows = try database.prepare("""
+        let sql = """
             SELECT m.unit_id, m.start_date, m.end_date, m.value, m.source_id, \(indexOnly ? "0" : "m.device_id")
             FROM \(indexOnly ? "metric" : CountedRows.view) m
             WHERE m.type_id = ? AND m.start_date >= ? AND m.start_date < ?
             ORDER BY m.type_id, m.start_date
-            """)
+            """
+        // Read by code specialised for SQLite's statement: through the protocol, a call per column.
+        if let sqlite = database as? SQLiteDatabase {
+            return try statistics(of: type, hours: hours, cumulative: cumulative, rows: try sqlite.prepare(sql))
+        }
+        return try statistics(of: type, hours: hours, cumulative: cumulative, rows: try database.prepare(sql))
+    }
+
+    private func statistics<Rows: StoreStatement>(of type: DirtyType, hours: (first: Int64, last: Int64), cumulative: Bool,
+                                                  rows: Rows) throws -> [(key: HourKey, statistics: HourStatistics)] {
         try rows.bind([.int(type.id), .int(hours.first * 3600 - type.longest), .int((hours.last + 1) * 3600 + type.longest)])
         var statistics = HourRun()
         var ranks = SourceRanks(deviceNames: try database.names("device"))

@@ -16,9 +16,7 @@ final class ImportTransaction {
     /// Run after each commit (the writers note what is now committed).
     var afterCommit: [() -> Void] = []
 
-    /// Where the store's writers wait for SQLite's write lock (`StoreLocks`); on PostgreSQL, none:
-    /// the owner's advisory lock queues them (`PostgresDatabase.beginWriting`).
-    private var waitingRoom: StoreLocks? { (database as? SQLiteDatabase)?.waitingRoom }
+    private var waitingRoom: StoreLocks? { database.writersRoom }
 
     init(database: any StoreDatabase, policy: Policy) {
         self.database = database

@@ -33,19 +33,22 @@ final class MetricWriter: MetricSink {
     /// Per type name (the push's reply gives them by name): rows added and rows already there.
     private(set) var byType: [String: (new: Int, already: Int)] = [:]
 
-    private let database: SQLiteDatabase
+    private let database: any StoreDatabase
     private let runID: Int64
     private let transaction: ImportTransaction
     private let origin: Int64
     /// Pushed rows only: the rule that decides whether one counts.
     private let rule: SupersedeRule?
-    private let insert, findAlike, findUndated, fillCreationDate, importOfRow, progress: SQLiteStatement
+    private let insert, findAlike, findUndated, fillCreationDate, importOfRow, progress: any StoreStatement
     /// The rows known new without a look at the store (into an empty store), written a chunk at a
-    /// time by one `INSERT … SELECT` (`CellRows`): when the chunk is full, before any look at the
+    /// time by one `INSERT … SELECT` (`RowBatch`): when the chunk is full, before any look at the
     /// store, and before each commit. A statement step per row reopened the table's and its indexes'
     /// cursors each time: 13,500 of SQLite's instructions a row on the 48 MB generated export, against
     /// 3,300 for the chunk (docs/performance.md, "Issue 34").
-    private let newRows: CellRows
+    private let newRows: any RowBatch
+    /// `newRows` on SQLite, as its own type: the chunk is filled by code specialised for it (through
+    /// the protocol, a call per cell cost the 48 MB import 22 M instructions more, callgrind).
+    private let cellRows: CellRows?
     /// `newRows.notTaken` as the counts last said.
     private var notTakenCounted = 0
     /// Rows the chunk was sure of but the table did not take (the store changed under the import):
@@ -71,27 +74,33 @@ final class MetricWriter: MetricSink {
     /// The types another process (a push, an import beside this one) wrote rows of between two of
     /// this import's commits (see `lookBeside`): their hour summary is left to the rebuild from the rows.
     @exclusivity(unchecked) private var writtenBeside: Set<Int64> = []
-    /// `PRAGMA data_version` at this import's last look: it changes when another connection commits.
-    private var dataVersion: Int64 = 0
+    /// `PRAGMA data_version` at this import's last look: it changes when another connection commits
+    /// (nil on PostgreSQL, which does not say: the import looks at every BEGIN).
+    private var dataVersion: Int64?
     /// Rows up to this id were written before this import or looked at (see `lookBeside`).
     private var lookedUpTo: Int64 = 0
     @exclusivity(unchecked) private var countingType: (name: [UInt8], new: Int, already: Int)?
+
+    /// The columns of `newRows`: the ids and dates, the value, more ids, the metadata, the flags.
+    private static let rowColumns: [RowBatchColumn] = [.integer, .integer, .integer, .integer, .real, .integer, .integer, .integer,
+                                                       .integer, .text, .integer, .integer, .integer, .integer, .integer, .integer]
 
     private static let alike = """
         type_id = ?1 AND start_date = ?2 AND end_date = ?3 AND source_id = ?4 AND value = ?5 AND unit_id = ?6 AND category_id = ?7
         """
 
-    init(database: SQLiteDatabase, runID: Int64, origin: ImportOrigin, transaction: ImportTransaction, denseCount: Int) throws {
+    init(database: any StoreDatabase, runID: Int64, origin: ImportOrigin, transaction: ImportTransaction, denseCount: Int) throws {
         self.database = database
         self.runID = runID
         self.transaction = transaction
         self.origin = origin.isPushed ? 1 : 0
         rule = origin.isPushed ? try SupersedeRule(database: database) : nil
         hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount)
+        let dialect = database.dialect
         insert = try database.prepare("""
-            INSERT OR IGNORE INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,
+            \(dialect.insertOrIgnore) INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,
                                          source_version_id, extra, import_id, created_at, is_repeat, summary, superseded, origin)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \(dialect.ignoringConflicts)
             """)
         // The row's id, not its import: the identity index holds the id and the creation date, and a
         // lookup that stays in the index is a B-tree descent less (a re-import's lookups: 8,700
@@ -103,19 +112,26 @@ final class MetricWriter: MetricSink {
             """)
         // The export's sample of a pushed row makes the row the export's: dated, and counted as the
         // export's (when a row with this creation date is also stored, nothing changes: either way
-        // the sample is there).
+        // the sample is there; SQLite's `UPDATE OR IGNORE`, in words both engines read).
         fillCreationDate = try database.prepare("""
-            UPDATE OR IGNORE metric SET created_at = ?2, origin = 0, summary = 0, superseded = 0 WHERE id = ?1
+            UPDATE metric SET created_at = ?2, origin = 0, summary = 0, superseded = 0
+            WHERE id = ?1 AND NOT EXISTS (
+                SELECT 1 FROM metric same WHERE same.type_id = metric.type_id AND same.start_date = metric.start_date
+                    AND same.end_date = metric.end_date AND same.source_id = metric.source_id AND same.value = metric.value
+                    AND same.unit_id = metric.unit_id AND same.category_id = metric.category_id AND same.created_at = ?2)
             """)
         progress = try database.prepare("""
             UPDATE import_run SET new_count = ?, duplicate_count = ?, repeat_count = ?, written_twice_count = ? WHERE id = ?
             """)
         summaryStatements = try SummaryCounts.Statements(database)
-        newRows = try CellRows(database: database, columns: 16, sql: """
-            INSERT OR IGNORE INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,
+        // `WHERE true`: PostgreSQL's ON CONFLICT after a SELECT (SQLite's parser needs it there).
+        newRows = try database.rowBatch(Self.rowColumns, sql: """
+            \(dialect.insertOrIgnore) INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,
                                          source_version_id, extra, import_id, created_at, is_repeat, summary, superseded, origin)
-            SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15 FROM cloudsync_cells
+            SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15 FROM {rows} WHERE true
+            \(dialect.ignoringConflicts)
             """, rowsPerChunk: 8192)
+        cellRows = newRows as? CellRows
         types = try NameTable(database, table: "metric_type")
         sources = try NameTable(database, table: "source")
         units = try NameTable(database, table: "unit")
@@ -128,7 +144,7 @@ final class MetricWriter: MetricSink {
         let undatedRows = try database.prepare("SELECT DISTINCT type_id FROM metric WHERE created_at = \(StoreSchema.undated)")
         while try undatedRows.step() { undated.insert(undatedRows.int64(0)) }
         undatedTypes = undated
-        dataVersion = try database.scalarInt("PRAGMA data_version") ?? 0
+        dataVersion = try database.othersCommits()
         lookedUpTo = storedBefore
         transaction.afterBegin.append { [unowned self] in try lookBeside() }
         transaction.beforeCommit.append { [unowned self] in
@@ -256,7 +272,7 @@ final class MetricWriter: MetricSink {
     /// A sample's name-table ids: with its dates and value, its identity (but for the creation date).
     private struct SampleKeys { var type, source, unit, category: Int64 }
 
-    private func bindAlike(_ statement: SQLiteStatement, _ keys: SampleKeys, _ metric: MappedMetric) throws {
+    private func bindAlike(_ statement: any StoreStatement, _ keys: SampleKeys, _ metric: MappedMetric) throws {
         try statement.bind(1, keys.type)
         try statement.bind(2, metric.startDate)
         try statement.bind(3, metric.endDate)
@@ -268,6 +284,13 @@ final class MetricWriter: MetricSink {
 
     /// A row known new, into the chunk (the metadata as `insertRow` writes it).
     private func addToChunk(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, isRepeat: Bool) throws {
+        if let cellRows { try addToChunk(cellRows, keys, metric, created: created, isRepeat: isRepeat) } else {
+            try addToChunk(newRows, keys, metric, created: created, isRepeat: isRepeat)
+        }
+    }
+
+    private func addToChunk<Rows: RowBatch>(_ newRows: Rows, _ keys: SampleKeys, _ metric: MappedMetric, created: Int64?,
+                                            isRepeat: Bool) throws {
         let (device, version, hasExtra) = try details(of: metric)
         if created == nil { undatedTypes.insert(keys.type) }
         newRows.add(keys.type)
@@ -368,13 +391,13 @@ final class MetricWriter: MetricSink {
     /// the types they are of are rebuilt from the rows at the end. Without `seen` (a push) every
     /// sample is looked up anyway.
     private func lookBeside() throws {
-        let version = try database.scalarInt("PRAGMA data_version") ?? 0
-        guard version != dataVersion else { return }
+        let version = try database.othersCommits()
+        guard version == nil || version != dataVersion else { return }
         dataVersion = version
         // NOT INDEXED: the rowid range alone. With DISTINCT the planner read the whole identity
         // index (sorted by type) after every push: a push cost the import 160 ms.
         let rows = try database.prepare("""
-            SELECT type_id, start_date, end_date, source_id, value, unit_id, category_id FROM metric NOT INDEXED
+            SELECT type_id, start_date, end_date, source_id, value, unit_id, category_id FROM metric \(database.dialect.notIndexed)
             WHERE id > ? AND import_id != ?
             """)
         try rows.bind([.int(lookedUpTo), .int(runID)])

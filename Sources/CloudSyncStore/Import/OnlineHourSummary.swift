@@ -36,10 +36,10 @@ final class OnlineHourSummary {
         func addMerged(_ key: HourSummaryBuilder.HourKey, _ value: Double) { hours.addMerged(key, value) }
     }
 
-    private let database: SQLiteDatabase
-    private let isKnown: SQLiteStatement
-    private let upsert: CellRows
-    private let markCurrent, markWithout: SQLiteStatement
+    private let database: any StoreDatabase
+    private let isKnown: any StoreStatement
+    private let upsert: any RowBatch
+    private let markCurrent, markWithout: any StoreStatement
     private enum Fate {
         case counted(TypeHours)
         /// Left to the rebuild from the rows.
@@ -53,21 +53,23 @@ final class OnlineHourSummary {
 
     private let denseCount: Int
 
-    init(database: SQLiteDatabase, denseCount: Int) throws {
+    init(database: any StoreDatabase, denseCount: Int) throws {
         self.database = database
         self.denseCount = denseCount
         isKnown = try database.prepare("SELECT 1 FROM metric_hour_state WHERE type_id = ?")
-        // `WHERE true`: SQLite's parser needs it between a SELECT and its ON CONFLICT.
-        upsert = try CellRows(database: database, columns: 11, sql: """
-            INSERT INTO metric_hour(\(HourSummaryBuilder.HourStatistics.columns))
-            SELECT \(HourSummaryBuilder.HourStatistics.cells) FROM cloudsync_cells WHERE true
-            ON CONFLICT(type_id, unit_id, hour) DO UPDATE SET
-                count = count + excluded.count, sum = sum + excluded.sum,
-                minimum = coalesce(min(minimum, excluded.minimum), minimum, excluded.minimum),
-                maximum = coalesce(max(maximum, excluded.maximum), maximum, excluded.maximum),
-                merged_count = merged_count + excluded.merged_count, merged_sum = merged_sum + excluded.merged_sum,
-                merged_minimum = coalesce(min(merged_minimum, excluded.merged_minimum), merged_minimum, excluded.merged_minimum),
-                merged_maximum = coalesce(max(merged_maximum, excluded.merged_maximum), merged_maximum, excluded.merged_maximum)
+        let dialect = database.dialect
+        // `WHERE true`: SQLite's parser needs it between a SELECT and its ON CONFLICT. The columns
+        // are named with their table's: PostgreSQL reads a bare `count` as `excluded`'s or the table's.
+        upsert = try database.rowBatch(HourSummaryBuilder.HourStatistics.cellTypes, sql: """
+            INSERT INTO metric_hour AS h(\(HourSummaryBuilder.HourStatistics.columns))
+            SELECT \(HourSummaryBuilder.HourStatistics.cells) FROM {rows} WHERE true
+            ON CONFLICT(\(dialect.conflictTarget("type_id, unit_id, hour"))) DO UPDATE SET
+                count = h.count + excluded.count, sum = h.sum + excluded.sum,
+                minimum = \(dialect.least("h.minimum", "excluded.minimum")),
+                maximum = \(dialect.greatest("h.maximum", "excluded.maximum")),
+                merged_count = h.merged_count + excluded.merged_count, merged_sum = h.merged_sum + excluded.merged_sum,
+                merged_minimum = \(dialect.least("h.merged_minimum", "excluded.merged_minimum")),
+                merged_maximum = \(dialect.greatest("h.merged_maximum", "excluded.merged_maximum"))
             """)
         markCurrent = try database.prepare("""
             UPDATE metric_hour_state SET summarised = 1, dirty_from = NULL, dirty_to = NULL WHERE type_id = ?

@@ -20,7 +20,7 @@ final class RecordWriter: FileRecordSink {
     /// As of the last commit.
     private var committed: [String: Imported] = [:]
 
-    init(database: SQLiteDatabase, runID: Int64, kinds: [any StoredKind.Type], transaction: ImportTransaction) {
+    init(database: any StoreDatabase, runID: Int64, kinds: [any StoredKind.Type], transaction: ImportTransaction) {
         self.kinds = Set(kinds.map { $0.name })
         self.runID = runID
         self.transaction = transaction
@@ -55,7 +55,10 @@ final class RecordWriter: FileRecordSink {
 
     /// The run's new records per kind, in the transaction that adds them.
     private func saveCounts() throws {
-        let save = try rows.statement("INSERT OR REPLACE INTO import_run_kind(run_id, kind, new_count) VALUES (?, ?, ?)")
+        let save = try rows.statement("""
+            INSERT INTO import_run_kind(run_id, kind, new_count) VALUES (?, ?, ?)
+            ON CONFLICT(\(rows.database.dialect.conflictTarget("run_id, kind"))) DO UPDATE SET new_count = excluded.new_count
+            """)
         for (kind, counts) in imported { try save.run([.int(runID), .text(kind), .int(Int64(counts.new))]) }
     }
 }

@@ -38,7 +38,7 @@ extension StagingStore {
 public final class StoreImport: StoreAccess {
     public let origin: ImportOrigin
     public let runID: Int64
-    let database: SQLiteDatabase
+    let database: any StoreDatabase
     public var path: String { database.path }
     let configuration: StagingStore.Configuration
     private let transaction: ImportTransaction
@@ -51,15 +51,19 @@ public final class StoreImport: StoreAccess {
         SourceSinks(metrics: metrics, records: records, facts: { [unowned self] in facts = $0 })
     }
 
-    init(database: SQLiteDatabase, origin: ImportOrigin, configuration: StagingStore.Configuration) throws {
+    init(database: any StoreDatabase, origin: ImportOrigin, configuration: StagingStore.Configuration) throws {
         self.database = database
         self.origin = origin
         self.configuration = configuration
         transaction = ImportTransaction(database: database, policy: origin.commit == .whole ? .whole : .every(configuration.importCommitEvery))
         let insertRun = { () throws -> Int64 in
-            try database.prepare("INSERT INTO import_run(input, input_size, started_at, outcome, source_kind) VALUES (?, ?, ?, 'running', ?)")
-                .run([.text(origin.input), origin.size.map { .int($0) } ?? .null, .int(Self.now), .text(origin.kindName)])
-            return database.lastInsertRowID
+            let insert = try database.prepare("""
+                INSERT INTO import_run(input, input_size, started_at, outcome, source_kind) VALUES (?, ?, ?, 'running', ?) RETURNING id
+                """)
+            try insert.bind([.text(origin.input), origin.size.map { .int($0) } ?? .null, .int(Self.now), .text(origin.kindName)])
+            defer { insert.reset() }
+            _ = try insert.step()
+            return insert.int64(0)
         }
         // A whole import's run is in its transaction: one that fails leaves no trace.
         if origin.commit == .whole {
@@ -77,7 +81,7 @@ public final class StoreImport: StoreAccess {
             transaction.rollBack()
             throw error
         }
-        if origin.commit == .inChunks { database.waitingRoom?.holdImporting() }
+        if origin.commit == .inChunks { database.writersRoom?.holdImporting() }
     }
 
     /// The source was read completely: the run is recorded with its outcome and facts, the last rows
@@ -139,7 +143,7 @@ public final class StoreImport: StoreAccess {
     }
 
     deinit {
-        if origin.commit == .inChunks { database.waitingRoom?.releaseImporting() }
+        if origin.commit == .inChunks { database.writersRoom?.releaseImporting() }
     }
 
     private func discard() {
@@ -168,7 +172,10 @@ public final class StoreImport: StoreAccess {
         if let version = facts.exportVersion { kept.append(("exportVersion", String(version))) }
         if let locale = facts.locale { kept.append(("locale", locale)) }
         if let profile = facts.profile { kept.append(("me", Self.jsonObject(profile))) }
-        let upsert = try database.prepare("INSERT OR REPLACE INTO export_fact(key, value) VALUES (?, ?)")
+        let upsert = try database.prepare("""
+            INSERT INTO export_fact(key, value) VALUES (?, ?)
+            ON CONFLICT(\(database.dialect.conflictTarget("key"))) DO UPDATE SET value = excluded.value
+            """)
         for (key, value) in kept { try upsert.run([.text(key), .text(value)]) }
     }
 

@@ -5,17 +5,17 @@
 /// after each commit, and a push waited for the whole rebuild (2.04 s,
 /// `Benchmarks/always_on_bench.py --prefill`).
 struct WriteTurns {
-    let database: SQLiteDatabase
+    let database: any StoreDatabase
     /// What one turn aims at: a caller sizes its turns by it.
     static let aim = Duration.milliseconds(100)
     private var taken = false
 
-    init(database: SQLiteDatabase) { self.database = database }
+    init(database: any StoreDatabase) { self.database = database }
 
     /// Runs `body` in a transaction of its own, after letting in the writers that wait (from the
     /// second turn on).
     mutating func take<T>(_ body: () throws -> T) throws -> T {
-        if taken { database.waitingRoom?.letTheWaitingIn() }
+        if taken { database.writersRoom?.letTheWaitingIn() }
         taken = true
         return try database.transaction(body)
     }

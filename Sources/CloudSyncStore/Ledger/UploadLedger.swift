@@ -21,7 +21,7 @@ public struct PendingSummary: Sendable {
 /// connection of its own: acknowledgements are written on the store's connection meanwhile, and
 /// WAL gives this reader a stable snapshot.
 public final class PendingMetricCursor {
-    private let connection: SQLiteDatabase
+    private let connection: any StoreDatabase
     private let rows: StoredMetricRows
 
     init(path: String, conditions: MetricConditions) throws {
@@ -40,11 +40,11 @@ public final class PendingMetricCursor {
 /// The store's upload side: the targets an upload sends to (kind and server), which metrics each
 /// acknowledged, the history of runs and batches, and Flō's backfill state; what is pending follows.
 public final class UploadLedger: StoreAccess {
-    let database: SQLiteDatabase
+    let database: any StoreDatabase
     public let path: String
     public let configuration: StagingStore.Configuration
 
-    init(database: SQLiteDatabase, path: String, configuration: StagingStore.Configuration) {
+    init(database: any StoreDatabase, path: String, configuration: StagingStore.Configuration) {
         self.database = database
         self.path = path
         self.configuration = configuration
@@ -201,9 +201,11 @@ extension UploadLedger {
     /// Starts a row of the upload history for one `cloudsync upload`.
     public func beginUploadRun(targetID: Int64) throws -> Int64 {
         try storeErrors {
-            try database.prepare("INSERT INTO upload_run(target_id, started_at, outcome) VALUES (?, ?, 'running')")
-                .run([.int(targetID), .int(Self.now)])
-            return database.lastInsertRowID
+            let insert = try database.prepare("INSERT INTO upload_run(target_id, started_at, outcome) VALUES (?, ?, 'running') RETURNING id")
+            try insert.bind([.int(targetID), .int(Self.now)])
+            defer { insert.reset() }
+            _ = try insert.step()
+            return insert.int64(0)
         }
     }
 

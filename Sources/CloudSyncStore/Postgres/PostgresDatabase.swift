@@ -62,6 +62,46 @@ package final class PostgresDatabase: StoreDatabase {
 
     package var isInTransaction: Bool { PQtransactionStatus(connection) != PQTRANS_IDLE }
 
+    /// PostgreSQL has no counter of other connections' commits: the caller looks every time.
+    package func othersCommits() throws -> Int64? { nil }
+
+    package func rowBatch(_ columns: [RowBatchColumn], sql: String, rowsPerChunk: Int) throws -> any RowBatch {
+        PostgresRowBatch(database: self, columns: columns, sql: sql, rowsPerChunk: rowsPerChunk)
+    }
+
+    private var temporaryNames = 0
+
+    /// A number for a temporary table's name, unique on this connection.
+    func nextTemporaryName() -> Int {
+        temporaryNames += 1
+        return temporaryNames
+    }
+
+    /// Runs `COPY … FROM STDIN` (`sql`) with `data`, in `COPY`'s text format.
+    func copy(_ sql: String, data: UnsafeRawBufferPointer) throws {
+        guard let started = PQexec(connection, sql) else { throw error(nil, sql: sql) }
+        guard PQresultStatus(started) == PGRES_COPY_IN else {
+            defer { PQclear(started) }
+            try check(started, sql: sql)
+            throw error(started, sql: sql)
+        }
+        PQclear(started)
+        var sent = true
+        if data.count > 0, let base = data.baseAddress {
+            sent = PQputCopyData(connection, base.assumingMemoryBound(to: CChar.self), Int32(data.count)) == 1
+        }
+        let ended = PQputCopyEnd(connection, sent ? nil : "the rows could not be sent") == 1
+        // The copy's outcome, then nothing more (libpq's loop: a result until nil).
+        var failure: PostgresError?
+        while let result = PQgetResult(connection) {
+            if failure == nil, PQresultStatus(result) != PGRES_COMMAND_OK { failure = error(result, sql: sql) }
+            if failure == nil { changes = Int(String(cString: PQcmdTuples(result))) ?? 0 }
+            PQclear(result)
+        }
+        if let failure { throw failure }
+        if !sent || !ended { throw error(nil, sql: sql) }
+    }
+
     /// Runs a translated statement with its parameters as text (PostgreSQL infers their types from
     /// where they stand, as SQLite takes any value): the result, whose rows are all here.
     func run(_ sql: String, parameters: [String?]) throws -> OpaquePointer {

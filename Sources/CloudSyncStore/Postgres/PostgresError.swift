@@ -2,7 +2,7 @@ import Foundation
 
 /// A failure of PostgreSQL as libpq reports it: its SQLSTATE (`23505` a unique violation, `40001` a
 /// serialization failure…), its message, and the statement, for the store's messages.
-package struct PostgresError: Error, Sendable, CustomStringConvertible {
+public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// Five characters; empty when the connection itself failed.
     package var sqlState: String
     package var message: String
@@ -10,7 +10,7 @@ package struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// The database, as messages name it (without a password).
     package var database: String
 
-    package var description: String {
+    public var description: String {
         var text = "\(database): PostgreSQL: \(message)"
         if !sqlState.isEmpty { text += " (SQLSTATE \(sqlState))" }
         if let sql { text += " in: \(sql.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "))" }

@@ -13,6 +13,8 @@ package final class PostgresStatement: StoreStatement {
     private var result: OpaquePointer?
     private var row = -1
     private var rows = 0
+    /// What `blob` decoded, freed with the result.
+    private var decodedBlobs: [UnsafeMutablePointer<UInt8>] = []
 
     init(database: PostgresDatabase, sql: String) {
         self.database = database
@@ -22,7 +24,15 @@ package final class PostgresStatement: StoreStatement {
         parameters = Array(repeating: nil, count: translation.parameters)
     }
 
-    deinit { if let result { PQclear(result) } }
+    deinit {
+        if let result { PQclear(result) }
+        freeBlobs()
+    }
+
+    private func freeBlobs() {
+        for blob in decodedBlobs { PQfreemem(blob) }
+        decodedBlobs.removeAll()
+    }
 
     private func set(_ index: Int32, _ text: String?) throws {
         guard index >= 1, Int(index) <= parameters.count else {
@@ -49,15 +59,21 @@ package final class PostgresStatement: StoreStatement {
             rows = Int(PQntuples(ran))
             row = -1
         }
+        freeBlobs()
         row += 1
         return row < rows
     }
 
-    package func reset() {
+    package func rewind() {
+        freeBlobs()
         if let result { PQclear(result) }
         result = nil
         row = -1
         rows = 0
+    }
+
+    package func reset() {
+        rewind()
         for i in parameters.indices { parameters[i] = nil }
     }
 
@@ -76,6 +92,34 @@ package final class PostgresStatement: StoreStatement {
     }
     package func double(_ column: Int32) -> Double { cell(column).map { strtod($0, nil) } ?? 0 }
     package func text(_ column: Int32) -> String? { cell(column).map { String(cString: $0) } }
+
+    package func bytes(_ column: Int32) -> ByteText {
+        guard let cell = cell(column), let result else { return ByteText(start: nil, count: 0) }
+        return ByteText(start: UnsafeRawPointer(cell).assumingMemoryBound(to: UInt8.self), count: Int(PQgetlength(result, Int32(row), column)))
+    }
+
+    /// bytea as text: `\x` and two hex digits a byte.
+    package func bind(_ index: Int32, blob: UnsafeRawBufferPointer) throws {
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        hex.reserveCapacity(2 + blob.count * 2)
+        for byte in blob {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        try set(index, String(decoding: hex, as: UTF8.self))
+    }
+
+    /// The bytes of a bytea column, decoded from its text once per row read.
+    package func blob(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let cell = cell(column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        var length = 0
+        guard let decoded = PQunescapeBytea(UnsafeRawPointer(cell).assumingMemoryBound(to: UInt8.self), &length) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        decodedBlobs.append(decoded)
+        return UnsafeRawBufferPointer(start: decoded, count: length)
+    }
 }
 
 @available(*, unavailable)

@@ -1,3 +1,4 @@
+import CloudSyncModel
 import Foundation
 
 /// The store's tables on PostgreSQL, derived from SQLite's: a new SQLite store is made in memory by
@@ -19,6 +20,45 @@ import Foundation
 /// policies apply through them. The trigger that keeps the counts in step is the one thing written
 /// twice, beside SQLite's (`CountedRows.postgresTrigger`), and compared by a test.
 package enum PostgresStoreSchema {
+    /// What made a database's store tables: the store's schema version and each kind's. A database
+    /// made by another cloudsync is refused rather than written into with other tables in mind.
+    static func made(by kinds: [any StoredKind.Type]) -> String {
+        "store \(StoreSchema.currentVersion); " + kinds.map { "\($0.name) \($0.tableVersions.count)" }.sorted().joined(separator: ", ")
+    }
+
+    /// Makes the store's tables on first use, in one transaction that holds a lock of its own (two
+    /// servers starting at once make them once), and says what made them in `cloudsync_store`. A
+    /// reader never makes them; tables another cloudsync made are refused (`name`: the store, as
+    /// messages say it).
+    package static func prepare(_ database: PostgresDatabase, kinds: [any StoredKind.Type], access: StagingStore.Access,
+                                name: String) throws {
+        let wanted = made(by: kinds)
+        func found() throws -> String? {
+            guard try database.hasTable("cloudsync_store") else { return nil }
+            return try database.scalarText("SELECT made_by FROM cloudsync_store")
+        }
+        if let made = try found() {
+            guard made == wanted else {
+                throw StoreError.notAStore(name, "its tables were made by another version of cloudsync (\(made); this one makes \(wanted))")
+            }
+            return
+        }
+        if access == .read { throw StoreError.missing(name) }
+        try database.execute("BEGIN")
+        do {
+            try database.execute("SELECT pg_advisory_xact_lock(hashtextextended('cloudsync.store-schema', 0))")
+            if try found() == nil {
+                for statement in try statements(kinds: kinds) { try database.execute(statement) }
+                try database.execute("CREATE TABLE cloudsync_store (made_by text NOT NULL)")
+                try database.prepare("INSERT INTO cloudsync_store(made_by) VALUES (?)").run([.text(wanted)])
+            }
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            throw error
+        }
+    }
+
     /// The statements, in order, that make the tables of a store configured with `kinds`.
     package static func statements(kinds: [any StoredKind.Type]) throws -> [String] {
         let reference = try SQLiteDatabase(path: ":memory:")

@@ -92,15 +92,6 @@ extension StoreAccess {
     func names(_ table: String) throws -> [Int64: String] { try database.names(table) }
 }
 
-extension SQLiteDatabase {
-    func names(_ table: String) throws -> [Int64: String] {
-        var names: [Int64: String] = [:]
-        let rows = try prepare("SELECT id, name FROM \(table)")
-        while try rows.step() { names[rows.int64(0)] = rows.text(1) ?? "" }
-        return names
-    }
-}
-
 /// Sums one (type, unit, bucket) at a time: rows arrive ordered by type and time.
 struct BucketAccumulator {
     private var type = "", unit = ""

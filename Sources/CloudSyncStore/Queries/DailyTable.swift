@@ -24,7 +24,7 @@ final class DailyTable {
 
     /// The hidden table's name.
     let table: String
-    private let connection: SQLiteDatabase
+    private let connection: any StoreDatabase
     private let store: StagingStore
     /// The zones built, least recently used first, with the store's data version their rows are of.
     private var built: [(zone: String, version: Int64)] = []
@@ -33,7 +33,7 @@ final class DailyTable {
     private var asked: Set<String> = []
 
     /// Creates the (empty) table and the view; the caller's guard must allow it.
-    init(connection: SQLiteDatabase, store: StagingStore, suffix: String) throws {
+    init(connection: any StoreDatabase, store: StagingStore, suffix: String) throws {
         self.connection = connection
         self.store = store
         table = "daily_" + suffix

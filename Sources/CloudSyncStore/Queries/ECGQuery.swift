@@ -49,7 +49,7 @@ public struct ECGQuery: StoreQuery {
     }
 
     /// A row of the columns above; with `maxSamples`, the voltages (column 8) thinned to that count.
-    private static func summary(_ rows: SQLiteStatement, maxSamples: Int?) -> ECGSummary {
+    private static func summary(_ rows: any StoreStatement, maxSamples: Int?) -> ECGSummary {
         var recording = ECGSummary(recordedAt: UTCDateFormatter.string(rows.int64(0)), classification: rows.text(1), symptoms: rows.text(2),
                                    sampleRateHz: rows.optionalDouble(3), sampleCount: Int(rows.int64(4)), lead: rows.text(5),
                                    unit: rows.text(6), device: rows.text(7))

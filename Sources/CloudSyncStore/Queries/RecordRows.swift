@@ -16,7 +16,7 @@ extension StoreAccess {
 /// Reading routes back from their tables: shared by the route kind's export and the queries that
 /// draw or answer with one route.
 public enum StoredRoutes {
-    package static func forEach(in database: SQLiteDatabase, id: Int64? = nil, _ body: (Route) throws -> Void) throws {
+    package static func forEach(in database: any StoreDatabase, id: Int64? = nil, _ body: (Route) throws -> Void) throws {
         let routes = try database.prepare("""
             SELECT id, file, workout_type, workout_start, workout_end FROM route \(id == nil ? "" : "WHERE id = ?") ORDER BY id
             """)

@@ -9,7 +9,7 @@ protocol StoreQuery: StoreAccess {
 }
 
 extension StoreQuery {
-    var database: SQLiteDatabase { store.database }
+    var database: any StoreDatabase { store.database }
     var path: String { store.path }
     var configuration: StagingStore.Configuration { store.configuration }
 }

@@ -1,15 +1,14 @@
 package import CloudSyncModel
 import CSQLiteRows
+import Foundation
 
-/// Rows for one `INSERT … SELECT c0, c1, … FROM cloudsync_cells`, kept in a flat buffer of cells
-/// and written a chunk at a time (Sources/CSQLiteRows/cloudsync_cells.c): for a writer of many
-/// small rows, one statement per chunk instead of a step per row, which reopened the table's
-/// cursors and ran the statement's prologue each time (route points: 8,900 of SQLite's
-/// instructions a point on the 48 MB generated export; docs/performance.md, "Issue 34").
-///
-/// A row is its cells added in column order, then `endRow()`; a full chunk is written then, in
-/// the caller's transaction, and `flush()` writes the rest.
-package final class CellRows {
+/// SQLite's `RowBatch`: rows for one `INSERT … SELECT c0, c1, … FROM {rows}`, kept in a flat
+/// buffer of cells that the statement reads as the virtual table `cloudsync_cells`
+/// (Sources/CSQLiteRows/cloudsync_cells.c), written a chunk at a time: one statement per chunk
+/// instead of a step per row, which reopened the table's cursors and ran the statement's prologue
+/// each time (route points: 8,900 of SQLite's instructions a point on the 48 MB generated export;
+/// docs/performance.md, "Issue 34").
+package final class CellRows: RowBatch {
     private let database: SQLiteDatabase
     private let insert: SQLiteStatement
     private let chunk: UnsafeMutablePointer<cloudsync_cell_chunk>
@@ -28,14 +27,14 @@ package final class CellRows {
     /// Rows added and not yet written.
     package var pendingRows: Int { used / columns }
 
-    /// `sql` reads `cloudsync_cells` (`… SELECT c0, c1 FROM cloudsync_cells`); `columns` ≤ 16.
+    /// `sql` reads `{rows}` (`… SELECT c0, c1 FROM {rows}`); `columns` ≤ 16.
     package init(database: SQLiteDatabase, columns: Int, sql: String, rowsPerChunk: Int = 4096) throws {
         precondition(columns > 0 && columns <= Int(CLOUDSYNC_CELLS_MAX_COLUMNS), "cloudsync_cells has 16 columns")
         self.database = database
         self.columns = columns
         self.rowsPerChunk = rowsPerChunk
         chunk = try database.cellChunk()   // before the statement: it names the table
-        insert = try database.prepare(sql)
+        insert = try database.prepare(sql.replacingOccurrences(of: "{rows}", with: "cloudsync_cells"))
         capacity = columns * rowsPerChunk
         cells = .allocate(capacity: capacity)
     }
@@ -60,19 +59,6 @@ package final class CellRows {
         cell.real = value
         cell.kind = Int32(CLOUDSYNC_CELL_DOUBLE)
         append(cell)
-    }
-
-    package func add(_ value: Int64?) {
-        if let value { add(value) } else { addNull() }
-    }
-
-    package func add(_ value: Double?) {
-        if let value { add(value) } else { addNull() }
-    }
-
-    package func add(_ text: String?) {
-        guard var text else { return addNull() }
-        text.withUTF8 { add(bytes: $0) }
     }
 
     package func add(bytes text: ByteText) {

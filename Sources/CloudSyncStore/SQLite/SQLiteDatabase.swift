@@ -113,6 +113,12 @@ package final class SQLiteDatabase: StoreDatabase {
     package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
     package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    package func othersCommits() throws -> Int64? { try scalarInt("PRAGMA data_version") }
+
+    package func rowBatch(_ columns: [RowBatchColumn], sql: String, rowsPerChunk: Int) throws -> any RowBatch {
+        try CellRows(database: self, columns: columns.count, sql: sql, rowsPerChunk: rowsPerChunk)
+    }
+
     func error(_ status: Int32, sql: String?) -> SQLiteError {
         SQLiteError(code: status & 0xFF, extendedCode: sqlite3_extended_errcode(handle),
                     message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)

@@ -47,19 +47,19 @@ public struct StoredLines: Sendable {
 /// A kind's access to the store: the connection, statements prepared once per run, and the import
 /// run a row belongs to.
 public final class KindRows {
-    package let database: SQLiteDatabase
+    package let database: any StoreDatabase
     /// The import run inserting rows (nil when reading).
     public let runID: Int64?
-    private var statements: [String: SQLiteStatement] = [:]
-    private var cellWriters: [String: CellRows] = [:]
+    private var statements: [String: any StoreStatement] = [:]
+    private var batches: [String: any RowBatch] = [:]
 
-    init(database: SQLiteDatabase, runID: Int64? = nil) {
+    init(database: any StoreDatabase, runID: Int64? = nil) {
         self.database = database
         self.runID = runID
     }
 
     /// `sql` prepared once for the life of these rows, reset for each use.
-    package func statement(_ sql: String) throws -> SQLiteStatement {
+    package func statement(_ sql: String) throws -> any StoreStatement {
         if let prepared = statements[sql] {
             prepared.reset()
             return prepared
@@ -69,13 +69,13 @@ public final class KindRows {
         return prepared
     }
 
-    /// Rows for `sql` (an `INSERT … SELECT … FROM cloudsync_cells` of `columns` columns) written a
-    /// chunk at a time, kept for the life of these rows: for a kind of many small rows.
-    package func cellRows(columns: Int, _ sql: String) throws -> CellRows {
-        if let writer = cellWriters[sql] { return writer }
-        let writer = try CellRows(database: database, columns: columns, sql: sql)
-        cellWriters[sql] = writer
-        return writer
+    /// Rows for `sql` (an `INSERT … SELECT … FROM {rows}` of `columns`) written a chunk at a time,
+    /// kept for the life of these rows: for a kind of many small rows.
+    package func rowBatch(_ columns: [RowBatchColumn], _ sql: String) throws -> any RowBatch {
+        if let batch = batches[sql] { return batch }
+        let batch = try database.rowBatch(columns, sql: sql)
+        batches[sql] = batch
+        return batch
     }
 
     /// The stored JSON lines whose date `filter` keeps, in import order, each as the row's bytes.
@@ -112,7 +112,8 @@ public final class KindRows {
     public func insertLine(_ line: borrowing ByteBuffer, key: String, date: Int64, parts: Int = 0, into stored: StoredLines) throws -> Bool {
         let columns = ["key", stored.dateColumn] + (stored.partsColumn.map { [$0] } ?? []) + ["line", "import_id"]
         let insert = try statement("""
-            INSERT OR IGNORE INTO \(stored.table)(\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
+            INSERT INTO \(stored.table)(\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
+            ON CONFLICT DO NOTHING
             """)
         var index: Int32 = 1
         func next() -> Int32 { defer { index += 1 }; return index }
@@ -127,32 +128,35 @@ public final class KindRows {
 
     /// Whether a table exists (a kind's tables are made by the first import that writes it).
     public func hasTable(_ name: String) throws -> Bool {
-        try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) ?? 0 > 0
+        try database.hasTable(name)
     }
 }
 
 /// The tables of the configured kinds, at their current versions (`kind_schema`).
 enum KindTables {
     /// The kinds whose tables are older than this cloudsync's.
-    static func outdated(_ kinds: [any StoredKind.Type], in database: SQLiteDatabase) throws -> [any StoredKind.Type] {
+    static func outdated(_ kinds: [any StoredKind.Type], in database: any StoreDatabase) throws -> [any StoredKind.Type] {
         try kinds.filter { try version(of: $0.name, in: database) < $0.tableVersions.count }
     }
 
     /// Brings every kind's tables to its current version, each step in the transaction that records it.
-    static func upgrade(_ kinds: [any StoredKind.Type], in database: SQLiteDatabase) throws {
+    static func upgrade(_ kinds: [any StoredKind.Type], in database: any StoreDatabase) throws {
         for kind in kinds {
             let current = try version(of: kind.name, in: database)
             for step in current..<kind.tableVersions.count {
                 try database.transaction {
                     try database.execute(kind.tableVersions[step])
-                    try database.prepare("INSERT OR REPLACE INTO kind_schema(kind, version) VALUES (?, ?)")
+                    try database.prepare("""
+                        INSERT INTO kind_schema(kind, version) VALUES (?, ?)
+                        ON CONFLICT(\(database.dialect.conflictTarget("kind"))) DO UPDATE SET version = excluded.version
+                        """)
                         .run([.text(kind.name), .int(Int64(step + 1))])
                 }
             }
         }
     }
 
-    private static func version(of kind: String, in database: SQLiteDatabase) throws -> Int {
+    private static func version(of kind: String, in database: any StoreDatabase) throws -> Int {
         Int(try database.scalarInt("SELECT version FROM kind_schema WHERE kind = ?", [.text(kind)]) ?? 0)
     }
 }

@@ -41,7 +41,10 @@ public final class StagingStore: StoreAccess {
     }
 
     public let path: String
-    let database: SQLiteDatabase
+    let database: any StoreDatabase
+    /// The store file's connection; nil for a patient's store in a clinic's PostgreSQL
+    /// (`StagingStore+Postgres.swift`): what only a file has (pragmas, checkpoints, the waiting room).
+    let sqlite: SQLiteDatabase?
     public let configuration: Configuration
     /// Writers only (readers create no file): see `StoreLocks`.
     let locks: StoreLocks?
@@ -87,10 +90,12 @@ public final class StagingStore: StoreAccess {
             locks = nil
         }
         do {
-            database = try SQLiteDatabase(path: path, mode: access == .read ? .readOnly : .readWrite)
-            database.waitingRoom = locks
-            database.waitForLocks(upTo: configuration.writeWait)
-            try configure(access)
+            let sqlite = try SQLiteDatabase(path: path, mode: access == .read ? .readOnly : .readWrite)
+            database = sqlite
+            self.sqlite = sqlite
+            sqlite.waitingRoom = locks
+            sqlite.waitForLocks(upTo: configuration.writeWait)
+            try configure(access, sqlite)
         } catch let error as SQLiteError {
             if error.isReadOnly { throw StoreError.readOnly(path) }
             if error.code == SQLITE_NOTADB { throw StoreError.notAStore(path, error.message) }
@@ -98,7 +103,21 @@ public final class StagingStore: StoreAccess {
         }
     }
 
-    private func configure(_ access: Access) throws {
+    /// Opens a patient's store in a clinic's PostgreSQL: `owner`'s rows of the tables every
+    /// patient shares (`PostgresStoreSchema`), made on first use.
+    init(postgres database: PostgresDatabase, owner: String, access: Access, configuration: Configuration) throws {
+        path = database.path + "#" + owner
+        self.database = database
+        sqlite = nil
+        locks = nil
+        self.configuration = configuration
+        try storeErrors {
+            try PostgresStoreSchema.prepare(database, kinds: configuration.kinds, access: access, name: path)
+            if access != .read { try makeIdentity() }
+        }
+    }
+
+    private func configure(_ access: Access, _ database: SQLiteDatabase) throws {
         let version = Int(try database.scalarInt("PRAGMA user_version") ?? 0)
         try checkIsStore(version: version, access: access)
         if version > StoreSchema.currentVersion {
@@ -123,11 +142,10 @@ public final class StagingStore: StoreAccess {
         if !configuration.checkpointsOnCommit { try database.execute("PRAGMA wal_autocheckpoint = 0") }
         if version < StoreSchema.currentVersion { try upgrade() }
         try KindTables.upgrade(configuration.kinds, in: database)
-        let alone = locks?.holdAlive() ?? false
-        try database.transaction {
+        if locks?.holdAlive() ?? false {
             // A run still marked running while no other writing process is alive was stopped by a
             // crash or a kill (with another one alive, it may be its run: left as it is).
-            if alone {
+            try database.transaction {
                 try database.execute("""
                     UPDATE import_run SET outcome = 'interrupted', reason = 'the process stopped before the import ended'
                     WHERE outcome = 'running'
@@ -137,8 +155,15 @@ public final class StagingStore: StoreAccess {
                     WHERE outcome = 'running'
                     """)
             }
+        }
+        try makeIdentity()
+    }
+
+    /// The `userId` and `deviceId` CloudCare's envelopes carry, made once, on the store's first use.
+    private func makeIdentity() throws {
+        try database.transaction {
             for key in ["userId", "deviceId"] {
-                try database.prepare("INSERT OR IGNORE INTO identity(key, value) VALUES (?, ?)")
+                try database.prepare("INSERT INTO identity(key, value) VALUES (?, ?) ON CONFLICT DO NOTHING")
                     .run([.text(key), .text(UUID().uuidString)])
             }
         }
@@ -187,7 +212,9 @@ public final class StagingStore: StoreAccess {
     /// Refuses every write on this connection from now on (`PRAGMA query_only`): for servers that
     /// answer questions from a store another process imports into.
     public func makeQueryOnly() throws {
-        try storeErrors { try database.execute("PRAGMA query_only = 1") }
+        // PostgreSQL's readers hold no write lock and see committed rows: nothing to refuse there
+        // that row-level security does not.
+        try storeErrors { try sqlite?.execute("PRAGMA query_only = 1") }
     }
 
     /// `PRAGMA integrity_check`: "ok" for a sound file.
@@ -200,9 +227,10 @@ public final class StagingStore: StoreAccess {
         // TRUNCATE waits for every reader to reach the latest snapshot and holds other writers off
         // meanwhile: with a reader that stays (`mcp`, `serve`) it would wait its whole busy timeout.
         // A short wait, then it is left to the next writer.
-        database.waitForLocks(upTo: 0.2)
-        _ = try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        database.waitForLocks(upTo: configuration.writeWait)
+        guard let sqlite else { return }
+        sqlite.waitForLocks(upTo: 0.2)
+        _ = try? sqlite.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        sqlite.waitForLocks(upTo: configuration.writeWait)
     }
 
     /// For a connection that does not checkpoint on commit (`checkpointsOnCommit`): moves the log
@@ -210,11 +238,12 @@ public final class StagingStore: StoreAccess {
     /// commits do it (a push copying the import's chunks into the file took up to 5 s).
     public func checkpointUnlessImporting() {
         guard let locks, !locks.someoneImports else { return }
-        _ = try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        _ = try? sqlite?.execute("PRAGMA wal_checkpoint(PASSIVE)")
     }
 
     public func integrityCheck() throws -> String {
-        try database.scalarText("PRAGMA integrity_check") ?? ""
+        guard let sqlite else { return "ok" }   // PostgreSQL checks its own pages
+        return try sqlite.scalarText("PRAGMA integrity_check") ?? ""
     }
 
 }

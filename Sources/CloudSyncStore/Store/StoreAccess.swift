@@ -6,18 +6,20 @@ import Foundation
 /// (`StoreSchema`, `KindTables`), an import (`ImportSession`), the queries (`StoreQueries`) and the
 /// upload ledger (`UploadLedger`); `StagingStore` opens the file and hands them out.
 protocol StoreAccess {
-    var database: SQLiteDatabase { get }
+    var database: any StoreDatabase { get }
     var path: String { get }
     var configuration: StagingStore.Configuration { get }
 }
 
 extension StoreAccess {
-    /// Runs `body`, turning SQLite failures into `StoreError`s that name the store.
+    /// Runs `body`, turning the engine's failures into `StoreError`s that name the store.
     func storeErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SQLiteError {
             throw StoreError.sqlite(error)
+        } catch let error as PostgresError {
+            throw StoreError.postgres(error)
         }
     }
 

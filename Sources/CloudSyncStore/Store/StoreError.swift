@@ -18,6 +18,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// A kind of record the store has no table for (a kind left out of the store's configuration).
     case unstorable(String)
     case sqlite(SQLiteError)
+    /// PostgreSQL refused or failed (a clinic's store): its message names the database, never a password.
+    case postgres(PostgresError)
 
     public var description: String {
         switch self {
@@ -39,6 +41,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             return "\(path): the store was written by a newer cloudsync (schema \(found); this one knows up to \(known))"
         case .notAStore(let path, let why): return "\(path): not a cloudsync store: \(why)"
         case .unstorable(let kind): return "the store keeps no \(kind): this cloudsync's store is not configured for that kind"
+        case .postgres(let error): return error.description
         case .sqlite(let error):
             if error.isDiskFull { return "\(error.path): the disk is full; the store is intact, with everything committed before" }
             if error.isBusy {

@@ -101,3 +101,9 @@ final class StoreLocks {
         _ = fcntl(descriptor, Self.setLock, &range)
     }
 }
+
+extension StoreDatabase {
+    /// Where the store's writers wait for SQLite's write lock (`StoreLocks`); on PostgreSQL, none:
+    /// the owner's advisory lock queues them (`PostgresDatabase.beginWriting`).
+    var writersRoom: StoreLocks? { (self as? SQLiteDatabase)?.waitingRoom }
+}

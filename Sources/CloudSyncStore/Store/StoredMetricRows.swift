@@ -18,12 +18,12 @@ final class StoredMetricRows {
         """
     }
 
-    private let statement: SQLiteStatement
+    private let statement: any StoreStatement
     private var metric = MappedMetric()
     private var metadata = ByteBuffer(capacity: 4096)
 
     /// The rows of `rows` (a `CountedRows` view) that `conditions` keep, in (startDate, id) order.
-    init(_ database: SQLiteDatabase, rows: String = CountedRows.view, conditions: MetricConditions, limit: Int? = nil) throws {
+    init(_ database: any StoreDatabase, rows: String = CountedRows.view, conditions: MetricConditions, limit: Int? = nil) throws {
         statement = try database.prepare("""
             SELECT \(Self.columns) \(Self.joins(rows)) \(conditions.whereClause) ORDER BY m.start_date, m.id\(limit == nil ? "" : " LIMIT ?")
             """)
