@@ -44,7 +44,7 @@ extension CorrelationKind: ArchiveRecordKind {
 
     public static func count(in rows: KindRows) throws -> RecordCount {
         // The members are in each stored line (`"members":[…]`), as `inspect` and `convert` count them.
-        let count = try rows.statement("SELECT count(*), coalesce(sum(json_array_length(line, '$.members')), 0) FROM correlation")
+        let count = try rows.statement("SELECT count(*), coalesce(sum(\(rows.database.dialect.jsonArrayLength("line", key: "members"))), 0) FROM correlation")
         _ = try count.step()
         return RecordCount(records: Int(count.int64(0)), parts: Int(count.int64(1)))
     }

@@ -30,6 +30,11 @@ extension SQLDialect {
     package var insertOrIgnore: String { self == .sqlite ? "INSERT OR IGNORE" : "INSERT" }
     package var ignoringConflicts: String { self == .sqlite ? "" : "ON CONFLICT DO NOTHING" }
 
+    /// The length of the array under `key` of the JSON object in `column` (NULL when there is none).
+    package func jsonArrayLength(_ column: String, key: String) -> String {
+        self == .sqlite ? "json_array_length(\(column), '$.\(key)')" : "json_array_length((\(column))::json -> '\(key)')"
+    }
+
     /// After a table's name: read it without its indexes (SQLite's `NOT INDEXED`; PostgreSQL's
     /// planner is not told).
     package var notIndexed: String { self == .sqlite ? "NOT INDEXED" : "" }

@@ -166,7 +166,7 @@ extension UploadLedger {
             if let targetID { conditions.add(MetricConditions.notAcknowledged, .int(targetID)) }
             let query = try database.prepare("""
                 SELECT t.name, count(*) FROM \(CountedRows.view) m JOIN metric_type t ON t.id = m.type_id \(conditions.whereClause)
-                GROUP BY m.type_id
+                GROUP BY m.type_id, t.name
                 """)
             try query.bind(conditions.arguments)
             var counts: [String: Int] = [:]

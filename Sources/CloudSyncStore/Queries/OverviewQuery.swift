@@ -39,7 +39,7 @@ public struct OverviewQuery: StoreQuery {
             let rows = try database.prepare("""
                 SELECT t.name, u.name, sum(s.count), min(s.first_start), max(s.last_end), sum(s.repeats)
                 FROM metric_summary s JOIN metric_type t ON t.id = s.type_id JOIN unit u ON u.id = s.unit_id
-                GROUP BY s.type_id, s.unit_id HAVING sum(s.count) > 0 ORDER BY t.name
+                GROUP BY s.type_id, s.unit_id, t.name, u.name HAVING sum(s.count) > 0 ORDER BY t.name
                 """)
             var types: [StoreOverview.TypeSummary] = []
             var repeats = 0
@@ -51,7 +51,7 @@ public struct OverviewQuery: StoreQuery {
             }
             let sourceRows = try database.prepare("""
                 SELECT n.name, sum(s.count) FROM metric_summary s JOIN source n ON n.id = s.source_id
-                GROUP BY s.source_id ORDER BY 2 DESC
+                GROUP BY s.source_id, n.name ORDER BY 2 DESC
                 """)
             var sources: [StoreOverview.SourceSummary] = []
             while try sourceRows.step() { sources.append(.init(name: sourceRows.text(0) ?? "", count: Int(sourceRows.int64(1)))) }
@@ -69,7 +69,7 @@ public struct OverviewQuery: StoreQuery {
         try storeErrors {
             let rows = try database.prepare("""
                 SELECT t.name FROM metric_summary s JOIN metric_type t ON t.id = s.type_id
-                GROUP BY s.type_id HAVING sum(s.count) > 0 ORDER BY t.name
+                GROUP BY s.type_id, t.name HAVING sum(s.count) > 0 ORDER BY t.name
                 """)
             var names: [String] = []
             while try rows.step() { names.append(rows.text(0) ?? "") }
@@ -134,7 +134,7 @@ public struct OverviewQuery: StoreQuery {
             let rows = try database.prepare("""
                 SELECT t.name, u.name, count(*), min(m.start_date), max(m.start_date)
                 FROM \(CountedRows.view) m JOIN metric_type t ON t.id = m.type_id JOIN unit u ON u.id = m.unit_id
-                \(conditions.whereClause) GROUP BY m.type_id, m.unit_id ORDER BY t.name, u.name
+                \(conditions.whereClause) GROUP BY m.type_id, m.unit_id, t.name, u.name ORDER BY t.name, u.name
                 """)
             try rows.bind(conditions.arguments)
             var labeler = BucketLabeler(bucket: .day, zone: zone)

@@ -15,7 +15,7 @@ public struct StatusQuery: StoreQuery {
             // From the counts the import and the trigger keep (CountedRows), not from every row.
             let types = try database.prepare("""
                 SELECT t.name, sum(s.count), sum(s.repeats), sum(s.superseded) FROM metric_summary s JOIN metric_type t ON t.id = s.type_id
-                GROUP BY s.type_id
+                GROUP BY s.type_id, t.name
                 """)
             while try types.step() {
                 let (typeCounted, typeRepeats) = (Int(types.int64(1)), Int(types.int64(2)))

@@ -1,0 +1,19 @@
+extension StagingStore {
+    /// `owner`'s store in a clinic's PostgreSQL at `address` (libpq's URI,
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`): the same store as a file, its rows in tables
+    /// every patient shares, each row carrying its owner, and a connection that sees only that
+    /// owner's (row-level security; docs/architecture.md, "One store, two engines"). The tables are
+    /// made by the first writer; a reader of a database without them is told there is no store.
+    public static func open(postgres address: String, owner: String, access: Access, configuration: Configuration) throws -> StagingStore {
+        let database: PostgresDatabase
+        do {
+            database = try PostgresDatabase(address: address, owner: owner)
+        } catch let error as PostgresError {
+            throw StoreError.postgres(error)
+        }
+        return try StagingStore(postgres: database, owner: owner, access: access, configuration: configuration)
+    }
+
+    /// Whether the store is a patient's in PostgreSQL (not a file).
+    public var isPostgres: Bool { sqlite == nil }
+}

@@ -1,0 +1,99 @@
+import CloudSyncHealthAutoExport
+import CloudSyncKinds
+import CloudSyncModel
+import CloudSyncSources
+@testable import CloudSyncStore
+import CloudSyncTesting
+import Foundation
+import Testing
+
+/// The staging store on PostgreSQL (issue 35, item 1): the same inputs in the same order give a
+/// patient's store in a clinic's PostgreSQL exactly what they give a store file, through the same
+/// code (`StoreDatabase`), and each patient's store sees only its own rows. On a real PostgreSQL,
+/// as a role that row-level security applies to.
+@Suite(.enabled(if: PostgresCluster.isAvailable, "PostgreSQL is not installed (Debian: postgresql)"))
+struct PostgresStagingStoreTests {
+    /// What an import said it did, for comparing engines.
+    static func counts(_ result: StoreImportResult) -> [Int] {
+        [result.new, result.repeats, result.superseded, result.already, result.writtenTwice]
+            + result.records.keys.sorted().flatMap { [result.records[$0]!.new, result.records[$0]!.already] }
+    }
+
+    /// What counts in the store, with nothing that differs by engine or clock (paths, times, ids).
+    static func truth(_ store: StagingStore) throws -> [String] {
+        let status = try StatusQuery(store).status()
+        var lines = ["metrics \(status.metrics) repeats \(status.repeats) superseded \(status.superseded)",
+                     "span \(status.firstStart ?? "-") … \(status.lastEnd ?? "-")",
+                     "facts \(status.exportFacts.keys.sorted().map { "\($0)=\(status.exportFacts[$0]!)" })"]
+        lines += status.byType.keys.sorted().map { "type \($0) \(status.byType[$0]!)" }
+        lines += status.records.keys.sorted().map { "kind \($0) \(status.records[$0]!.records) \(status.records[$0]!.parts)" }
+        lines += status.imports.map { "run \($0.outcome) new \($0.new) already \($0.duplicates) repeats \($0.repeats)" }
+        let days = try AggregateQuery(store).aggregate(AggregateOptions(bucket: .day, filter: MetricFilter(types: ["HKQuantityTypeIdentifierStepCount"]),
+                                                                        mergeSources: true))
+        lines += days.map { "steps \($0.bucket) \($0.sum)" }
+        return lines
+    }
+
+    /// A push of steps over a day the sample export holds, and a day it does not.
+    static let push = HealthAutoExportStoreTests.steps(samples: [("2024-11-02 12:00:00 +0000", 1200), ("2024-11-20 08:00:00 +0000", 40)],
+                                                       days: [("2024-11-21", 900)])
+
+    @Test func theSameInputsGiveTheSameStoreOnBothEngines() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        let fixture = try StoreFixture()
+        let file = try fixture.open()
+        let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
+        #expect(alice.isPostgres && !file.isPostgres)
+
+        var steps: [[[Int]]] = []
+        for store in [file, alice] {
+            let export = try store.importExport(CLI.sample)
+            let pushed = try HealthAutoExportStoreTests.push(Self.push, into: store)
+            let again = try HealthAutoExportStoreTests.push(Self.push, into: store)
+            let exportAgain = try store.importExport(CLI.sample)
+            steps.append([Self.counts(export.stored), Self.counts(pushed), Self.counts(again), Self.counts(exportAgain.stored)])
+        }
+        #expect(steps[0] == steps[1])
+        #expect(steps[0][0][0] > 0, "the sample export stores metrics")
+        #expect(steps[0][2][0] == 0, "the same push again adds nothing")
+        let fileTruth = try Self.truth(file)
+        #expect(fileTruth.contains { $0.hasPrefix("steps 2024-11-21") } && fileTruth.contains { $0.hasPrefix("kind ") },
+                "the comparison holds the pushed day's steps and the records")
+        #expect(try Self.truth(alice) == fileTruth)
+
+        // Bob's store, in the same tables, holds nothing of alice's; his own push is his alone.
+        let bob = try StagingStore.open(postgres: address, owner: "bob", access: .write, configuration: .standard)
+        #expect(try StatusQuery(bob).status().metrics == 0)
+        try HealthAutoExportStoreTests.push(HealthAutoExportStoreTests.steps(samples: [("2024-11-05 10:00:00 +0000", 7)]), into: bob)
+        #expect(try StatusQuery(bob).status().metrics == 1)
+        #expect(try Self.truth(alice) == fileTruth)
+        // Opened again (as a reader would), alice's store is what it was.
+        let aliceAgain = try StagingStore.open(postgres: address, owner: "alice", access: .read, configuration: .standard)
+        #expect(try Self.truth(aliceAgain) == fileTruth)
+    }
+
+    /// A refused push leaves nothing in PostgreSQL either: one transaction, rolled back.
+    @Test func aRefusedPushLeavesNothing() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
+        let broken = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2024-11-02 12:00:00 +0000","qty":5,"source":"Watch"}]},"#
+        #expect(throws: (any Error).self) { try HealthAutoExportStoreTests.push(broken, into: alice) }
+        let status = try StatusQuery(alice).status()
+        #expect(status.metrics == 0 && status.imports.isEmpty)
+        #expect(try cluster.psql("SELECT count(*) FROM metric", database: "clinic").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
+    /// A reader of a database where no store was ever made is told so, and makes nothing.
+    @Test func aReaderOfAnEmptyDatabaseIsToldThereIsNoStore() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        #expect(throws: StoreError.self) { try StagingStore.open(postgres: address, owner: "alice", access: .read, configuration: .standard) }
+        #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", database: "clinic")
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+}
