@@ -1,3 +1,4 @@
+package import CloudSyncStore
 import Foundation
 import Logging
 import MCP
@@ -16,10 +17,10 @@ package enum HealthServer {
         """
 
     /// Serves until the client closes the connection. Throws when the store cannot be opened.
-    package static func run(storePath: String, version: String) async throws {
+    package static func run(store: StoreAddress, version: String) async throws {
         // Logs go to stderr (stdout carries the protocol), without bootstrapping the process's logging.
         let logger = Logger(label: "cloudsync.mcp", factory: { StreamLogHandler.standardError(label: $0) })
-        let tools = try HealthTools(storePath: storePath, logger: logger)
+        let tools = try HealthTools(store: store, logger: logger)
         let server = Server(name: "cloudsync", version: version, instructions: instructions,
                             capabilities: .init(tools: .init(listChanged: false)))
         await server.withMethodHandler(ListTools.self) { _ in .init(tools: ToolCatalog.tools) }

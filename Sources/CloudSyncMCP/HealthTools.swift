@@ -9,15 +9,17 @@ import MCP
 /// and `status`. One call at a time: the store's connections are not shared between threads.
 final class HealthTools: @unchecked Sendable {
     let store: StagingStore
-    private let sql: ReadOnlySQL
+    /// Nil on a clinic's PostgreSQL: the `sql` tool's guard is SQLite's (an authorizer on a
+    /// read-only connection), which PostgreSQL's store does not have.
+    private let sql: ReadOnlySQL?
     private let lock = NSLock()
 
     /// `logger` is told each build of the `sql` tool's `daily` view (zone, rows, time): the one
     /// answer whose cost depends on the store's size, so the first to look at when a call is slow.
-    init(storePath: String, logger: Logger) throws {
-        store = try StagingStore(path: storePath, access: .read)
+    init(store address: StoreAddress, logger: Logger) throws {
+        store = try address.open(.read, configuration: .standard)
         try store.makeQueryOnly()
-        sql = try ReadOnlySQL(store: store) { build in
+        sql = store.isPostgres ? nil : try ReadOnlySQL(store: store) { build in
             logger.info("built the daily view", metadata: [
                 "daily.zone": "\(build.zone)", "daily.rows": "\(build.rows)",
                 "daily.ms": "\(Int((build.seconds * 1000).rounded()))", "daily.reason": "\(build.reason.rawValue)",
@@ -399,6 +401,10 @@ final class HealthTools: @unchecked Sendable {
         let limit = try arguments.int("limit", default: 1000, in: 1...10_000)
         // The days of the `daily` view are in this zone.
         let zone = try arguments.timeZone("timeZone")
+        guard let sql else {
+            throw ToolError("the sql tool reads a store file only; this store is a patient's in a clinic's PostgreSQL: "
+                            + "the other tools answer from it")
+        }
         let result: ReadOnlySQL.Result
         do {
             result = try sql.run(query, limit: limit, timeZone: zone)

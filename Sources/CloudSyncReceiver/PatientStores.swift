@@ -6,7 +6,9 @@ import Foundation
 /// that write a patient's data speak only to this protocol:
 /// - `serve --store PATH`: one person's store (`PersonalStore`);
 /// - `serve --db FILE`: one store per patient, in a folder beside the receiver's file
-///   (`PatientStoreFolder`).
+///   (`PatientStoreFolder`);
+/// - `serve --db postgres://…`: each patient's rows in the store's tables of that database
+///   (`PostgresPatientStores`).
 /// A write runs on a thread of its own (an import is synchronous SQLite work, never for the server's
 /// event loops), after the patient's writes before it: one writer per patient at a time, patients
 /// side by side.
@@ -16,7 +18,7 @@ package protocol PatientStores: Sendable {
     /// Removes `owner`'s store, if one is here: the rows it held, by table (empty when none).
     func erase(owner: String) async throws -> [String: Int]
     /// The store to read `owner`'s data from, when there is one.
-    func readingPath(of owner: String) -> String?
+    func reading(of owner: String) -> StoreAddress?
     /// Where a patient's data goes, in words for the start line (`into health.sqlite`).
     var destination: String { get }
 }
@@ -47,7 +49,7 @@ package final class PersonalStore: PatientStores, @unchecked Sendable {
     package var destination: String { "into \(store.path)" }
 
     /// The person's store, whoever asks (their server has no other).
-    package func readingPath(of owner: String) -> String? { store.path }
+    package func reading(of owner: String) -> StoreAddress? { .file(store.path) }
 }
 
 /// `serve --db FILE` (SQLite): each patient's store is `NAME.sqlite` in one folder (made 0700, the
@@ -91,22 +93,15 @@ package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
     }
 
     /// Runs `body` on a thread of its own once the patient's turn is free (at most `wait` from now).
-    /// A thread, not Dispatch's global queue: its threads are as many as the cores, and an import of
-    /// a minute, or a write waiting for one, would hold the other patients' writes behind it (under a
-    /// busy test run a write began 52 s after it was asked for).
+    /// (Under a busy test run, on Dispatch's global queue, a write began 52 s after it was asked for.)
     private func inTurn<T: Sendable>(of owner: String, _ body: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
         let turn = turn(of: owner)
         let wait = wait
         let deadline = Date().addingTimeInterval(wait)
-        return await withCheckedContinuation { continuation in
-            Thread {
-                guard turn.lock(before: deadline) else {
-                    return continuation.resume(returning: .failure(PatientStoreBusy(seconds: wait)))
-                }
-                let result = Result { try body() }
-                turn.unlock()
-                continuation.resume(returning: result)
-            }.start()
+        return await onThreadOfItsOwn {
+            guard turn.lock(before: deadline) else { throw PatientStoreBusy(seconds: wait) }
+            defer { turn.unlock() }
+            return try body()
         }
     }
 
@@ -135,8 +130,8 @@ package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
 
     package var destination: String { "into each patient's store in \(folder)/" }
 
-    package func readingPath(of owner: String) -> String? {
-        FileManager.default.fileExists(atPath: path(of: owner)) ? path(of: owner) : nil
+    package func reading(of owner: String) -> StoreAddress? {
+        FileManager.default.fileExists(atPath: path(of: owner)) ? .file(path(of: owner)) : nil
     }
 }
 
@@ -149,4 +144,62 @@ extension Dictionary {
 /// A patient's store stayed taken by their other writes longer than the wait (503, Retry-After).
 package struct PatientStoreBusy: Error, Sendable {
     package var seconds: Double
+}
+
+/// `serve --db postgres://…`: each patient's store is their rows of the store's tables in that
+/// database (`StagingStore.open(postgres:owner:…)`), every row carrying its owner and every
+/// connection seeing only its owner's. A write opens a connection of its own on a thread of its own,
+/// and takes the patient's turn in PostgreSQL (an advisory lock), so that the patient's writes take
+/// turns across every `serve` on the database; past the wait (`lock_timeout`) it fails as busy (503).
+package final class PostgresPatientStores: PatientStores, @unchecked Sendable {
+    private let address: String
+    private let configuration: StagingStore.Configuration
+
+    /// `configuration.writeWait`: how long a write waits for the patient's writes before it.
+    package init(address: String, configuration: StagingStore.Configuration) {
+        self.address = address
+        self.configuration = configuration
+    }
+
+    private func store(of owner: String) -> StoreAddress { .postgres(address: address, owner: owner) }
+
+    /// Makes the store's tables if the database has none yet, or checks that this cloudsync made them.
+    package func prepare() throws {
+        try StagingStore.prepare(postgres: address, configuration: configuration)
+    }
+
+    package func write<T: Sendable>(owner: String, _ body: @escaping @Sendable (StagingStore) throws -> T) async -> Result<T, any Error> {
+        let store = store(of: owner)
+        let configuration = configuration
+        return await onThreadOfItsOwn { try body(try store.open(.write, configuration: configuration)) }
+    }
+
+    /// Removes every row of the patient's store, in one transaction; a database where no store was
+    /// ever made holds none.
+    package func erase(owner: String) async throws -> [String: Int] {
+        let store = store(of: owner)
+        let configuration = configuration
+        return try await onThreadOfItsOwn { () -> [String: Int] in
+            let opened: StagingStore
+            do {
+                opened = try store.open(.read, configuration: configuration)
+            } catch StoreError.missing {
+                return [:]
+            }
+            return try opened.eraseOwnersRows().mapKeys { "store." + $0 }
+        }.get()
+    }
+
+    package var destination: String { "into each patient's rows of the store's tables in \(PostgresDatabase.withoutPassword(address))" }
+
+    package func reading(of owner: String) -> StoreAddress? { store(of: owner) }
+}
+
+/// Runs `body` on a thread of its own: store work is synchronous (SQLite, libpq), never for the
+/// server's event loops, and not for Dispatch's global queue, whose threads are as many as the
+/// cores: an import of a minute, or a write waiting for one, would hold the others behind it.
+func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: Result { try body() }) }.start()
+    }
 }

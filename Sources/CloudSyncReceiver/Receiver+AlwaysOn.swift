@@ -1,3 +1,4 @@
+import CloudSyncStore
 package import Foundation
 import Logging
 import Hummingbird
@@ -53,13 +54,10 @@ extension Receiver {
             let query = ReportQuery(since: request.uri.queryParameters["since"].map(String.init),
                                     until: request.uri.queryParameters["until"].map(String.init),
                                     tz: request.uri.queryParameters["tz"].map(String.init))
-            guard let path = stores.readingPath(of: context.subject) else {
+            guard let store = stores.reading(of: context.subject) else {
                 return JSONResponse.make(.notFound, ["detail": "nothing of \(context.subject) was pushed or uploaded here yet"])
             }
-            // A thread of its own (see `PatientStoreFolder.inTurn`: not Dispatch's few global threads).
-            let made = await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: Result { try page(path, query) }) }.start()
-            }
+            let made = await onThreadOfItsOwn { try page(store, query) }
             switch made {
             case .success(let html):
                 var headers = HTTPFields()
@@ -68,6 +66,8 @@ extension Receiver {
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
             case .failure(let error as ReportRequestError):
                 return JSONResponse.make(.badRequest, ["detail": error.message])
+            case .failure(StoreError.missing):
+                return JSONResponse.make(.notFound, ["detail": "nothing of \(context.subject) was pushed or uploaded here yet"])
             case .failure(let error):
                 logger.error("report failed", metadata: ["error": "\(error)"])
                 return JSONResponse.make(.internalServerError, ["detail": "the report could not be made: \(error)"])

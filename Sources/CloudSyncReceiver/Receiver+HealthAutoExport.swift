@@ -65,12 +65,13 @@ extension Receiver {
         case StoreError.sqlite(let error): error
         default: nil
         }
-        if (sqlite?.isBusy ?? false) || error is PatientStoreBusy {
+        let postgres: PostgresError? = if case StoreError.postgres(let error) = error { error } else { nil }
+        if (sqlite?.isBusy ?? false) || error is PatientStoreBusy || (postgres?.isLockTimeout ?? false) {
             return JSONResponse.make(.serviceUnavailable, ["detail": "the store stayed busy for \(Int(pushWriteWait)) s (an import or upload "
                                                            + "is writing); nothing was stored: send it again"],
                                      headers: [.retryAfter: String(retryAfterSeconds)])
         }
-        if let sqlite, sqlite.isDiskFull {
+        if sqlite?.isDiskFull ?? postgres?.isDiskFull ?? false {
             return JSONResponse.make(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), ["detail": "the store's disk is full; nothing was stored: send it again when there is room"],
                                      headers: [.retryAfter: "60"])
         }

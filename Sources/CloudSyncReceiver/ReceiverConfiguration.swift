@@ -1,3 +1,5 @@
+package import CloudSyncStore
+
 /// How `cloudsync serve` runs.
 package struct ReceiverConfiguration: Sendable {
     /// Address to bind; 127.0.0.1 unless told otherwise.
@@ -28,7 +30,7 @@ package struct ReceiverConfiguration: Sendable {
     package var patientStores: (any PatientStores)?
     /// `GET /report`'s page of the store at a path as it is now; throws `ReportRequestError` for a
     /// query it cannot take (400). Nil: no such route.
-    package var reportPage: (@Sendable (_ storePath: String, ReportQuery) throws -> String)?
+    package var reportPage: (@Sendable (_ store: StoreAddress, ReportQuery) throws -> String)?
     /// With `--store`: forwarding and the watched folder (nil: neither).
     package var alwaysOn: AlwaysOn?
     /// Larger pushes get 413: a month of raw heart rate is about 100 MB.

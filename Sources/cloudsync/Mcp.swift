@@ -30,7 +30,7 @@ struct Mcp: AsyncParsableCommand {
         // an older schema is brought up to date as every reading command does.
         _ = try storeOptions.open(.read)
         do {
-            try await HealthServer.run(storePath: storeOptions.path, version: CloudSync.configuration.version)
+            try await HealthServer.run(store: storeOptions.address, version: CloudSync.configuration.version)
         } catch {
             throw ExitStatus.report(error)
         }

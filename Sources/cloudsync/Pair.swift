@@ -51,6 +51,10 @@ struct Pair: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if storeOptions.isPostgres {
+            throw usageError("pair pairs the phone with a store file; \(storeOptions.path) is a patient's store in a clinic's PostgreSQL, "
+                             + "whose phones push to its server", command: "pair")
+        }
         var files = SameFileGuard(command: "pair")
         files.store(storeOptions.path)
         if let png { try files.output(png, option: "--png") }

@@ -6,8 +6,8 @@ import Foundation
 
 /// `GET /report`'s page (`serve --store`, and each patient's with `serve --db FILE`).
 enum ReportPage {
-    /// `cloudsync report` of the store at `storePath` as it is now, with the query's options.
-    static func make(storePath: String, _ query: ReportQuery) throws -> String {
+    /// `cloudsync report` of the store as it is now, with the query's options.
+    static func make(store address: StoreAddress, _ query: ReportQuery) throws -> String {
         let zone: TimeZone?
         let since: Int64?, until: Int64?
         do {
@@ -18,7 +18,7 @@ enum ReportPage {
             throw ReportRequestError("\(error)")
         }
         if let since, let until, since >= until { throw ReportRequestError("since (\(query.since!)) is not before until (\(query.until!))") }
-        let store = try StagingStore.openForReading(path: storePath)
+        let store = try address.open(.read, configuration: .standard)
         return try HealthReport.html(store: store, since: since, until: until, zone: zone)
     }
 }

@@ -213,13 +213,21 @@ struct Serve: AsyncParsableCommand {
                 throw ExitStatus.report(error)
             }
         }
-        if store == nil, !ReceiverConfiguration.isPostgres(database) {
+        if store == nil {
             var storeConfiguration = StagingStore.Configuration.saying
             storeConfiguration.writeWait = Receiver.pushWriteWait
-            configuration.patientStores = PatientStoreFolder(folder: PatientStoreFolder.folder(besideDatabase: database),
-                                                             configuration: storeConfiguration, wait: Receiver.pushWriteWait)
+            if ReceiverConfiguration.isPostgres(database) {
+                let stores = PostgresPatientStores(address: database, configuration: storeConfiguration)
+                // The store's tables made (or checked) before the first request: a role that may not
+                // make them is said now, not as a 500 to the first push.
+                do { try stores.prepare() } catch { throw ExitStatus.report(error) }
+                configuration.patientStores = stores
+            } else {
+                configuration.patientStores = PatientStoreFolder(folder: PatientStoreFolder.folder(besideDatabase: database),
+                                                                 configuration: storeConfiguration, wait: Receiver.pushWriteWait)
+            }
         }
-        configuration.reportPage = { path, query in try ReportPage.make(storePath: path, query) }
+        configuration.reportPage = { store, query in try ReportPage.make(store: store, query) }
         configuration.recommendedStartDate = recommendedStartDate
         configuration.users = try users()
         configuration.tokensFile = tokens

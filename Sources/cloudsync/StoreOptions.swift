@@ -8,37 +8,55 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "The staging store (default: $CLOUDSYNC_STORE, else $XDG_DATA_HOME/cloudsync/staging.sqlite, else ~/.local/share/cloudsync/staging.sqlite).")
     var store: String?
 
-    @Option(help: ArgumentHelp("A patient of a clinic's server: with --store FILE, the --db FILE of serve, their store in FILE-patients/.",
+    @Option(help: ArgumentHelp("A patient of a clinic's server: with --store FILE (the --db FILE of serve) their store in FILE-patients/; "
+                               + "with --store postgres://USER@HOST[:PORT]/DB (the --db of serve) their rows there.",
                                valueName: "NAME"))
     var user: String?
 
-    /// The store: `--store`, or with `--user` that patient's store beside the server's database.
-    var path: String {
+    /// The store: `--store`, or with `--user` that patient's store of the server's database.
+    var address: StoreAddress {
         let named = store ?? StoreLocation.defaultPath()
-        guard let user else { return named }
-        return PatientStoreFolder.path(of: user, in: PatientStoreFolder.folder(besideDatabase: named))
+        guard let user else { return .file(named) }
+        if StoreAddress.isPostgres(named) { return .postgres(address: named, owner: user) }
+        return .file(PatientStoreFolder.path(of: user, in: PatientStoreFolder.folder(besideDatabase: named)))
+    }
+
+    /// The store's file (a clinic's PostgreSQL has none: its address, as messages say it).
+    var path: String {
+        if case .file(let path) = address { return path }
+        return address.description
+    }
+
+    /// Whether the store is a patient's rows in a clinic's PostgreSQL.
+    var isPostgres: Bool {
+        if case .postgres = address { return true }
+        return false
     }
 
     func validate() throws {
-        guard let user else { return }
+        guard let user else {
+            if let store, StoreAddress.isPostgres(store) {
+                throw ValidationError("--store \(StoreAddress.shown(store)) is a clinic's PostgreSQL, which holds many patients: "
+                                      + "name one with --user NAME")
+            }
+            return
+        }
         guard let store else { throw ValidationError("--user \(user) names a patient of a server's database: give that database too (--store FILE)") }
         guard ReceiverUsers.isName(user) else {
             throw ValidationError("--user '\(user)' is not a user name: it holds letters, digits, '.', '_' and '-' only")
         }
-        if ReceiverConfiguration.isPostgres(store) {
-            throw ValidationError("--store \(store) is PostgreSQL: a patient's pushes and exports are kept in stores on SQLite servers only "
-                                  + "for now (serve --db FILE); their CloudCare, Flō and steps rows are read through serve's routes")
-        }
+        _ = store
     }
 
     /// Opens the store, turning failures into a message and its exit status. A writer that
     /// upgrades the store's schema says so on stderr.
     func open(_ access: StagingStore.Access) throws -> StagingStore {
         do {
-            return try StagingStore(path: path, access: access, configuration: .saying)
+            return try address.open(access, configuration: .saying)
         } catch let error as StoreError {
             if case .missing = error, let user, let store {
-                printError("\(path): no store for \(user) yet: nothing was pushed or uploaded with their token to the server of \(store)")
+                printError("\(path): no store for \(user) yet: nothing was pushed or uploaded with their token to the server of "
+                           + StoreAddress.shown(store))
             } else {
                 printError(error.description)
             }

@@ -120,6 +120,10 @@ struct Upload: AsyncParsableCommand {
                              + "(or --no-token if the server takes none)", command: "upload")
         }
         if noToken { configuration.token = nil }
+        if storeOptions.isPostgres {
+            throw usageError("upload sends a store file; \(storeOptions.path) is a patient's store in a clinic's PostgreSQL, "
+                             + "which is the backend itself", command: "upload")
+        }
         let store = try storeOptions.open(dryRun ? .read : .update)
         defer { if !dryRun { store.checkpoint() } }
         let uploader = Uploader(store: store, configuration: configuration)

@@ -30,6 +30,23 @@ extension SQLDialect {
     package var insertOrIgnore: String { self == .sqlite ? "INSERT OR IGNORE" : "INSERT" }
     package var ignoringConflicts: String { self == .sqlite ? "" : "ON CONFLICT DO NOTHING" }
 
+    /// The member `key` of a row's metadata members (`extra`: a JSON object's members without its
+    /// braces, or NULL), as text; NULL when absent.
+    package func metadataMember(_ extra: String, _ key: String) -> String {
+        self == .sqlite ? "json_extract('{' || ifnull(\(extra), '') || '}', '$.\(key)')"
+                        : "((('{' || coalesce(\(extra), '') || '}')::json) ->> '\(key)')"
+    }
+
+    /// `expression` as a floating-point number.
+    package func real(_ expression: String) -> String {
+        self == .sqlite ? "CAST(\(expression) AS REAL)" : "CAST(\(expression) AS double precision)"
+    }
+
+    /// Whether text `haystack` holds `needle`.
+    package func contains(_ haystack: String, _ needle: String) -> String {
+        self == .sqlite ? "instr(\(haystack), \(needle)) > 0" : "strpos(\(haystack), \(needle)) > 0"
+    }
+
     /// The length of the array under `key` of the JSON object in `column` (NULL when there is none).
     package func jsonArrayLength(_ column: String, key: String) -> String {
         self == .sqlite ? "json_array_length(\(column), '$.\(key)')" : "json_array_length((\(column))::json -> '\(key)')"

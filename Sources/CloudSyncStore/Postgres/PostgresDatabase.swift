@@ -142,7 +142,7 @@ package final class PostgresDatabase: StoreDatabase {
     }
 
     /// `postgres://user:secret@host/db` → `postgres://user@host/db`: no message repeats a password.
-    static func withoutPassword(_ address: String) -> String {
+    package static func withoutPassword(_ address: String) -> String {
         guard let scheme = address.range(of: "://"), let at = address[scheme.upperBound...].firstIndex(of: "@") else { return address }
         let credentials = address[scheme.upperBound..<at]
         guard let colon = credentials.firstIndex(of: ":") else { return address }

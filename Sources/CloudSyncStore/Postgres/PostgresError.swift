@@ -21,6 +21,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     package var isUniqueViolation: Bool { sqlState == "23505" }
     /// The server could not be reached, or the connection broke (class 08).
     package var isConnectionFailure: Bool { sqlState.isEmpty || sqlState.hasPrefix("08") }
+    /// A lock was not had within `lock_timeout` (55P03): another writer of the patient held it.
+    package var isLockTimeout: Bool { sqlState == "55P03" }
     /// The disk of the server is full (53100).
     package var isDiskFull: Bool { sqlState == "53100" }
 }

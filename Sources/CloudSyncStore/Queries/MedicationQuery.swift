@@ -59,14 +59,13 @@ public struct MedicationQuery: StoreQuery {
     /// `name` (any case).
     public func doses(since: Int64? = nil, until: Int64? = nil, name: String? = nil) throws -> [MedicationDoseRow] {
         try storeErrors {
-            guard try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'medication_dose'") ?? 0 > 0 else {
-                return []
-            }
+            guard try database.hasTable("medication_dose") else { return [] }
             let rows = try database.prepare("""
                 SELECT name, date, scheduled, outcome, line FROM medication_dose
-                WHERE date >= ?1 AND date < ?2 AND (?3 IS NULL OR instr(lower(name), lower(?3)) > 0) ORDER BY date, id
+                WHERE date >= ?1 AND date < ?2 \(name == nil ? "" : "AND " + database.dialect.contains("lower(name)", "lower(?3)"))
+                ORDER BY date, id
                 """)
-            try rows.bind([.int(since ?? .min), .int(until ?? .max), name.map { .text($0) } ?? .null])
+            try rows.bind([.int(since ?? .min), .int(until ?? .max)] + (name.map { [.text($0)] } ?? []))
             var doses: [MedicationDoseRow] = []
             while try rows.step() {
                 doses.append(MedicationDoseRow(name: rows.text(0) ?? "", date: rows.int64(1), scheduled: rows.int64(2) == 1,

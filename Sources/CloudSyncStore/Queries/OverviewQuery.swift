@@ -51,7 +51,7 @@ public struct OverviewQuery: StoreQuery {
             }
             let sourceRows = try database.prepare("""
                 SELECT n.name, sum(s.count) FROM metric_summary s JOIN source n ON n.id = s.source_id
-                GROUP BY s.source_id, n.name ORDER BY 2 DESC
+                GROUP BY s.source_id, n.name ORDER BY 2 DESC, n.name
                 """)
             var sources: [StoreOverview.SourceSummary] = []
             while try sourceRows.step() { sources.append(.init(name: sourceRows.text(0) ?? "", count: Int(sourceRows.int64(1)))) }

@@ -69,9 +69,10 @@ public struct SleepQuery: StoreQuery {
         if let until { conditions.add("m.start_date < ?", .int(until)) }
         // A summarised night's value is minutes (the unit every sleep sample is stored in, `minutes`
         // or `min`); `totalSleep` is the night's own total asleep, where the phone gave one.
+        let dialect = database.dialect
         let rows = try database.prepare("""
-            SELECT m.start_date, m.end_date, json_extract('{' || ifnull(m.extra, '') || '}', '$.category'), m.summary, m.value,
-                   m.source_id, CAST(json_extract('{' || ifnull(m.extra, '') || '}', '$.totalSleep') AS REAL)
+            SELECT m.start_date, m.end_date, \(dialect.metadataMember("m.extra", "category")), m.summary, m.value,
+                   m.source_id, \(dialect.real(dialect.metadataMember("m.extra", "totalSleep")))
             FROM \(CountedRows.view) m \(conditions.whereClause) ORDER BY m.start_date, m.id
             """)
         try rows.bind(conditions.arguments)

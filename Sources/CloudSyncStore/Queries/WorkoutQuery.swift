@@ -27,17 +27,18 @@ public struct WorkoutQuery: StoreQuery {
         try storeErrors {
             var conditions = MetricConditions(.all) { _ in [] }
             conditions.add("m.type_id = (SELECT id FROM metric_type WHERE name = 'workout')")
+            let dialect = database.dialect
+            func member(_ key: String) -> String { dialect.metadataMember("m.extra", key) }
             if let activity {
                 let short = activity.hasPrefix("HKWorkoutActivityType") ? String(activity.dropFirst(21)) : activity
-                conditions.add("lower(json_extract('{' || ifnull(m.extra, '') || '}', '$.activityType')) = lower(?)", .text(short))
+                conditions.add("lower(\(member("activityType"))) = lower(?)", .text(short))
             }
             if let since { conditions.add("m.start_date >= ?", .int(since)) }
             if let until { conditions.add("m.start_date < ?", .int(until)) }
-            let json = "'{' || ifnull(m.extra, '') || '}'"
             let rows = try database.prepare("""
-                SELECT json_extract(\(json), '$.activityType'), m.start_date, m.end_date, m.value,
-                       CAST(json_extract(\(json), '$.totalDistanceKm') AS REAL), CAST(json_extract(\(json), '$.totalEnergyKcal') AS REAL),
-                       CAST(json_extract(\(json), '$.heartRateAverage') AS REAL), s.name,
+                SELECT \(member("activityType")), m.start_date, m.end_date, m.value,
+                       \(dialect.real(member("totalDistanceKm"))), \(dialect.real(member("totalEnergyKcal"))),
+                       \(dialect.real(member("heartRateAverage"))), s.name,
                        EXISTS (SELECT 1 FROM route r WHERE r.workout_start = m.start_date)
                 FROM \(CountedRows.view) m JOIN source s ON s.id = m.source_id \(conditions.whereClause)
                 ORDER BY m.start_date LIMIT ?

@@ -7,11 +7,22 @@ extension StagingStore {
     public static func open(postgres address: String, owner: String, access: Access, configuration: Configuration) throws -> StagingStore {
         let database: PostgresDatabase
         do {
-            database = try PostgresDatabase(address: address, owner: owner)
+            database = try PostgresDatabase(address: StoreAddress.libpqAddress(address), owner: owner)
         } catch let error as PostgresError {
             throw StoreError.postgres(error)
         }
         return try StagingStore(postgres: database, owner: owner, access: access, configuration: configuration)
+    }
+
+    /// Makes the store's tables in the database at `address` if it has none yet, or checks that a
+    /// cloudsync with these kinds made them (a server does it as it starts).
+    public static func prepare(postgres address: String, configuration: Configuration) throws {
+        do {
+            let database = try PostgresDatabase(address: StoreAddress.libpqAddress(address), owner: nil)
+            try PostgresStoreSchema.prepare(database, kinds: configuration.kinds, access: .write, name: database.path)
+        } catch let error as PostgresError {
+            throw StoreError.postgres(error)
+        }
     }
 
     /// Whether the store is a patient's in PostgreSQL (not a file).

@@ -106,14 +106,22 @@ public final class StagingStore: StoreAccess {
     /// Opens a patient's store in a clinic's PostgreSQL: `owner`'s rows of the tables every
     /// patient shares (`PostgresStoreSchema`), made on first use.
     init(postgres database: PostgresDatabase, owner: String, access: Access, configuration: Configuration) throws {
-        path = database.path + "#" + owner
+        path = database.path + " (" + owner + ")"
         self.database = database
         sqlite = nil
         locks = nil
         self.configuration = configuration
         try storeErrors {
+            // A writer waits this long for the patient's other writers (`beginWriting`'s lock), as
+            // SQLite's busy timeout does for a file.
+            try database.execute("SET lock_timeout = '\(Int(configuration.writeWait * 1000))ms'")
             try PostgresStoreSchema.prepare(database, kinds: configuration.kinds, access: access, name: path)
-            if access != .read { try makeIdentity() }
+            if access != .read {
+                try makeIdentity()
+            } else if try database.scalarInt("SELECT count(*) FROM identity") == 0 {
+                // Made by the patient's first write: before it, they have no store here.
+                throw StoreError.missing(path)
+            }
         }
     }
 
