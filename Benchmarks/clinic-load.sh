@@ -4,13 +4,14 @@
 # the 1 GB generated export (POST /api/v1/exports, zip, streamed), through nginx to two `serve`
 # instances on one database.
 #
-#   Benchmarks/clinic-load.sh [--no-build] [--phones 50] [--rounds 3]
+#   Benchmarks/clinic-load.sh [--no-build] [--phones 50] [--rounds 3] [--postgres]
 #
 # Database: `serve --db FILE` (SQLite): each patient's store in FILE-patients/, both instances
-# writing into it. (On PostgreSQL, the patients' stores are not there yet: see docs/architecture.md.)
+# writing into it; with --postgres, `serve --db postgres://…` on a cluster of the benchmark's own
+# (each patient's rows in the store's tables), a fresh database each round.
 # Prints per round: pushes/s, p50/p95/max push latency, the export's upload time, and the servers'
-# CPU (both instances, user + sys) per stored metric; then the export's upload time alone, against
-# `cloudsync import` of the same zip (the target: no worse than twice).
+# CPU (both instances, and PostgreSQL's with --postgres; user + sys) per stored metric, against
+# `cloudsync import` of the same zip into a file (the target: no worse than twice).
 # Exit status 0 = every push and the export stored whole, 1 = something was lost or refused,
 # 2 = could not run. Not part of the test suite.
 set -euo pipefail
@@ -20,13 +21,14 @@ ROOT="$(dirname "$HERE")"
 source "$HERE/serve-lib.sh"
 BENCH_DIR="${BENCH_DIR:-/tmp/cloudsync-bench}"
 CLOUDSYNC="${CLOUDSYNC:-$ROOT/.build/release/cloudsync}"
-BUILD=1 PHONES=50 ROUNDS=3
+BUILD=1 PHONES=50 ROUNDS=3 POSTGRES=0
 die() { echo "clinic-load.sh: $*" >&2; exit 2; }
 while (($#)); do
     case "$1" in
         --no-build) BUILD=0; shift ;;
         --phones) PHONES="${2:?}"; shift 2 ;;
         --rounds) ROUNDS="${2:?}"; shift 2 ;;
+        --postgres) POSTGRES=1; shift ;;
         *) die "unknown argument $1" ;;
     esac
 done
@@ -54,8 +56,13 @@ cleanup() {
     [[ -n "$NGINX_PID" ]] && kill "$NGINX_PID" 2>/dev/null
     for pid in "${SERVE_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
+    ((POSTGRES)) && pg_stop
 }
 trap cleanup EXIT
+if ((POSTGRES)); then
+    pg_start "$WORK/pg" || die "could not start PostgreSQL"
+    psql_() { "$PG_BIN/psql" -X -q -A -t -h "$PG_DIR" -U cloudsync -d postgres -c "$1"; }
+fi
 
 # The reference: the same zip into a personal store.
 /usr/bin/time -f '%e' -o "$WORK/import.time" "$CLOUDSYNC" import "$EXPORT" --store "$WORK/reference.sqlite" --quiet
@@ -66,10 +73,22 @@ FAIL=0
 for ((round = 1; round <= ROUNDS; round++)); do
     dir="$WORK/round$round"; mkdir -p "$dir/nginx"
     SERVE_PIDS=() ports=()
-    for i in 0 1; do
-        "$CLOUDSYNC" serve --port 0 --db "$dir/clinic.sqlite" --tokens "$WORK/tokens" 2> "$dir/serve$i.err" &
+    db="$dir/clinic.sqlite"
+    if ((POSTGRES)); then
+        psql_ "CREATE DATABASE clinic$round" || die "could not make the round's database"
+        db="postgres://cloudsync@localhost/clinic$round?host=$PG_DIR"
+        # Both instances start on a database whose tables the first one makes.
+        "$CLOUDSYNC" serve --port 0 --db "$db" --tokens "$WORK/tokens" 2> "$dir/serve0.err" &
         SERVE_PIDS+=($!)
-    done
+        [[ -n "$(serve_port "$dir/serve0.err")" ]] || die "serve 0 did not start: $(tail -n 3 "$dir/serve0.err")"
+        "$CLOUDSYNC" serve --port 0 --db "$db" --tokens "$WORK/tokens" 2> "$dir/serve1.err" &
+        SERVE_PIDS+=($!)
+    else
+        for i in 0 1; do
+            "$CLOUDSYNC" serve --port 0 --db "$db" --tokens "$WORK/tokens" 2> "$dir/serve$i.err" &
+            SERVE_PIDS+=($!)
+        done
+    fi
     for i in 0 1; do
         port="$(serve_port "$dir/serve$i.err")"
         [[ -n "$port" ]] || die "serve $i did not start: $(tail -n 3 "$dir/serve$i.err")"
@@ -92,6 +111,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
     for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$nginx_port") 2>/dev/null && break; sleep 0.05; done
     url="http://127.0.0.1:$nginx_port"
     before="$(cpu "${SERVE_PIDS[@]}")"
+    pg_before=0; ((POSTGRES)) && pg_before="$(pg_cpu)"
     # The export of patient0, then the phones of the others a second later, beside it.
     /usr/bin/time -f '%e' -o "$dir/upload.time" curl -s -o "$dir/upload.json" -w '%{http_code}' -X POST -T "$EXPORT" \
         -H "Authorization: Bearer patient0-token-0123456789abcdef" -H "Content-Type: application/zip" "$url/api/v1/exports" \
@@ -102,19 +122,20 @@ for ((round = 1; round <= ROUNDS; round++)); do
     python3 "$HERE/clinic_phones.py" "$url" "$dir/phones.tokens" --phones "$PHONES" > "$dir/phones.json"
     wait "$upload"
     after="$(cpu "${SERVE_PIDS[@]}")"
-    python3 - "$dir" "$before" "$after" "$IMPORT_SECONDS" <<'PY' || FAIL=1
+    pg_used=0; ((POSTGRES)) && pg_used="$(awk -v a="$pg_before" -v b="$(pg_cpu)" 'BEGIN { printf "%.1f", b - a }')"
+    python3 - "$dir" "$before" "$after" "$IMPORT_SECONDS" "$pg_used" <<'PY' || FAIL=1
 import json, sys
-d, before, after, imported = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+d, before, after, imported, pg = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 phones = json.load(open(d + "/phones.json"))
 status = open(d + "/upload.status").read().strip()
 upload = json.load(open(d + "/upload.json")) if status == "201" else {}
 seconds = float(open(d + "/upload.time").read().split()[-1])
 stored = phones["stored"] + upload.get("stored", 0)
-cpu_us = (after - before) * 1e6 / max(stored, 1)
+cpu_us = (after - before + pg) * 1e6 / max(stored, 1)
 print(f"pushes {phones['pushes']} in {phones['seconds']} s = {phones['pushesPerSecond']}/s, p50 {phones['p50']} s, "
       f"p95 {phones['p95']} s, max {phones['max']} s, statuses {phones['statuses']}; export {status} in {seconds:.1f} s "
-      f"({seconds / imported:.2f}x import's {imported:.1f} s), {upload.get('stored', 0)} metrics; servers' CPU {after - before:.1f} s = "
-      f"{cpu_us:.1f} us per stored metric")
+      f"({seconds / imported:.2f}x import's {imported:.1f} s), {upload.get('stored', 0)} metrics; servers' CPU {after - before:.1f} s"
+      + (f" + PostgreSQL's {pg:.1f} s" if pg else "") + f" = {cpu_us:.1f} us per stored metric")
 ok = status == "201" and phones["stored"] == phones["expected"] and phones["statuses"] == {"200": phones["pushes"]}
 sys.exit(0 if ok else 1)
 PY

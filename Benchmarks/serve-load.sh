@@ -31,8 +31,6 @@ while (($#)); do
     esac
 done
 command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || die "nginx is not installed (scripts/install-system-packages.sh)"
-PG_BIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
-[[ -x "$PG_BIN/initdb" ]] || die "PostgreSQL is not installed (scripts/install-system-packages.sh)"
 [[ -x /usr/bin/time ]] || die "GNU time is not installed"
 
 if ((BUILD)); then (cd "$ROOT" && swift build -c release --product cloudsync) >&2 || die "swift build failed"; fi
@@ -58,32 +56,18 @@ for i in $(seq 8); do
     echo -n "user$i-token-0123456789abcdef" > "$WORK/user$i.token"
 done
 
-# --- PostgreSQL: a cluster of the benchmark's own, on a socket (as `postgres` when run as root) -------------------
-AS_PG=()
-[[ $(id -u) -eq 0 ]] && AS_PG=(runuser -u postgres --)
-PG_DIR="$WORK/pg"
-mkdir -p "$PG_DIR"; [[ $(id -u) -eq 0 ]] && chown postgres "$PG_DIR"
-"${AS_PG[@]}" "$PG_BIN/initdb" -D "$PG_DIR/data" -U cloudsync --auth=trust -E UTF8 > "$WORK/initdb.log" 2>&1 || die "initdb failed"
-"${AS_PG[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
-    -o "-k $PG_DIR -c listen_addresses='' -c max_connections=200 -c shared_buffers=256MB" start > /dev/null || die "pg_ctl start failed"
+# --- PostgreSQL: a cluster of the benchmark's own (serve-lib.sh) ------------------------------------------------
+pg_start "$WORK/pg" || die "could not start PostgreSQL"
 NGINX_PID="" SERVE_PIDS=()
 cleanup() {
     [[ -n "$NGINX_PID" ]] && kill "$NGINX_PID" 2>/dev/null
     for pid in "${SERVE_PIDS[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; done
-    "${AS_PG[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w stop > /dev/null 2>&1 || true
+    pg_stop
 }
 trap cleanup EXIT
 PG_URL="postgres://cloudsync@localhost/postgres?host=$PG_DIR"
 psql_() { "$PG_BIN/psql" -X -q -A -t -h "$PG_DIR" -U cloudsync -d postgres -c "$1"; }
-
-# CPU seconds PostgreSQL has used: the postmaster and its live children, plus its exited children.
 CLK_TCK="$(getconf CLK_TCK)"
-pg_cpu() {
-    local master; master="$(head -n 1 "$PG_DIR/data/postmaster.pid")"
-    { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$master/stat"
-      for child in $(pgrep -P "$master"); do awk '{ print $14 + $15 }' "/proc/$child/stat" 2>/dev/null || true; done
-    } | awk -v t="$CLK_TCK" '{ s += $1 } END { printf "%.1f", s / t }'
-}
 
 # --- one row -------------------------------------------------------------------------------------------------------
 ROWS=() FAIL=0 REFERENCE="" VERDICTS=()

@@ -217,11 +217,7 @@ struct Serve: AsyncParsableCommand {
             var storeConfiguration = StagingStore.Configuration.saying
             storeConfiguration.writeWait = Receiver.pushWriteWait
             if ReceiverConfiguration.isPostgres(database) {
-                let stores = PostgresPatientStores(address: database, configuration: storeConfiguration)
-                // The store's tables made (or checked) before the first request: a role that may not
-                // make them is said now, not as a 500 to the first push.
-                do { try stores.prepare() } catch { throw ExitStatus.report(error) }
-                configuration.patientStores = stores
+                configuration.patientStores = PostgresPatientStores(address: database, configuration: storeConfiguration)
             } else {
                 configuration.patientStores = PatientStoreFolder(folder: PatientStoreFolder.folder(besideDatabase: database),
                                                                  configuration: storeConfiguration, wait: Receiver.pushWriteWait)
@@ -247,6 +243,11 @@ struct Serve: AsyncParsableCommand {
         } catch {
             printError("\(database): cannot open the receiver's database: \(error)")
             throw ExitStatus.cannotCreate
+        }
+        // The patients' store tables made (or checked) once the database is known to be usable, before
+        // the first request: a role that may not make them is said now, not as a 500 to the first push.
+        if let stores = configuration.patientStores as? PostgresPatientStores {
+            do { try stores.prepare() } catch { throw ExitStatus.report(error) }
         }
         // As a URL writes it: an IPv6 address in brackets (`http://[::1]:8080`).
         let bareHost = ListenProbe.bare(self.host)

@@ -25,9 +25,9 @@ package final class PostgresDatabase: StoreDatabase {
         }
         self.connection = connection
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.message(of: connection)
-            PQfinish(connection)
-            throw PostgresError(sqlState: "", message: message, sql: nil, database: path)
+            // The connection is finished by `deinit`, which runs for an init that throws once every
+            // property is set (finishing it here too freed it twice: a crash).
+            throw PostgresError(sqlState: "", message: Self.message(of: connection), sql: nil, database: path)
         }
         if let owner {
             let statement = try prepare("SELECT set_config('cloudsync.owner', ?, false)")
@@ -102,14 +102,32 @@ package final class PostgresDatabase: StoreDatabase {
         if !sent || !ended { throw error(nil, sql: sql) }
     }
 
+    /// The statements run more than once on this connection, prepared on the server by name (parsed
+    /// and planned once: a push looks up and inserts its samples one by one), by their SQL.
+    private var prepared: [String: String] = [:]
+    /// The statements run once so far: prepared when they run again (a statement run once is not
+    /// worth the round trip of its preparation).
+    private var ranOnce: Set<String> = []
+
     /// Runs a translated statement with its parameters as text (PostgreSQL infers their types from
     /// where they stand, as SQLite takes any value): the result, whose rows are all here.
     func run(_ sql: String, parameters: [String?]) throws -> OpaquePointer {
+        var name = prepared[sql]
+        if name == nil, !ranOnce.insert(sql).inserted {
+            let made = "cloudsync_\(prepared.count + 1)"
+            guard let preparation = PQprepare(connection, made, sql, Int32(parameters.count), nil) else { throw error(nil, sql: sql) }
+            defer { PQclear(preparation) }
+            try check(preparation, sql: sql)
+            prepared[sql] = made
+            name = made
+        }
         let cStrings = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { for pointer in cStrings { free(pointer) } }
         let result = cStrings.withUnsafeBufferPointer { values in
             values.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(values.count, 1)) { pointers in
-                PQexecParams(connection, sql, Int32(values.count), nil, values.isEmpty ? nil : pointers, nil, nil, 0)
+                let values = values.isEmpty ? nil : pointers
+                if let name { return PQexecPrepared(connection, name, Int32(parameters.count), values, nil, nil, 0) }
+                return PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
             }
         }
         guard let result else { throw error(nil, sql: sql) }
