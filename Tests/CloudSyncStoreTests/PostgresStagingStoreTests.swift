@@ -74,6 +74,25 @@ struct PostgresStagingStoreTests {
         #expect(try Self.truth(aliceAgain) == fileTruth)
     }
 
+    /// A server connected as the cluster's superuser, whom row-level security does not hold, still
+    /// keeps each patient's rows apart: a patient's connection acts as `cloudsync_patient`. (Before,
+    /// bob's push of alice's samples was "already there": he saw her rows.)
+    @Test func aSuperusersConnectionStillSeesOnePatient() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        _ = try cluster.psql("CREATE DATABASE clinic")
+        let address = cluster.url(database: "clinic")
+        try StagingStore.prepare(postgres: address, configuration: .standard)
+        let push = HealthAutoExportStoreTests.steps(samples: [("2024-11-05 10:00:00 +0000", 7), ("2024-11-05 11:00:00 +0000", 8)])
+        for owner in ["alice", "bob"] {
+            let store = try StagingStore.open(postgres: address, owner: owner, access: .write, configuration: .standard)
+            #expect(try HealthAutoExportStoreTests.push(push, into: store).new == 2, "\(owner)")
+            #expect(try StatusQuery(store).status().metrics == 2, "\(owner)")
+        }
+        #expect(try cluster.psql("SELECT owner || ' ' || count(*) FROM metric GROUP BY owner ORDER BY owner", database: "clinic")
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) } == ["alice 2", "bob 2"])
+    }
+
     /// A refused push leaves nothing in PostgreSQL either: one transaction, rolled back.
     @Test func aRefusedPushLeavesNothing() throws {
         let cluster = try PostgresCluster()

@@ -69,6 +69,9 @@ final class MetricWriter: MetricSink {
     /// look at the store; into one with rows, it is looked up among them while the chunk waits.
     /// A sample it may have seen is looked up with the chunk written.
     @exclusivity(unchecked) private var seen: SeenSamples?
+    /// Pushed rows on PostgreSQL: the stored samples looked at a day of a type at a time, and the
+    /// new rows written a chunk at a time, as an export's (`StoredSampleWindows`).
+    @exclusivity(unchecked) private var windows: StoredSampleWindows?
     /// The types of which the store holds samples without a creation date.
     @exclusivity(unchecked) private var undatedTypes: Set<Int64>
     /// The types another process (a push, an import beside this one) wrote rows of between two of
@@ -140,6 +143,7 @@ final class MetricWriter: MetricSink {
         categories = try NameTable(database, table: "category_value")
         storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
         if rule == nil { seen = SeenSamples() }
+        if rule != nil && database.dialect == .postgres { windows = try StoredSampleWindows(database: database) }
         var undated = Set<Int64>()
         let undatedRows = try database.prepare("SELECT DISTINCT type_id FROM metric WHERE created_at = \(StoreSchema.undated)")
         while try undatedRows.step() { undated.insert(undatedRows.int64(0)) }
@@ -182,8 +186,18 @@ final class MetricWriter: MetricSink {
             // not, among the rows stored before it (the chunk holds only this import's): a new
             // export into a store with rows goes in a chunk at a time too (13,500 instructions a
             // row one by one, 3,300 in a chunk).
-            if maybeAdded { try flushChunk() }
-            if created == nil || undatedTypes.contains(keys.type), let stored = try undatedOrAlikeRow(keys, metric, created: created) {
+            if created == nil, let windows {
+                // A pushed sample on PostgreSQL: looked at among its day's rows, read at once.
+                if let stored = try windows.importOfAlike(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source,
+                                                          value: metric.value, unit: keys.unit, category: keys.category) {
+                    countStored(importID: stored)
+                    return false
+                }
+            } else if maybeAdded {
+                try flushChunk()
+            }
+            if windows == nil || created != nil, created == nil || undatedTypes.contains(keys.type),
+               let stored = try undatedOrAlikeRow(keys, metric, created: created) {
                 countStored(importID: stored)
                 return false
             }
@@ -197,11 +211,15 @@ final class MetricWriter: MetricSink {
                 }
             }
         }
+        // A summary's rule reads and changes stored rows: this push's are written first.
+        if windows != nil && metric.isSummary { try flushChunk() }
         let superseded = try rule?.state(ofPushed: metric, type: keys.type, source: keys.source, category: keys.category,
                                          changed: { hourSummary.leave($0) }) ?? 0
-        if seen != nil {
-            // An export's (`seen` is a push's never), known new: into the chunk, written with the others.
-            try addToChunk(keys, metric, created: created, isRepeat: isRepeat)
+        if seen != nil || (windows != nil && created == nil) {
+            // An export's, or a push's on PostgreSQL, known new: into the chunk, written with the others.
+            try addToChunk(keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
+            windows?.add(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
+                         unit: keys.unit, category: keys.category, importID: runID)
         } else {
             try flushChunk()
             try insertRow(keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
@@ -283,14 +301,14 @@ final class MetricWriter: MetricSink {
     }
 
     /// A row known new, into the chunk (the metadata as `insertRow` writes it).
-    private func addToChunk(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, isRepeat: Bool) throws {
-        if let cellRows { try addToChunk(cellRows, keys, metric, created: created, isRepeat: isRepeat) } else {
-            try addToChunk(newRows, keys, metric, created: created, isRepeat: isRepeat)
+    private func addToChunk(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, isRepeat: Bool, superseded: Int64) throws {
+        if let cellRows { try addToChunk(cellRows, keys, metric, created: created, isRepeat: isRepeat, superseded: superseded) } else {
+            try addToChunk(newRows, keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
         }
     }
 
     private func addToChunk<Rows: RowBatch>(_ newRows: Rows, _ keys: SampleKeys, _ metric: MappedMetric, created: Int64?,
-                                            isRepeat: Bool) throws {
+                                            isRepeat: Bool, superseded: Int64) throws {
         let (device, version, hasExtra) = try details(of: metric)
         if created == nil { undatedTypes.insert(keys.type) }
         newRows.add(keys.type)
@@ -307,7 +325,7 @@ final class MetricWriter: MetricSink {
         newRows.add(created ?? StoreSchema.undated)
         newRows.add(Int64(isRepeat ? 1 : 0))
         newRows.add(Int64(metric.isSummary ? 1 : 0))
-        newRows.add(Int64(0))
+        newRows.add(superseded)
         newRows.add(origin)
         try newRows.endRow()
     }

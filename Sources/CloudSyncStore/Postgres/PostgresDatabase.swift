@@ -24,6 +24,9 @@ package final class PostgresDatabase: StoreDatabase {
             throw PostgresError(sqlState: "", message: "cannot allocate a connection", sql: nil, database: path)
         }
         self.connection = connection
+        // PostgreSQL's notices ("relation … already exists, skipping") are not the user's business:
+        // libpq's default prints them on stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         guard PQstatus(connection) == CONNECTION_OK else {
             // The connection is finished by `deinit`, which runs for an init that throws once every
             // property is set (finishing it here too freed it twice: a crash).

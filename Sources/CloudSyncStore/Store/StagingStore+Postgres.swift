@@ -19,7 +19,7 @@ extension StagingStore {
     public static func prepare(postgres address: String, configuration: Configuration) throws {
         do {
             let database = try PostgresDatabase(address: StoreAddress.libpqAddress(address), owner: nil)
-            try PostgresStoreSchema.prepare(database, kinds: configuration.kinds, access: .write, name: database.path)
+            try PostgresStoreSchema.prepare(database, kinds: configuration.kinds, access: .write, name: database.path, grants: true)
         } catch let error as PostgresError {
             throw StoreError.postgres(error)
         }

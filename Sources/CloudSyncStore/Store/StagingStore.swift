@@ -116,6 +116,7 @@ public final class StagingStore: StoreAccess {
             // SQLite's busy timeout does for a file.
             try database.execute("SET lock_timeout = '\(Int(configuration.writeWait * 1000))ms'")
             try PostgresStoreSchema.prepare(database, kinds: configuration.kinds, access: access, name: path)
+            try PostgresStoreSchema.actAsPatient(database)
             if access != .read {
                 try makeIdentity()
             } else if try database.scalarInt("SELECT count(*) FROM identity") == 0 {
