@@ -31,6 +31,18 @@ struct HourSummaryBuilder {
             maximum = Swift.max(maximum, value)
         }
 
+        /// Adds another part of the same hour (its statistics add up).
+        mutating func merge(_ other: Self) {
+            count += other.count
+            sum += other.sum
+            minimum = Swift.min(minimum, other.minimum)
+            maximum = Swift.max(maximum, other.maximum)
+            mergedCount += other.mergedCount
+            mergedSum += other.mergedSum
+            mergedMinimum = Swift.min(mergedMinimum, other.mergedMinimum)
+            mergedMaximum = Swift.max(mergedMaximum, other.mergedMaximum)
+        }
+
         mutating func addMerged(_ value: Double) {
             mergedCount += 1
             mergedSum += value

@@ -48,6 +48,15 @@ final class OnlineHourSummary {
         case without
     }
     private var types: [Int64: Fate] = [:]
+    /// The hours handed on since the last commit, merged by (type, unit, hour) and written by one
+    /// statement at the commit: a type's hours were written each time its rows went back in time
+    /// (5,730 statements for the 100 MB export, 1.8 s of PostgreSQL's time), and PostgreSQL's upsert
+    /// refuses one key twice in a statement.
+    private var pending: [PendingHour: HourSummaryBuilder.HourStatistics] = [:]
+    private struct PendingHour: Hashable, Comparable {
+        var type, unit, hour: Int64
+        static func < (a: Self, b: Self) -> Bool { (a.type, a.unit, a.hour) < (b.type, b.unit, b.hour) }
+    }
     private var currentID: Int64 = -1
     private var current: TypeHours?
 
@@ -131,11 +140,19 @@ final class OnlineHourSummary {
     /// Adds the hours counted since the last commit to `metric_hour`, in the open transaction.
     func write() throws {
         for case let (typeID, .counted(type)) in types where type.dense { try write(typeID, type) }   // others wait for the judgement
+        // In the table's order.
+        for key in pending.keys.sorted() {
+            try pending[key]!.add(to: upsert, typeID: key.type, key: HourSummaryBuilder.HourKey(unit: key.unit, hour: key.hour))
+        }
+        try upsert.flush()
+        pending.removeAll()
     }
 
+    /// Hands the type's hours on to the commit's statement.
     private func write(_ typeID: Int64, _ type: TypeHours) throws {
-        for (key, hour) in type.hours.hours { try hour.add(to: upsert, typeID: typeID, key: key) }
-        try upsert.flush()
+        for (key, hour) in type.hours.hours {
+            pending[PendingHour(type: typeID, unit: key.unit, hour: key.hour), default: HourSummaryBuilder.HourStatistics()].merge(hour)
+        }
         // Not keeping the capacity: 35 types' buffers of a commit's hours held 46 MB.
         type.hours.hours.removeAll()
     }

@@ -9,12 +9,19 @@ import Foundation
 ///
 /// libpq's copy is synchronous and tells a connection that broke during it as an error of the
 /// flush (PostgresNIO's stopped the process: docs/performance.md, "Issue 34").
+///
+/// A statement that ignores conflicts (`… ON CONFLICT DO NOTHING`, the rows its writer knows new) is
+/// run first as a plain insert under a savepoint: PostgreSQL's speculative insertion for each row
+/// doubled its cost (221,444 metrics of the 100 MB export: 1.5–1.7 s against 0.7–0.8 s). A conflict,
+/// which the writer rules out, rolls back to the savepoint and takes the ignoring form.
 final class PostgresRowBatch: RowBatch {
     private unowned let database: PostgresDatabase
     private let columns: [RowBatchColumn]
     private let rowsPerChunk: Int
     private let table: String
     private let create, copy, insert: String
+    /// `insert` without its `ON CONFLICT DO NOTHING`, when it has one.
+    private let plainInsert: String?
     /// The chunk in `COPY`'s text format: tab between cells, a newline after each row.
     private var text: [UInt8] = []
     private var cell = 0
@@ -33,6 +40,8 @@ final class PostgresRowBatch: RowBatch {
         create = "CREATE TEMPORARY TABLE IF NOT EXISTS \(table) (\(declared.joined(separator: ", ")))"
         copy = "COPY \(table) FROM STDIN"
         insert = sql.replacingOccurrences(of: "{rows}", with: table)
+        let trimmed = insert.trimmingCharacters(in: .whitespacesAndNewlines)
+        plainInsert = trimmed.hasSuffix("ON CONFLICT DO NOTHING") ? String(trimmed.dropLast("ON CONFLICT DO NOTHING".count)) : nil
         text.reserveCapacity(1 << 16)
     }
 
@@ -92,8 +101,23 @@ final class PostgresRowBatch: RowBatch {
         }
         try database.execute(create)
         try text.withUnsafeBufferPointer { try database.copy(copy, data: UnsafeRawBufferPointer($0)) }
-        try database.execute(insert)
-        notTaken += rows - database.changes
+        var taken: Int
+        if let plainInsert, database.isInTransaction {
+            try database.execute("SAVEPOINT cloudsync_rows")
+            do {
+                try database.execute(plainInsert)
+                taken = database.changes
+                try database.execute("RELEASE SAVEPOINT cloudsync_rows")
+            } catch let error as PostgresError where error.isUniqueViolation {
+                try database.execute("ROLLBACK TO SAVEPOINT cloudsync_rows")
+                try database.execute(insert)
+                taken = database.changes
+            }
+        } else {
+            try database.execute(insert)
+            taken = database.changes
+        }
+        notTaken += rows - taken
         try database.execute("TRUNCATE \(table)")
     }
 }
