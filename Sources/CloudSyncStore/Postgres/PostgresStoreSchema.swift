@@ -42,19 +42,26 @@ package enum PostgresStoreSchema {
             guard made == wanted else {
                 throw StoreError.notAStore(name, "its tables were made by another version of cloudsync (\(made); this one makes \(wanted))")
             }
-            if grants, try isPrivileged(database) { try database.transaction { try grantPatientRole(database, kinds: kinds) } }
+            if grants, try isPrivileged(database) { try inSchemaTransaction(database) { try grantPatientRole(database, kinds: kinds) } }
             return
         }
         if access == .read { throw StoreError.missing(name) }
+        try inSchemaTransaction(database) {
+            guard try found() == nil else { return }
+            for statement in try statements(kinds: kinds) { try database.execute(statement) }
+            try database.execute("CREATE TABLE cloudsync_store (made_by text NOT NULL)")
+            try database.prepare("INSERT INTO cloudsync_store(made_by) VALUES (?)").run([.text(wanted)])
+            if try isPrivileged(database) { try grantPatientRole(database, kinds: kinds) }
+        }
+    }
+
+    /// Runs `body` in a transaction that holds the schema's own lock (not a patient's: the connection
+    /// may be for none): two servers starting at once make the tables and the grants one after the other.
+    private static func inSchemaTransaction(_ database: PostgresDatabase, _ body: () throws -> Void) throws {
         try database.execute("BEGIN")
         do {
             try database.execute("SELECT pg_advisory_xact_lock(hashtextextended('cloudsync.store-schema', 0))")
-            if try found() == nil {
-                for statement in try statements(kinds: kinds) { try database.execute(statement) }
-                try database.execute("CREATE TABLE cloudsync_store (made_by text NOT NULL)")
-                try database.prepare("INSERT INTO cloudsync_store(made_by) VALUES (?)").run([.text(wanted)])
-                if try isPrivileged(database) { try grantPatientRole(database, kinds: kinds) }
-            }
+            try body()
             try database.execute("COMMIT")
         } catch {
             try? database.execute("ROLLBACK")
