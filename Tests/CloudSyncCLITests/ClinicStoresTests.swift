@@ -137,13 +137,33 @@ import Glibc
     @Test func twoInstancesOnOneFileStoreAPushOnce() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        try Self.twoInstancesStoreAPushOnce(database: dir.appendingPathComponent("clinic.sqlite").path, in: dir)
+        #expect(try Self.status(dir.appendingPathComponent("clinic-patients/alice.sqlite").path)["metrics"] as? Int == 15)
+    }
+
+    /// The same on PostgreSQL: both servers start on a new database (one makes the tables, the other
+    /// finds them), and the push that reaches both is stored once (the patient's turn is PostgreSQL's lock).
+    @Test(.enabled(if: PostgresCluster.isAvailable, "PostgreSQL is not installed (Debian: postgresql)"))
+    func twoInstancesOnOnePostgreSQLStoreAPushOnce() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Self.twoInstancesStoreAPushOnce(database: address, in: dir)
+        let status = try CLI.run(["status", "--store", address, "--user", "alice", "--json"])
+        #expect(try (JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])?["metrics"] as? Int == 15, "\(status.stderr)")
+    }
+
+    /// Two `serve`s started at once on `database`; alice's push sent to both at once: one stores it,
+    /// the other finds it there.
+    static func twoInstancesStoreAPushOnce(database: String, in dir: URL) throws {
         let tokens = try Self.tokensFile(in: dir, Self.everyone)
         final class Started: @unchecked Sendable { var serves: [ServeProcess?] = [nil, nil]; var errors: [String] = [] }
         let started = Started(), lock = NSLock()
         DispatchQueue.concurrentPerform(iterations: 2) { i in
             do {
-                let serve = try ServeProcess(["--tokens", tokens], directory: dir, database: dir.appendingPathComponent("clinic.sqlite").path,
-                                             name: "serve\(i)")
+                let serve = try ServeProcess(["--tokens", tokens], directory: dir, database: database, name: "serve\(i)")
                 lock.withLock { started.serves[i] = serve }
             } catch {
                 lock.withLock { started.errors.append("\(error)") }
@@ -165,7 +185,6 @@ import Glibc
             }
         }
         #expect(answers.statuses == [200, 200] && answers.stored.sorted() == [0, 15], "\(answers.statuses) \(answers.stored)")
-        #expect(try Self.status(dir.appendingPathComponent("clinic-patients/alice.sqlite").path)["metrics"] as? Int == 15)
     }
 
     /// `serve --store`: an export sent to the server goes into the person's store.
