@@ -69,8 +69,8 @@ final class MetricWriter: MetricSink {
     /// look at the store; into one with rows, it is looked up among them while the chunk waits.
     /// A sample it may have seen is looked up with the chunk written.
     @exclusivity(unchecked) private var seen: SeenSamples?
-    /// Pushed rows on PostgreSQL: the stored samples looked at a day of a type at a time, and the
-    /// new rows written a chunk at a time, as an export's (`StoredSampleWindows`).
+    /// On PostgreSQL: the stored samples looked at a day of a type at a time (`StoredSampleWindows`),
+    /// and a push's new rows written a chunk at a time, as an export's.
     @exclusivity(unchecked) private var windows: StoredSampleWindows?
     /// The types of which the store holds samples without a creation date.
     @exclusivity(unchecked) private var undatedTypes: Set<Int64>
@@ -143,7 +143,7 @@ final class MetricWriter: MetricSink {
         categories = try NameTable(database, table: "category_value")
         storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
         if rule == nil { seen = SeenSamples() }
-        if rule != nil && database.dialect == .postgres { windows = try StoredSampleWindows(database: database) }
+        if database.dialect == .postgres { windows = try StoredSampleWindows(database: database) }
         var undated = Set<Int64>()
         let undatedRows = try database.prepare("SELECT DISTINCT type_id FROM metric WHERE created_at = \(StoreSchema.undated)")
         while try undatedRows.step() { undated.insert(undatedRows.int64(0)) }
@@ -186,29 +186,21 @@ final class MetricWriter: MetricSink {
             // not, among the rows stored before it (the chunk holds only this import's): a new
             // export into a store with rows goes in a chunk at a time too (13,500 instructions a
             // row one by one, 3,300 in a chunk).
-            if created == nil, let windows {
-                // A pushed sample on PostgreSQL: looked at among its day's rows, read at once.
-                if let stored = try windows.importOfAlike(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source,
-                                                          value: metric.value, unit: keys.unit, category: keys.category) {
-                    countStored(importID: stored)
-                    return false
-                }
-            } else if maybeAdded {
-                try flushChunk()
-            }
-            if windows == nil || created != nil, created == nil || undatedTypes.contains(keys.type),
-               let stored = try undatedOrAlikeRow(keys, metric, created: created) {
-                countStored(importID: stored)
-                return false
-            }
-            if let created {
-                switch try alikeRows(keys, metric, created: created) {
+            if let windows, created == nil || !undatedTypes.contains(keys.type) {
+                // On PostgreSQL: looked at among its day's rows, read at once (a dated sample that may
+                // date an undated row goes the statements' way below).
+                if windows.needsRead(type: keys.type, start: metric.startDate) { try flushChunk() }
+                switch try windows.alike(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source,
+                                         value: metric.value, unit: keys.unit, category: keys.category, created: created) {
                 case .same(let importID):
                     countStored(importID: importID)
                     return false
                 case .alike: isRepeat = true
                 case .none: break
                 }
+            } else if let stored = try lookUp(keys, metric, created: created, maybeAdded: maybeAdded, isRepeat: &isRepeat) {
+                countStored(importID: stored)
+                return false
             }
         }
         // A summary's rule reads and changes stored rows: this push's are written first.
@@ -219,7 +211,7 @@ final class MetricWriter: MetricSink {
             // An export's, or a push's on PostgreSQL, known new: into the chunk, written with the others.
             try addToChunk(keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
             windows?.add(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
-                         unit: keys.unit, category: keys.category, importID: runID)
+                         unit: keys.unit, category: keys.category, created: created ?? StoreSchema.undated, importID: runID)
         } else {
             try flushChunk()
             try insertRow(keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
@@ -241,6 +233,24 @@ final class MetricWriter: MetricSink {
         }
         summary.add(type: keys.type, unit: keys.unit, source: keys.source, state, start: metric.startDate, end: metric.endDate)
         return true
+    }
+
+    /// The look at the store by statements: the import of the stored row that is the sample (nil when
+    /// none is), and whether it is a repeat of one.
+    private func lookUp(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, maybeAdded: Bool, isRepeat: inout Bool) throws -> Int64? {
+        if maybeAdded { try flushChunk() }
+        if created == nil || undatedTypes.contains(keys.type), let stored = try undatedOrAlikeRow(keys, metric, created: created) {
+            // A dated sample dated an undated row: the windows read it again.
+            if created != nil { windows?.forget() }
+            return stored
+        }
+        guard let created else { return nil }
+        switch try alikeRows(keys, metric, created: created) {
+        case .same(let importID): return importID
+        case .alike: isRepeat = true
+        case .none: break
+        }
+        return nil
     }
 
     /// For a sample without a creation date: the import of a stored row alike to it. For a dated
@@ -409,6 +419,8 @@ final class MetricWriter: MetricSink {
     /// the types they are of are rebuilt from the rows at the end. Without `seen` (a push) every
     /// sample is looked up anyway.
     private func lookBeside() throws {
+        // What others wrote since the last commit is read again.
+        windows?.forget()
         let version = try database.othersCommits()
         guard version == nil || version != dataVersion else { return }
         dataVersion = version
