@@ -26,20 +26,23 @@ package protocol PatientStores: Sendable {
 /// `serve --store`: the one person's store, open for the server's life; every token writes into it.
 package final class PersonalStore: PatientStores, @unchecked Sendable {
     private let store: StagingStore
-    private let queue = DispatchQueue(label: "cloudsync.serve.store")
+    /// The store's writes one at a time, each waiting `wait` at most (an export uploaded takes minutes:
+    /// a push behind it is told to come again, as on a clinic's server).
+    private let turns: WriteTurnsByOwner
 
     /// `store` is opened for writing and used by nothing else from now on.
-    package init(store: StagingStore) { self.store = store }
+    package init(store: StagingStore, wait: Double) {
+        self.store = store
+        turns = WriteTurnsByOwner(wait: wait)
+    }
 
     package var path: String { store.path }
 
     package func write<T: Sendable>(owner: String, _ body: @escaping @Sendable (StagingStore) throws -> T) async -> Result<T, any Error> {
-        await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: Result { try body(self.store) })
-                // After the answer: the log goes into the file, unless an import beside does it.
-                self.store.checkpointUnlessImporting()
-            }
+        // `self` (unchecked Sendable) carries the store: one write holds it at a time (the turn).
+        await turns.inTurn(of: "") {
+            defer { self.store.checkpointUnlessImporting() }   // the log into the file, unless an import beside does it
+            return try body(self.store)
         }
     }
 
@@ -59,12 +62,7 @@ package final class PersonalStore: PatientStores, @unchecked Sendable {
 package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
     package let folder: String
     private let configuration: StagingStore.Configuration
-    /// How long a write waits for the patient's writes before it (an export being imported): past
-    /// it, `PatientStoreBusy` (503 with Retry-After), as SQLite's own lock wait does for another instance.
-    private let wait: Double
-    private let lock = NSLock()
-    /// One lock per patient who wrote since the start: their writes one at a time.
-    private var turns: [String: NSLock] = [:]
+    private let turns: WriteTurnsByOwner
 
     /// The folder beside the receiver's SQLite file: `clinic.sqlite` → `clinic-patients/`.
     package static func folder(besideDatabase path: String) -> String {
@@ -74,7 +72,7 @@ package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
     package init(folder: String, configuration: StagingStore.Configuration, wait: Double) {
         self.folder = folder
         self.configuration = configuration
-        self.wait = wait
+        turns = WriteTurnsByOwner(wait: wait)
     }
 
     /// `owner`'s store.
@@ -83,32 +81,10 @@ package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
     /// `owner`'s store in `folder`.
     package static func path(of owner: String, in folder: String) -> String { folder + "/" + owner + ".sqlite" }
 
-    private func turn(of owner: String) -> NSLock {
-        lock.withLock {
-            if let turn = turns[owner] { return turn }
-            let turn = NSLock()
-            turns[owner] = turn
-            return turn
-        }
-    }
-
-    /// Runs `body` on a thread of its own once the patient's turn is free (at most `wait` from now).
-    /// (Under a busy test run, on Dispatch's global queue, a write began 52 s after it was asked for.)
-    private func inTurn<T: Sendable>(of owner: String, _ body: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
-        let turn = turn(of: owner)
-        let wait = wait
-        let deadline = Date().addingTimeInterval(wait)
-        return await onThreadOfItsOwn {
-            guard turn.lock(before: deadline) else { throw PatientStoreBusy(seconds: wait) }
-            defer { turn.unlock() }
-            return try body()
-        }
-    }
-
     package func write<T: Sendable>(owner: String, _ body: @escaping @Sendable (StagingStore) throws -> T) async -> Result<T, any Error> {
         let path = path(of: owner)
         let configuration = configuration
-        return await inTurn(of: owner) {
+        return await turns.inTurn(of: owner) {
             try body(try StagingStore(path: path, access: .write, configuration: configuration))
         }
     }
@@ -118,7 +94,7 @@ package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
     package func erase(owner: String) async throws -> [String: Int] {
         let path = path(of: owner)
         let configuration = configuration
-        return try await inTurn(of: owner) { () -> [String: Int] in
+        return try await turns.inTurn(of: owner) { () -> [String: Int] in
             guard FileManager.default.fileExists(atPath: path) else { return [:] }
             let counts = try StagingStore(path: path, access: .read, configuration: configuration).rowCounts()
             for file in [path, path + "-wal", path + "-shm", path + ".lock"] where FileManager.default.fileExists(atPath: file) {
@@ -193,6 +169,40 @@ package final class PostgresPatientStores: PatientStores, @unchecked Sendable {
     package var destination: String { "into each patient's rows of the store's tables in \(PostgresDatabase.withoutPassword(address))" }
 
     package func reading(of owner: String) -> StoreAddress? { store(of: owner) }
+}
+
+/// Each owner's writes one at a time, on threads of their own, a write waiting at most `wait` for the
+/// owner's writes before it (an export being imported): past it, `PatientStoreBusy` (503 with
+/// Retry-After), as SQLite's own lock wait does for another instance. Owners' writes go side by side.
+final class WriteTurnsByOwner: @unchecked Sendable {
+    private let wait: Double
+    private let lock = NSLock()
+    /// One lock per owner who wrote since the start.
+    private var turns: [String: NSLock] = [:]
+
+    init(wait: Double) { self.wait = wait }
+
+    private func turn(of owner: String) -> NSLock {
+        lock.withLock {
+            if let turn = turns[owner] { return turn }
+            let turn = NSLock()
+            turns[owner] = turn
+            return turn
+        }
+    }
+
+    /// Runs `body` on a thread of its own once the owner's turn is free (at most `wait` from now).
+    /// (Under a busy test run, on Dispatch's global queue, a write began 52 s after it was asked for.)
+    func inTurn<T: Sendable>(of owner: String, _ body: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
+        let turn = turn(of: owner)
+        let wait = wait
+        let deadline = Date().addingTimeInterval(wait)
+        return await onThreadOfItsOwn {
+            guard turn.lock(before: deadline) else { throw PatientStoreBusy(seconds: wait) }
+            defer { turn.unlock() }
+            return try body()
+        }
+    }
 }
 
 /// Runs `body` on a thread of its own: store work is synchronous (SQLite, libpq), never for the

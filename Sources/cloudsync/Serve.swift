@@ -205,7 +205,8 @@ struct Serve: AsyncParsableCommand {
                 var storeConfiguration = StagingStore.Configuration.saying
                 storeConfiguration.writeWait = Receiver.pushWriteWait
                 storeConfiguration.checkpointsOnCommit = false
-                configuration.patientStores = PersonalStore(store: try StagingStore(path: store, access: .write, configuration: storeConfiguration))
+                configuration.patientStores = PersonalStore(store: try StagingStore(path: store, access: .write, configuration: storeConfiguration),
+                                                            wait: Receiver.pushWriteWait)
                 configuration.alwaysOn = try alwaysOn.alwaysOn(storePath: store, storeConfiguration: .saying, logger: logger)
             } catch let error as ValidationError {
                 throw usageError("serve: \(error)", command: "serve")

@@ -19,7 +19,7 @@ import Testing
     static func receiver(_ fixture: StoreFixture, maxPushSize: Int? = nil) async throws -> Receiver {
         try await ReceiverRoutesTests.receiver {
             $0.users = ReceiverUsers(singleToken: token)
-            $0.patientStores = PersonalStore(store: try fixture.open())
+            $0.patientStores = PersonalStore(store: try fixture.open(), wait: Receiver.pushWriteWait)
             if let maxPushSize { $0.maxPushSize = maxPushSize }
         }
     }

@@ -7,7 +7,8 @@ import Testing
 
 /// `PatientStoreFolder`: each patient's writes one at a time on their own store file, other
 /// patients' beside them, and a write that waits longer than its limit for the patient's turn gives
-/// up with `PatientStoreBusy` (serve answers 503 with Retry-After) instead of waiting for ever.
+/// up with `PatientStoreBusy` (serve answers 503 with Retry-After) instead of waiting for ever; and
+/// `PersonalStore` (`serve --store`) the same on its one store.
 @Suite struct PatientStoresTests {
     @Test func aPatientsWritesTakeTurnsAndAWaitHasALimit() async throws {
         let dir = try makeTemporaryDirectory()
@@ -39,5 +40,25 @@ import Testing
         let erased = try await stores.erase(owner: "alice")
         #expect(erased["store.kind_schema"] != nil && !FileManager.default.fileExists(atPath: stores.path(of: "alice")))
         #expect(try await stores.erase(owner: "alice").isEmpty)
+    }
+
+    /// `serve --store`'s one store: its writes take turns with the same limit (a push behind an export
+    /// being uploaded waited for the whole import, with no answer).
+    @Test func thePersonalStoresWritesTakeTurnsWithALimitToo() async throws {
+        let fixture = try StoreFixture()
+        let stores = PersonalStore(store: try fixture.open(), wait: 0.3)
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        async let long = stores.write(owner: "me") { _ -> Bool in
+            started.signal()
+            release.wait()
+            return true
+        }
+        while started.wait(timeout: .now()) != .success { try await Task.sleep(for: .milliseconds(10)) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) { release.signal() }
+        let waited = await stores.write(owner: "me") { _ in true }
+        #expect(throws: PatientStoreBusy.self) { try waited.get() }
+        release.signal()
+        #expect(try await long.get())
+        #expect(try await stores.write(owner: "me") { try StatusQuery($0).status().metrics }.get() == 0)
     }
 }
