@@ -56,13 +56,15 @@ struct Serve: AsyncParsableCommand {
             for its turn to write at most 10 s (an import beside it commits in chunks), then 503 with Retry-After; \
             a full disk is 507. Every other command works on the store meanwhile.
 
-            A clinic on one machine: --db FILE (SQLite) keeps each patient's pushes (POST /health-auto-export) \
-            and exports in a store of their own, FILE-patients/NAME.sqlite, which every command reads \
-            (cloudsync status --store FILE --user NAME). POST /api/v1/exports takes an export.zip \
+            A clinic: --db FILE (SQLite) keeps each patient's pushes (POST /health-auto-export) and exports in a \
+            store of their own, FILE-patients/NAME.sqlite; --db postgres://… keeps them as the patient's rows of \
+            the store's tables there (every row with its owner; a patient's connection sees only theirs). \
+            Every command reads a patient's store: cloudsync status --store FILE|postgres://… --user NAME. \
+            POST /api/v1/exports takes an export.zip \
             (Content-Type: application/zip) or export.xml (application/xml) as its body, imported as it \
             arrives, all of it or nothing (a dropped connection keeps nothing): 201 with what was stored, 422 \
             for a damaged one. GET /report?user=NAME is the patient's page, for them and their carers. \
-            SIGHUP reads the tokens file again. (On PostgreSQL, patients' stores are to come.)
+            SIGHUP reads the tokens file again.
 
             Always on, with --store: --upload-to URL forwards what is pending to that server (--upload-target \
             cloudcare|flo|steps, --upload-token-file, --upload-cacert) after each push and file and every \
