@@ -1,3 +1,4 @@
+import CloudSyncStore
 import Foundation
 import PostgresNIO
 
@@ -35,10 +36,7 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
     }
 
     /// A `postgres://` or `postgresql://` address (the scheme in any case, as URLs allow).
-    static func isPostgres(_ text: String) -> Bool {
-        let lower = text.lowercased()
-        return lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://")
-    }
+    static func isPostgres(_ text: String) -> Bool { StoreAddress.isPostgres(text) }
 
     /// Meant as an address but not one: another scheme (`postgress://`, `mysql://`) or a
     /// `postgres` scheme without its `//` (`postgresql:/db`). Taken for an SQLite path, it made a
@@ -50,8 +48,7 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
 
     init(_ text: String) throws {
         // The scheme in lower case (POSTGRES:// is an address too), the rest as written.
-        let scheme = text.prefix { $0 != ":" }
-        let text = Self.isPostgres(text) ? scheme.lowercased() + text.dropFirst(scheme.count) : text
+        let text = Self.isPostgres(text) ? StoreAddress.libpqAddress(text) : text
         guard Self.isPostgres(text), let url = URLComponents(string: text) else {
             throw StorageError("'\(text)' is not a postgres://USER@HOST:PORT/DATABASE address")
         }

@@ -41,11 +41,12 @@ struct StoreOptions: ParsableArguments {
             }
             return
         }
-        guard let store else { throw ValidationError("--user \(user) names a patient of a server's database: give that database too (--store FILE)") }
+        guard store != nil else {
+            throw ValidationError("--user \(user) names a patient of a server's database: give that database too (--store FILE)")
+        }
         guard ReceiverUsers.isName(user) else {
             throw ValidationError("--user '\(user)' is not a user name: it holds letters, digits, '.', '_' and '-' only")
         }
-        _ = store
     }
 
     /// Opens the store, turning failures into a message and its exit status. A writer that

@@ -24,7 +24,7 @@ public enum StoreAddress: Sendable, Equatable, CustomStringConvertible {
     public static func shown(_ text: String) -> String { isPostgres(text) ? PostgresDatabase.withoutPassword(text) : text }
 
     /// The address as libpq reads it: its scheme in lower case (`POSTGRES://` is an address too).
-    static func libpqAddress(_ address: String) -> String {
+    package static func libpqAddress(_ address: String) -> String {
         let scheme = address.prefix { $0 != ":" }
         return scheme.lowercased() + address.dropFirst(scheme.count)
     }
