@@ -67,6 +67,21 @@ extension StagingStore {
     }
 }
 
+extension StagingStore {
+    /// Imports samples received already normalised (a CloudCare batch, Flō samples, steps: see
+    /// `HealthMetricsSource`) in one transaction: all of them, or (on any problem) none.
+    @discardableResult
+    public func importMetrics(_ metrics: [HealthMetric], origin: ImportOrigin) throws -> StoreImportResult {
+        let session = try beginImport(origin)
+        do {
+            try SourceRunner.run(HealthMetricsSource(metrics, name: origin.input), into: session.sinks)
+            return try session.complete()
+        } catch {
+            throw session.fail(error)
+        }
+    }
+}
+
 /// How each source's rows count and commit (`ImportOrigin`), said by the source, not known by the store.
 extension ImportOrigin {
     /// An Apple Health export: the truth up to its date, committed in chunks.
@@ -85,5 +100,14 @@ extension ImportOrigin {
     public static func healthAutoExport(input: String, size: Int64?, details: PushDetails) -> ImportOrigin {
         ImportOrigin(input: input, size: size, counting: .whereNoTruthCounts, commit: .whole, kindName: "health-auto-export",
                      pushDetails: details)
+    }
+
+    /// Samples sent by an uploader as HealthKit holds them (`kindName`: `cloudcare`, `flo`, `steps`):
+    /// individual samples, not the phone's re-aggregated points, so they count as an export's samples
+    /// do (a pushed row of their moment is already there or stops counting at the next export), all
+    /// at once. They have no date of their own to be the truth up to: the store's latest export date
+    /// is applied again, which changes nothing.
+    public static func receivedSamples(input: String, kindName: String) -> ImportOrigin {
+        ImportOrigin(input: input, size: nil, counting: .truthUpToItsDate, commit: .whole, kindName: kindName)
     }
 }

@@ -5,32 +5,54 @@ public struct StatusQuery: StoreQuery {
     let store: StagingStore
     public init(_ store: StagingStore) { self.store = store }
 
-    /// Totals, per type, date range, pending per target, recent imports and uploads, backfill, identity.
-    /// Each sample counts once unless `countRepeats`.
-    public func status(recent: Int = 10, countRepeats: Bool = false) throws -> StoreStatus {
+    /// How many samples the store holds, per type, and from when to when.
+    public struct Counts: Sendable {
+        /// Each sample once (with the repeats when counted); by type, the types with any.
+        public var metrics: Int
+        public var byType: [String: Int]
+        /// Each sample once, whatever was asked: what an upload can send.
+        public var counted: Int
+        public var repeats: Int
+        public var superseded: Int
+        /// The first start and the last end of any stored sample (`2024-03-10T00:00:00Z`).
+        public var firstStart: String?
+        public var lastEnd: String?
+    }
+
+    /// The counts `status` starts with, from the counts the import and the trigger keep
+    /// (`CountedRows`), not from every row: what `serve`'s summary route answers.
+    public func counts(countRepeats: Bool = false) throws -> Counts {
         try storeErrors {
-            let identity = try self.identity()
-            var byType: [String: Int] = [:]
-            var (counted, repeats, superseded) = (0, 0, 0)
-            // From the counts the import and the trigger keep (CountedRows), not from every row.
+            var counts = Counts(metrics: 0, byType: [:], counted: 0, repeats: 0, superseded: 0)
             let types = try database.prepare("""
                 SELECT t.name, sum(s.count), sum(s.repeats), sum(s.superseded) FROM metric_summary s JOIN metric_type t ON t.id = s.type_id
                 GROUP BY s.type_id, t.name
                 """)
             while try types.step() {
                 let (typeCounted, typeRepeats) = (Int(types.int64(1)), Int(types.int64(2)))
-                counted += typeCounted
-                repeats += typeRepeats
-                superseded += Int(types.int64(3))
+                counts.counted += typeCounted
+                counts.repeats += typeRepeats
+                counts.superseded += Int(types.int64(3))
                 let shown = typeCounted + (countRepeats ? typeRepeats : 0)
-                if shown > 0 { byType[types.text(0) ?? ""] = shown }
+                if shown > 0 { counts.byType[types.text(0) ?? ""] = shown }
             }
-            let metrics = byType.values.reduce(0, +)
-            let samples = counted   // each once: what an upload can send
+            counts.metrics = counts.byType.values.reduce(0, +)
             let range = try database.prepare("SELECT min(first_start), max(last_end) FROM metric_summary")
             _ = try range.step()
-            let firstStart = range.isNull(0) ? nil : UTCDateFormatter.string(range.int64(0))
-            let lastEnd = range.isNull(1) ? nil : UTCDateFormatter.string(range.int64(1))
+            counts.firstStart = range.isNull(0) ? nil : UTCDateFormatter.string(range.int64(0))
+            counts.lastEnd = range.isNull(1) ? nil : UTCDateFormatter.string(range.int64(1))
+            return counts
+        }
+    }
+
+    /// Totals, per type, date range, pending per target, recent imports and uploads, backfill, identity.
+    /// Each sample counts once unless `countRepeats`.
+    public func status(recent: Int = 10, countRepeats: Bool = false) throws -> StoreStatus {
+        try storeErrors {
+            let identity = try self.identity()
+            let counts = try self.counts(countRepeats: countRepeats)
+            let (metrics, byType, firstStart, lastEnd) = (counts.metrics, counts.byType, counts.firstStart, counts.lastEnd)
+            let samples = counts.counted   // each once: what an upload can send
 
             var targets: [StoreStatus.Target] = []
             let targetRows = try database.prepare("""
@@ -75,8 +97,8 @@ public struct StatusQuery: StoreQuery {
             status.pendingTarget = "cloudcare" + (defaultPending.server.map { " \($0)" } ?? "")
             status.pendingLeftOut = try store.ledger.pendingByType(targetID: defaultPending.targetID, filter: .all)
                 .filter { !CloudCareContract.takes($0.key) }.values.reduce(0, +)
-            status.repeats = repeats
-            status.superseded = superseded
+            status.repeats = counts.repeats
+            status.superseded = counts.superseded
             status.healthAutoExport = try pushes()
             status.forwarding = try store.forwarding()
             let watched = WatchedFileLedger(store)
