@@ -21,6 +21,21 @@ package protocol PatientStores: Sendable {
     func reading(of owner: String) -> StoreAddress?
     /// Where a patient's data goes, in words for the start line (`into health.sqlite`).
     var destination: String { get }
+    /// How a store of theirs is opened (its kinds, its waits).
+    var configuration: StagingStore.Configuration { get }
+}
+
+extension PatientStores {
+    /// Runs `body` with `owner`'s store open for reading, on a thread of its own (beside the
+    /// patient's writes: a reader sees the store as their last commit left it); nil when the patient
+    /// has no store here yet.
+    package func read<T: Sendable>(owner: String, _ body: @escaping @Sendable (StagingStore) throws -> T) async -> Result<T, any Error>? {
+        guard let address = reading(of: owner) else { return nil }
+        let configuration = configuration
+        let read = await onThreadOfItsOwn { try body(try address.open(.read, configuration: configuration)) }
+        if case .failure(StoreError.missing(_)) = read { return nil }
+        return read
+    }
 }
 
 /// `serve --store`: the one person's store, open for the server's life; every token writes into it.
@@ -37,6 +52,8 @@ package final class PersonalStore: PatientStores, @unchecked Sendable {
     }
 
     package var path: String { store.path }
+
+    package var configuration: StagingStore.Configuration { store.configuration }
 
     package func write<T: Sendable>(owner: String, _ body: @escaping @Sendable (StagingStore) throws -> T) async -> Result<T, any Error> {
         // `self` (unchecked Sendable) carries the store: one write holds it at a time (the turn).
@@ -61,7 +78,7 @@ package final class PersonalStore: PatientStores, @unchecked Sendable {
 /// (`status --store FOLDER/NAME.sqlite`). User names hold no `/` (`ReceiverUsers.isName`).
 package final class PatientStoreFolder: PatientStores, @unchecked Sendable {
     package let folder: String
-    private let configuration: StagingStore.Configuration
+    package let configuration: StagingStore.Configuration
     private let turns: WriteTurnsByOwner
 
     /// The folder beside the receiver's SQLite file: `clinic.sqlite` → `clinic-patients/`.
@@ -129,7 +146,7 @@ package struct PatientStoreBusy: Error, Sendable {
 /// turns across every `serve` on the database; past the wait (`lock_timeout`) it fails as busy (503).
 package final class PostgresPatientStores: PatientStores, @unchecked Sendable {
     private let address: String
-    private let configuration: StagingStore.Configuration
+    package let configuration: StagingStore.Configuration
 
     /// `configuration.writeWait`: how long a write waits for the patient's writes before it.
     package init(address: String, configuration: StagingStore.Configuration) {

@@ -46,43 +46,6 @@ final class PostgresReceiverStorage: ReceiverStorage {
         }
     }
 
-    func storeCloudCare(owner: String, userId: String, deviceId: String, metrics: [ReceivedMetric]) async throws -> Int {
-        guard !metrics.isEmpty else { return 0 }
-        let now = Int64(Date().timeIntervalSince1970)
-        // One statement per envelope: the metrics as arrays, unnested into rows.
-        return try await transaction(as: owner) { connection, logger in
-            try await Self.count(connection.query("""
-                WITH stored AS (
-                    INSERT INTO cloudcare_metric(owner, device_id, type, start_date, end_date, source_app, value, unit, metadata,
-                                                 user_id, received_at)
-                    SELECT \(owner), \(deviceId), m.type, m.start_date, m.end_date, m.source_app, m.value, m.unit, m.metadata,
-                           \(userId), \(now)
-                    FROM unnest(\(metrics.map(\.type))::text[], \(metrics.map(\.startDate))::text[], \(metrics.map(\.endDate))::text[],
-                                \(metrics.map(\.sourceApp))::text[], \(metrics.map(\.value))::float8[], \(metrics.map(\.unit))::text[],
-                                \(metrics.map(\.metadata))::text[])
-                         AS m(type, start_date, end_date, source_app, value, unit, metadata)
-                    ON CONFLICT DO NOTHING RETURNING 1)
-                SELECT count(*) FROM stored
-                """, logger: logger))
-        }
-    }
-
-    func cloudCareSummary(owner: String) async throws -> CloudCareSummary {
-        try await transaction(as: owner) { connection, logger in
-            var summary = CloudCareSummary(metrics: 0, byType: [:])
-            let rows = try await connection.query("""
-                SELECT type, count(*), min(start_date), max(end_date) FROM cloudcare_metric WHERE owner = \(owner) GROUP BY type
-                """, logger: logger)
-            for try await (type, count, first, last) in rows.decode((String, Int, String, String).self) {
-                summary.byType[type] = count
-                summary.metrics += count
-                if summary.first.map({ first < $0 }) ?? true { summary.first = first }
-                if summary.last.map({ last > $0 }) ?? true { summary.last = last }
-            }
-            return summary
-        }
-    }
-
     func floState(owner: String) async throws -> FloState {
         try await transaction(as: owner) { connection, logger in
             var state = FloState(backfillComplete: false, backfillDate: nil)
@@ -100,51 +63,6 @@ final class PostgresReceiverStorage: ReceiverStorage {
                 ON CONFLICT (owner) DO UPDATE SET backfill_complete = true, backfill_date = excluded.backfill_date,
                     mark_calls = flo_state.mark_calls + 1, marked_sample_count = excluded.marked_sample_count
                 """, logger: logger)
-        }
-    }
-
-    func storeFloSamples(owner: String, _ samples: [ReceivedFloSample]) async throws -> Int {
-        guard !samples.isEmpty else { return 0 }
-        return try await transaction(as: owner) { connection, logger in
-            try await Self.count(connection.query("""
-                WITH stored AS (
-                    INSERT INTO flo_sample(owner, uuid, data_type, value, unit, start_date, end_date, body)
-                    SELECT \(owner), s.uuid, s.data_type, s.value, s.unit, s.start_date, s.end_date, s.body
-                    FROM unnest(\(samples.map(\.uuid))::text[], \(samples.map(\.dataType))::text[], \(samples.map(\.value))::float8[],
-                                \(samples.map(\.unit))::text[], \(samples.map(\.startDate))::text[], \(samples.map(\.endDate))::text[],
-                                \(samples.map(\.body))::text[])
-                         AS s(uuid, data_type, value, unit, start_date, end_date, body)
-                    ON CONFLICT DO NOTHING RETURNING 1)
-                SELECT count(*) FROM stored
-                """, logger: logger))
-        }
-    }
-
-    func stepsCount(owner: String) async throws -> Int {
-        try await transaction(as: owner) { connection, logger in
-            try await Self.count(connection.query("SELECT count(*) FROM steps_sample WHERE owner = \(owner)", logger: logger))
-        }
-    }
-
-    func deleteSteps(owner: String) async throws {
-        try await transaction(as: owner) { connection, logger in
-            _ = try await connection.query("DELETE FROM steps_sample WHERE owner = \(owner)", logger: logger)
-        }
-    }
-
-    func storeSteps(owner: String, _ samples: [ReceivedStepsSample]) async throws -> Int {
-        try await transaction(as: owner) { connection, logger in
-            // A uuid twice in one request: the first line is kept, as SQLite's INSERT OR IGNORE does.
-            let rows = try await connection.query("""
-                INSERT INTO steps_sample(owner, uuid, line)
-                SELECT DISTINCT ON (u) \(owner), u, l
-                FROM unnest(\(samples.map(\.uuid))::text[], \(samples.map(\.line))::text[]) WITH ORDINALITY AS s(u, l, n)
-                ORDER BY u, n
-                ON CONFLICT DO NOTHING RETURNING uuid
-                """, logger: logger)
-            var fresh = 0
-            for try await _ in rows.decode(String.self) { fresh += 1 }
-            return fresh
         }
     }
 
@@ -231,12 +149,5 @@ final class PostgresReceiverStorage: ReceiverStorage {
             if let reason = PostgresFailure.unavailableReason(error) { throw StorageUnavailable(reason: reason) }
             throw PostgresFailure.unwrapped(error)
         }
-    }
-
-    /// The single count a statement answers (every row read: the statement has then completed).
-    private static func count(_ rows: PostgresRowSequence) async throws -> Int {
-        var count = 0
-        for try await value in rows.decode(Int.self) { count = value }
-        return count
     }
 }

@@ -49,7 +49,7 @@ extension Receiver {
     /// now (a reading route: the patient's own token, or a carer's given `reads=NAME`), made on a
     /// thread of its own. 404 when the patient has no store here yet.
     func addReportRoute(_ router: Router<ReceiverContext>) {
-        guard let stores = configuration.patientStores, let page = configuration.reportPage else { return }
+        guard let page = configuration.reportPage else { return }
         router.get("/report") { request, context -> Response in
             let query = ReportQuery(since: request.uri.queryParameters["since"].map(String.init),
                                     until: request.uri.queryParameters["until"].map(String.init),

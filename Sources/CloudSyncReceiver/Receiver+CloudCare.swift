@@ -1,6 +1,9 @@
 import CloudSyncModel
+import CloudSyncSources
+import CloudSyncStore
 import Foundation
 import Hummingbird
+import Logging
 
 extension Receiver {
     /// `POST {base}/wearables/import/apple-health`: one HealthDataExport envelope.
@@ -9,12 +12,18 @@ extension Receiver {
         router.post(RouterPath(path)) { request, context in
             try await dataEndpoint(request, user: context.user, path: path) { body in try await storeEnvelope(body, owner: context.user) }
         }
-        // What one user's uploads hold: the caller's, or `?user=NAME`'s for a token that reads NAME
-        // (`AccessMiddleware` decided which: `context.subject`).
+        // What one patient's store holds, each sample once, whatever route it came by: the caller's,
+        // or `?user=NAME`'s for a token that reads NAME (`AccessMiddleware` decided which: `context.subject`).
         router.get(RouterPath("\(prefix)/wearables/metrics/summary")) { _, context in
-            let summary = try await storage.cloudCareSummary(owner: context.subject)
-            return JSONResponse.make(.ok, ["userId": context.subject, "metrics": summary.metrics, "byType": summary.byType,
-                                           "first": summary.first as Any? ?? NSNull(), "last": summary.last as Any? ?? NSNull()])
+            let read = await stores.read(owner: context.subject) { try StatusQuery($0).counts() }
+            let counts: StatusQuery.Counts
+            switch read {
+            case nil: counts = .none
+            case .success(let read): counts = read
+            case .failure(let error): return Self.refusal(error, reading: true)
+            }
+            return JSONResponse.make(.ok, ["userId": context.subject, "metrics": counts.metrics, "byType": counts.byType,
+                                           "first": counts.firstStart as Any? ?? NSNull(), "last": counts.lastEnd as Any? ?? NSNull()])
         }
         // A connection test, as the real backend offers.
         router.get(RouterPath(path)) { _, _ in JSONResponse.make(.ok, ["status": "ok"]) }
@@ -35,10 +44,27 @@ extension Receiver {
             return (errors.response, nil)
         }
         let metrics = configuration.dropsUnknownTypes ? envelope.metrics.filter { CloudCareContract.takes($0.type) } : envelope.metrics
-        let stored = try await storage.storeCloudCare(owner: owner, userId: envelope.userId, deviceId: envelope.deviceId, metrics: metrics.map {
-            ReceivedMetric(type: $0.type, startDate: $0.startDate, endDate: $0.endDate, sourceApp: $0.sourceApp, value: $0.value,
-                           unit: $0.unit, metadata: JSONValue.serialize($0.metadata))
-        })
+        var samples: [HealthMetric] = []
+        samples.reserveCapacity(metrics.count)
+        for (index, metric) in metrics.enumerated() {
+            guard let start = ReceivedDate.seconds(metric.startDate), let end = ReceivedDate.seconds(metric.endDate) else {
+                var errors = FieldErrors()
+                let field = ReceivedDate.seconds(metric.startDate) == nil ? "startDate" : "endDate"
+                errors.add("metrics[\(index)].\(field)", "an ISO 8601 date and time is required (2024-05-01T08:00:00Z)", "value_error.datetime")
+                return (errors.response, nil)
+            }
+            samples.append(HealthMetric(type: metric.type, startDate: start, endDate: end, value: metric.value, unit: metric.unit,
+                                        sourceApp: metric.sourceApp, metadata: metric.metadata.mapValues(\.metadataText)))
+        }
+        let received = samples
+        let origin = ImportOrigin.receivedSamples(input: "a CloudCare batch of device \(envelope.deviceId)", kindName: "cloudcare")
+        let stored: Int
+        switch await stores.write(owner: owner, { try $0.importMetrics(received, origin: origin) }) {
+        case .success(let result): stored = result.new
+        case .failure(let error):
+            logger.error("CloudCare batch not stored", metadata: ["user": "\(owner)", "error": "\(error)"])
+            return (Self.refusal(error), nil)
+        }
         let duplicates = metrics.count - stored
         return (JSONResponse.make(.created, [
             "message": "Apple Health data imported successfully", "device_id": envelope.deviceId, "device_type": "apple_watch",

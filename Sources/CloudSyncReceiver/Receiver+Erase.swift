@@ -16,7 +16,7 @@ extension Receiver {
             }
             var erased = try await storage.erase(owner: name)
             // Then the patient's store (`serve --db FILE`), whose tables are named `store.TABLE`.
-            if let stores = configuration.patientStores { erased.merge(try await stores.erase(owner: name)) { $0 + $1 } }
+            erased.merge(try await stores.erase(owner: name)) { $0 + $1 }
             let total = erased.values.reduce(0, +)
             logger.notice("erased the user \(name): \(total) rows, at the request of \(context.user)")
             await storage.log(owner: context.user, path: "/api/v1/users/\(name)", status: 200, count: total)

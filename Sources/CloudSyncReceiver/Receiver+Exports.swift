@@ -28,7 +28,6 @@ extension Receiver {
     /// export or is damaged, 415 for another Content-Type, 413 above `maxExportSize`, 503/507 as for
     /// a push. A connection that drops before the end, or any refusal, leaves nothing of the export.
     func addExportsRoute(_ router: Router<ReceiverContext>) {
-        guard let stores = configuration.patientStores else { return }
         let limit = configuration.maxExportSize
         router.post(RouterPath(stringLiteral: Self.exportsPath)) { request, context -> Response in
             let mediaType = request.headers[.contentType]?.split(separator: ";").first

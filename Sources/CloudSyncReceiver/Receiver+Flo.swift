@@ -1,9 +1,12 @@
 import CloudSyncModel
+import CloudSyncSources
+import CloudSyncStore
 import Foundation
 import Hummingbird
 
 extension Receiver {
-    /// The Flō-style historical backfill: sync-status, samples (deduplicated by `uuid`),
+    /// The Flō-style historical backfill: sync-status, samples (into the patient's store, each
+    /// counted once by the store's identity, which the uploader's `uuid` is made from),
     /// mark-backfill-complete.
     func addFloRoutes(_ router: Router<ReceiverContext>) {
         router.get("/api/healthkit/sync-status") { _, context in
@@ -37,10 +40,27 @@ extension Receiver {
         case .success(let decoded): samples = decoded.samples
         case .failure(let problem): return (JSONResponse.make(.badRequest, ["error": problem.words]), nil)
         }
-        let inserted = try await storage.storeFloSamples(owner: owner, samples.map {
-            ReceivedFloSample(uuid: $0.uuid, dataType: $0.dataType, value: $0.value, unit: $0.unit, startDate: $0.startDate,
-                              endDate: $0.endDate, body: BodyDecoding.json($0))
-        })
+        var received: [HealthMetric] = []
+        received.reserveCapacity(samples.count)
+        for (index, sample) in samples.enumerated() {
+            guard let start = ReceivedDate.seconds(sample.startDate), let end = ReceivedDate.seconds(sample.endDate) else {
+                return (JSONResponse.make(.badRequest, ["error": "samples[\(index)]: dates must look like 2025-05-11T16:27:22.000Z"]), nil)
+            }
+            guard sample.value.isFinite else {
+                return (JSONResponse.make(.badRequest, ["error": "samples[\(index)].value must be a finite number"]), nil)
+            }
+            var metadata = (sample.metadata ?? [:]).mapValues(\.metadataText)
+            metadata["device"] = sample.deviceName ?? metadata["device"] ?? "Unknown"
+            received.append(HealthMetric(type: sample.dataType, startDate: start, endDate: end, value: sample.value, unit: sample.unit,
+                                         sourceApp: sample.sourceName ?? sample.sourceBundleId ?? "Unknown", metadata: metadata))
+        }
+        let metrics = received
+        let origin = ImportOrigin.receivedSamples(input: "Flō samples", kindName: "flo")
+        let inserted: Int
+        switch await stores.write(owner: owner, { try $0.importMetrics(metrics, origin: origin) }) {
+        case .success(let result): inserted = result.new
+        case .failure(let error): return (Self.refusal(error), nil)
+        }
         return (JSONResponse.make(.ok, ["inserted": inserted, "duplicates": samples.count - inserted, "total": samples.count]), inserted)
     }
 }

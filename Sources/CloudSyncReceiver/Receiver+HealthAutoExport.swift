@@ -16,7 +16,6 @@ extension Receiver {
     /// with the JSON path of the first problem; 413 over the size limit. Nothing of a refused push
     /// is stored.
     func addHealthAutoExportRoute(_ router: Router<ReceiverContext>) {
-        guard let stores = configuration.patientStores else { return }
         let limit = configuration.maxPushSize
         router.post(RouterPath(stringLiteral: Self.healthAutoExportPath)) { request, context -> Response in
             let body: ByteBuffer
@@ -57,15 +56,27 @@ extension Receiver {
     package static let pushWriteWait = 10.0
     static let retryAfterSeconds = 5
 
-    /// A push the store could not take (nothing of it is stored): 503 with `Retry-After` when the
-    /// write lock stayed taken past `pushWriteWait`, 507 on a full disk, 500 otherwise.
-    static func refusal(_ error: any Error) -> Response {
+    /// A write the store could not take (nothing of it is stored), or a read it could not answer
+    /// (`reading`): 503 with `Retry-After` when the write lock stayed taken past `pushWriteWait` or
+    /// PostgreSQL could not be reached, 507 on a full disk, 500 otherwise.
+    static func refusal(_ error: any Error, reading: Bool = false) -> Response {
         let sqlite: SQLiteError? = switch error {
         case let error as SQLiteError: error
         case StoreError.sqlite(let error): error
         default: nil
         }
         let postgres: PostgresError? = if case StoreError.postgres(let error) = error { error } else { nil }
+        if reading {
+            if postgres?.isConnectionFailure ?? false {
+                return JSONResponse.make(.serviceUnavailable, ["detail": "the database is unavailable: ask again"],
+                                         headers: [.retryAfter: String(StorageUnavailable.retryAfterSeconds)])
+            }
+            return JSONResponse.make(.internalServerError, ["detail": "the store could not be read: \(error)"])
+        }
+        if postgres?.isConnectionFailure ?? false {
+            return JSONResponse.make(.serviceUnavailable, ["detail": "the database is unavailable; nothing was stored: send it again"],
+                                     headers: [.retryAfter: String(StorageUnavailable.retryAfterSeconds)])
+        }
         if (sqlite?.isBusy ?? false) || error is PatientStoreBusy || (postgres?.isLockTimeout ?? false) {
             return JSONResponse.make(.serviceUnavailable, ["detail": "the store stayed busy for \(Int(pushWriteWait)) s (an import or upload "
                                                            + "is writing); nothing was stored: send it again"],

@@ -1,22 +1,35 @@
+import CloudSyncModel
+import CloudSyncSources
+import CloudSyncStore
 import Foundation
 import Hummingbird
 
 extension Receiver {
-    /// The HealthStepsSync mock API: samples kept as JSON lines (appended to a file with SQLite, as
-    /// the original does; rows with PostgreSQL), deduplicated by `uuid` (the original appends
-    /// blindly; ours keeps "exactly once" across client retries).
+    /// The HealthStepsSync mock API. Its samples are the patient's step samples in their store (the
+    /// original appends them to a JSONL file), each counted once by the store's identity, beside the
+    /// same steps from an export or a push.
     func addStepsRoutes(_ router: Router<ReceiverContext>) {
         router.post("/steps") { request, context in
             try await dataEndpoint(request, user: context.user, path: "/steps") { body in try await storeSteps(body, owner: context.user) }
         }
+        // The step samples the patient's store counts, whatever route they came by.
         router.get("/steps") { _, context in
-            return JSONResponse.make(.ok, ["storedCount": try await storage.stepsCount(owner: context.user)])
+            switch await stores.read(owner: context.user, { try StatusQuery($0).counts().byType[Self.stepType] ?? 0 }) {
+            case nil: return JSONResponse.make(.ok, ["storedCount": 0])
+            case .success(let count): return JSONResponse.make(.ok, ["storedCount": count])
+            case .failure(let error): return Self.refusal(error, reading: true)
+            }
         }
-        router.delete("/steps") { _, context in
-            try await storage.deleteSteps(owner: context.user)
-            return JSONResponse.make(.ok, ["message": "Deleted"])
+        // The mock's reset does not exist here: the steps are the patient's health data, counted with
+        // their exports' and pushes'. Erasing a patient is an administrator's (DELETE /api/v1/users/NAME).
+        router.delete("/steps") { _, _ in
+            JSONResponse.make(.methodNotAllowed, ["error": "the steps are kept in the patient's store with the rest of their health data, "
+                                                  + "and nothing was deleted; an administrator erases a patient with DELETE /api/v1/users/NAME"],
+                              headers: [.allow: "GET, POST"])
         }
     }
+
+    static let stepType = "HKQuantityTypeIdentifierStepCount"
 
     func storeSteps(_ body: ByteBuffer, owner: String) async throws -> (Response, Int?) {
         let samples: [StepsBody.Sample]
@@ -25,6 +38,8 @@ extension Receiver {
         case .failure(let problem): return (JSONResponse.make(.badRequest, ["error": problem.words]), nil)
         }
         let dateForm = #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/#
+        var received: [HealthMetric] = []
+        received.reserveCapacity(samples.count)
         for (i, sample) in samples.enumerated() {
             guard UUID(uuidString: sample.uuid) != nil else {
                 return (JSONResponse.make(.badRequest, ["error": "samples[\(i)].uuid must be a UUID"]), nil)
@@ -35,8 +50,18 @@ extension Receiver {
             guard sample.count >= 0 else {
                 return (JSONResponse.make(.badRequest, ["error": "samples[\(i)].count must not be negative"]), nil)
             }
+            guard let start = ReceivedDate.seconds(sample.startDate), let end = ReceivedDate.seconds(sample.endDate) else {
+                return (JSONResponse.make(.badRequest, ["error": "samples[\(i)]: dates must be real dates"]), nil)
+            }
+            received.append(HealthMetric(type: Self.stepType, startDate: start, endDate: end, value: Double(sample.count), unit: "count",
+                                         sourceApp: sample.sourceBundleId ?? "Unknown",
+                                         metadata: ["device": sample.sourceDeviceName ?? "Unknown"]))
         }
-        let fresh = try await storage.storeSteps(owner: owner, samples.map { ReceivedStepsSample(uuid: $0.uuid, line: BodyDecoding.json($0)) })
-        return (JSONResponse.make(.ok, ["saved": fresh, "message": "Success"]), fresh)
+        let metrics = received
+        let origin = ImportOrigin.receivedSamples(input: "steps", kindName: "steps")
+        switch await stores.write(owner: owner, { try $0.importMetrics(metrics, origin: origin) }) {
+        case .success(let result): return (JSONResponse.make(.ok, ["saved": result.new, "message": "Success"]), result.new)
+        case .failure(let error): return (Self.refusal(error), nil)
+        }
     }
 }

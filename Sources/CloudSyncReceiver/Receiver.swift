@@ -11,6 +11,8 @@ import UnixSignals
 package struct Receiver: Sendable {
     let configuration: ReceiverConfiguration
     let storage: any ReceiverStorage
+    /// Where each patient's data goes and is read from: every data route writes there.
+    let stores: any PatientStores
     let faults: FaultSchedule
     let logger: Logger
     /// The users as the tokens file says now (SIGHUP reads it again).
@@ -23,6 +25,10 @@ package struct Receiver: Sendable {
         self.configuration = configuration
         self.logger = logger
         users = configuration.users.map(CurrentUsers.init)
+        guard let stores = configuration.patientStores else {
+            preconditionFailure("a receiver keeps what it receives in its patients' stores: configuration.patientStores is required")
+        }
+        self.stores = stores
         if PostgresLocation.isMistypedAddress(configuration.databasePath) {
             throw ReceiverError.databaseAddress(
                 "--db '\(configuration.databasePath)' is not a database address: give postgres://USER@HOST[:PORT]/DB, or the path of an SQLite file")

@@ -25,8 +25,9 @@ package struct ReceiverConfiguration: Sendable {
     /// count only the others in `total_metrics` (for testing what clients make of that).
     package var dropsUnknownTypes = false
 
-    /// Where each patient's pushes and exports go (`serve --store`: one person's store; `serve --db
-    /// FILE`: a store per patient); nil: no such routes (PostgreSQL, for now).
+    /// Where each patient's data goes, whatever route it came by (`serve --store`: one person's
+    /// store; `serve --db FILE`: a store per patient; `serve --db postgres://…`: their rows there).
+    /// Required: a receiver without it does not start.
     package var patientStores: (any PatientStores)?
     /// `GET /report`'s page of the store at a path as it is now; throws `ReportRequestError` for a
     /// query it cannot take (400). Nil: no such route.

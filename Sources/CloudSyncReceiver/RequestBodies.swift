@@ -88,6 +88,14 @@ enum JSONValue: Codable, Equatable {
 }
 
 extension JSONValue {
+    /// A metadata value as the store keeps it: a string as it is, anything else as its JSON.
+    var metadataText: String {
+        if case .string(let value) = self { return value }
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
     /// Compact JSON with sorted keys, written by hand: a `JSONEncoder` per stored metric cost more
     /// than the insert itself.
     static func serialize(_ object: [String: JSONValue]) -> String {

@@ -108,43 +108,6 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
         }
     }
 
-    func storeCloudCare(owner: String, userId: String, deviceId: String, metrics: [ReceivedMetric]) throws -> Int {
-        try write { db in
-            let insert = try db.prepare("""
-                INSERT OR IGNORE INTO cloudcare_metric(owner, device_id, type, start_date, end_date, source_app, value, unit, metadata,
-                                                       user_id, received_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            let now = Int64(Date().timeIntervalSince1970)
-            var stored = 0
-            for metric in metrics {
-                try insert.run([.text(owner), .text(deviceId), .text(metric.type), .text(metric.startDate), .text(metric.endDate),
-                                .text(metric.sourceApp), .double(metric.value), .text(metric.unit), .text(metric.metadata),
-                                .text(userId), .int(now)])
-                stored += db.changes
-            }
-            return stored
-        }
-    }
-
-    func cloudCareSummary(owner: String) throws -> CloudCareSummary {
-        try read { db in
-            let rows = try db.prepare("""
-                SELECT type, count(*), min(start_date), max(end_date) FROM cloudcare_metric WHERE owner = ? GROUP BY type
-                """)
-            try rows.bind([.text(owner)])
-            var summary = CloudCareSummary(metrics: 0, byType: [:])
-            while try rows.step() {
-                let count = Int(rows.int64(1))
-                summary.byType[rows.text(0) ?? ""] = count
-                summary.metrics += count
-                if let first = rows.text(2), summary.first.map({ first < $0 }) ?? true { summary.first = first }
-                if let last = rows.text(3), summary.last.map({ last > $0 }) ?? true { summary.last = last }
-            }
-            return summary
-        }
-    }
-
     func floState(owner: String) throws -> FloState {
         try read { db in
             let row = try db.prepare("SELECT backfill_complete, backfill_date FROM flo_state WHERE owner = ?")
@@ -164,32 +127,6 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
         }
     }
 
-    func storeFloSamples(owner: String, _ samples: [ReceivedFloSample]) throws -> Int {
-        try write { db in
-            let insert = try db.prepare("""
-                INSERT OR IGNORE INTO flo_sample(owner, uuid, data_type, value, unit, start_date, end_date, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            var inserted = 0
-            for sample in samples {
-                try insert.run([.text(owner), .text(sample.uuid), .text(sample.dataType), .double(sample.value), .text(sample.unit),
-                                .text(sample.startDate), .text(sample.endDate), .text(sample.body)])
-                inserted += db.changes
-            }
-            return inserted
-        }
-    }
-
-    func stepsCount(owner: String) throws -> Int {
-        Int(try read { try $0.scalarInt("SELECT count(*) FROM steps_sample WHERE owner = ?", [.text(owner)]) } ?? 0)
-    }
-
-    func deleteSteps(owner: String) throws {
-        try write { db in
-            try db.prepare("DELETE FROM steps_sample WHERE owner = ?").run([.text(owner)])
-            try PrivateFile.truncate(steps.url(for: owner).path)
-        }
-    }
-
     func erase(owner: String) throws -> [String: Int] {
         try write { db in
             var erased: [String: Int] = [:]
@@ -201,19 +138,6 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
             let file = steps.url(for: owner).path
             if FileManager.default.fileExists(atPath: file) { try FileManager.default.removeItem(atPath: file) }
             return erased
-        }
-    }
-
-    func storeSteps(owner: String, _ samples: [ReceivedStepsSample]) throws -> Int {
-        try write { db in
-            let insert = try db.prepare("INSERT OR IGNORE INTO steps_sample(owner, uuid) VALUES (?, ?)")
-            var fresh: [String] = []
-            for sample in samples {
-                try insert.run([.text(owner), .text(sample.uuid)])
-                if db.changes > 0 { fresh.append(sample.line) }
-            }
-            try StepsFile.append(fresh, to: steps.url(for: owner))
-            return fresh.count
         }
     }
 

@@ -22,10 +22,17 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Endpoints: POST /api/v1/wearables/import/apple-health (also without /api/v1), \
             POST /api/v1/wearables/devices/pair, GET /api/healthkit/sync-status, POST /api/healthkit/samples, \
-            POST /api/healthkit/mark-backfill-complete, POST|GET|DELETE /steps, GET /health. \
+            POST /api/healthkit/mark-backfill-complete, POST|GET /steps, GET /health. \
             Bodies are validated like the real backends (422 with field errors, 400 for the steps API, 413 over \
             --max-body-size). With a token, every route but /health wants it, /steps included (what it stores \
             belongs to a user), and answers 401 without it. Stops cleanly on SIGTERM or SIGINT, within 10 s.
+
+            What every route receives is the patient's store rows (below): a CloudCare metric, a Flō sample or \
+            a step sample that is also in their export or a push is counted once, and the summary \
+            (GET /api/v1/wearables/metrics/summary) and GET /steps count the store, each sample once. Each \
+            request is one transaction: 503 with Retry-After when the patient's store stays busy or the \
+            database cannot be reached, 507 on a full disk, and nothing of it is kept. DELETE /steps is 405: \
+            an administrator erases a patient instead.
 
             --db takes an SQLite file, or a PostgreSQL database: postgres://USER[:PASSWORD]@HOST[:PORT]/DB, \
             ?host=/dir for a Unix socket's folder, ?sslmode=disable|prefer|require. PostgreSQL is checked at \
@@ -107,7 +114,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "A staging store (made if needed) taking Health Auto Export's pushes at POST /health-auto-export.")
     var store: String?
 
-    @Option(help: "The steps API's JSONL file with an SQLite --db (default: next to it); PostgreSQL keeps the lines in rows.")
+    @Option(help: "The steps JSONL file an older cloudsync wrote beside an SQLite --db (default: next to it): erasing a patient removes theirs. Steps are store rows now.")
     var stepsFile: String?
 
     @Option(help: "Largest request body accepted, in bytes (larger get 413); 16 MiB, and 128 MiB for pushes, unless given.")
@@ -169,7 +176,7 @@ struct Serve: AsyncParsableCommand {
         }
         try alwaysOn.validate(store: store)
         if stepsFile != nil && ReceiverConfiguration.isPostgres(database) {
-            throw ValidationError("--steps-file is for an SQLite --db: on PostgreSQL each steps sample's line is kept in the database")
+            throw ValidationError("--steps-file names the steps files an older cloudsync wrote beside an SQLite --db; PostgreSQL had none")
         }
         let users = try users()
         guard !Self.isLoopback(host), users == nil, !openToTheNetworkWithoutAToken else { return }
@@ -267,11 +274,12 @@ struct Serve: AsyncParsableCommand {
             let database = ReceiverConfiguration.isPostgres(database) ? nil : database
             try await receiver.run { port in
                 printError("serve: listening on http://\(host):\(port)")
-                if let database { printError("serve: CloudCare batches, Flō samples, steps and pairings go into \(database)") }
                 if let patients {
-                    printError("serve: Health Auto Export pushes to http://\(host):\(port)\(Receiver.healthAutoExportPath) and exports to "
-                               + "http://\(host):\(port)\(Receiver.exportsPath) go \(patients.destination)")
+                    printError("serve: CloudCare batches, Flō samples, steps, Health Auto Export pushes to "
+                               + "http://\(host):\(port)\(Receiver.healthAutoExportPath) and exports to "
+                               + "http://\(host):\(port)\(Receiver.exportsPath) go \(patients.destination), each sample counted once")
                 }
+                if let database { printError("serve: pairings, the Flō backfill's state and the request log go into \(database)") }
                 for line in said { printError(line) }
                 if store != nil { printError("serve: the report of the store as it is now at http://\(host):\(port)/report") }
             }

@@ -128,12 +128,4 @@ import Testing
         }
         #expect(try Self.count(store, "SELECT count(*) FROM metric") == 1)
     }
-
-    /// Without a store (`serve` without `--store`) there is no such route.
-    @Test func withoutAStoreThereIsNoPushRoute() async throws {
-        try await ReceiverRoutesTests.test(try await ReceiverRoutesTests.receiver()) { client in
-            let response = try await client.execute(uri: Receiver.healthAutoExportPath, method: .post, body: ByteBuffer(string: "{}"))
-            #expect(response.status == .notFound)
-        }
-    }
 }

@@ -1,4 +1,6 @@
+import CloudSyncKinds
 @testable import CloudSyncReceiver
+import CloudSyncStore
 import CloudSyncTesting
 import Foundation
 import Hummingbird
@@ -15,7 +17,10 @@ import Testing
     /// A receiver on a new SQLite file.
     static func receiver(_ configure: (inout ReceiverConfiguration) throws -> Void = { _ in }) async throws -> Receiver {
         var configuration = ReceiverConfiguration()
-        configuration.databasePath = try makeTemporaryDirectory().appendingPathComponent("received.sqlite").path
+        let folder = try makeTemporaryDirectory()
+        configuration.databasePath = folder.appendingPathComponent("received.sqlite").path
+        configuration.patientStores = PatientStoreFolder(folder: folder.appendingPathComponent("received-patients").path,
+                                                         configuration: .standard, wait: Receiver.pushWriteWait)
         try configure(&configuration)
         return try await Receiver(configuration: configuration, logger: Logger(label: "receiver-tests"))
     }

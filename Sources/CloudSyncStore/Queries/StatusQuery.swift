@@ -17,6 +17,9 @@ public struct StatusQuery: StoreQuery {
         /// The first start and the last end of any stored sample (`2024-03-10T00:00:00Z`).
         public var firstStart: String?
         public var lastEnd: String?
+
+        /// A store with nothing in it.
+        public static let none = Counts(metrics: 0, byType: [:], counted: 0, repeats: 0, superseded: 0)
     }
 
     /// The counts `status` starts with, from the counts the import and the trigger keep
