@@ -1,3 +1,4 @@
+import CloudSyncModel
 import Foundation
 import Logging
 import PostgresNIO
@@ -63,6 +64,45 @@ final class PostgresReceiverStorage: ReceiverStorage {
                 ON CONFLICT (owner) DO UPDATE SET backfill_complete = true, backfill_date = excluded.backfill_date,
                     mark_calls = flo_state.mark_calls + 1, marked_sample_count = excluded.marked_sample_count
                 """, logger: logger)
+        }
+    }
+
+    func legacySamples(owner: String, in table: LegacyTable, offset: Int, limit: Int) async throws -> LegacyChunk {
+        try await transaction(as: owner) { connection, logger in
+            var chunk = LegacyChunk()
+            switch table {
+            case .cloudCare:
+                let rows = try await connection.query("""
+                    SELECT type, start_date, end_date, source_app, value, unit, metadata FROM cloudcare_metric WHERE owner = \(owner)
+                    ORDER BY device_id, type, start_date, end_date, source_app, value LIMIT \(limit) OFFSET \(offset)
+                    """, logger: logger)
+                for try await (type, start, end, source, value, unit, metadata) in rows.decode((String, String, String, String, Double, String, String).self) {
+                    chunk.add(LegacyTable.decode([String: JSONValue].self, metadata).map {
+                        MetricBody(type: type, startDate: start, endDate: end, value: value, unit: unit, sourceApp: source, metadata: $0).healthMetric()
+                    })
+                }
+            case .flo:
+                let rows = try await connection.query("SELECT body FROM flo_sample WHERE owner = \(owner) ORDER BY uuid LIMIT \(limit) OFFSET \(offset)",
+                                                      logger: logger)
+                for try await body in rows.decode(String.self) { chunk.add(LegacyTable.decode(FloSamplesBody.Sample.self, body)?.healthMetric()) }
+            case .steps:
+                let rows = try await connection.query("SELECT line FROM steps_sample WHERE owner = \(owner) ORDER BY uuid LIMIT \(limit) OFFSET \(offset)",
+                                                      logger: logger)
+                for try await line in rows.decode(String?.self) {
+                    chunk.add(line.flatMap { LegacyTable.decode(StepsBody.Sample.self, $0) }?.healthMetric())
+                }
+            }
+            return chunk
+        }
+    }
+
+    func dropLegacyRows(owner: String) async throws {
+        try await transaction(as: owner) { connection, logger in
+            for table in LegacyTable.allCases {
+                // The table's name is one of ours, never the request's.
+                _ = try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table.name) WHERE owner = $1", binds: Self.binds(owner)),
+                                               logger: logger)
+            }
         }
     }
 

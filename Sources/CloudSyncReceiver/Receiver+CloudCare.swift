@@ -3,7 +3,6 @@ import CloudSyncSources
 import CloudSyncStore
 import Foundation
 import Hummingbird
-import Logging
 
 extension Receiver {
     /// `POST {base}/wearables/import/apple-health`: one HealthDataExport envelope.
@@ -47,23 +46,21 @@ extension Receiver {
         var samples: [HealthMetric] = []
         samples.reserveCapacity(metrics.count)
         for (index, metric) in metrics.enumerated() {
-            guard let start = ReceivedDate.seconds(metric.startDate), let end = ReceivedDate.seconds(metric.endDate) else {
+            switch metric.healthMetric() {
+            case .success(let sample): samples.append(sample)
+            case .failure(let problem):
                 var errors = FieldErrors()
-                let field = ReceivedDate.seconds(metric.startDate) == nil ? "startDate" : "endDate"
-                errors.add("metrics[\(index)].\(field)", "an ISO 8601 date and time is required (2024-05-01T08:00:00Z)", "value_error.datetime")
+                errors.add("metrics[\(index)].\(problem.field)", "an ISO 8601 date and time is required (2024-05-01T08:00:00Z)",
+                           "value_error.datetime")
                 return (errors.response, nil)
             }
-            samples.append(HealthMetric(type: metric.type, startDate: start, endDate: end, value: metric.value, unit: metric.unit,
-                                        sourceApp: metric.sourceApp, metadata: metric.metadata.mapValues(\.metadataText)))
         }
         let received = samples
         let origin = ImportOrigin.receivedSamples(input: "a CloudCare batch of device \(envelope.deviceId)", kindName: "cloudcare")
         let stored: Int
         switch await stores.write(owner: owner, { try $0.importMetrics(received, origin: origin) }) {
         case .success(let result): stored = result.new
-        case .failure(let error):
-            logger.error("CloudCare batch not stored", metadata: ["user": "\(owner)", "error": "\(error)"])
-            return (Self.refusal(error), nil)
+        case .failure(let error): return (refused(error, path: "/wearables/import/apple-health", user: owner), nil)
         }
         let duplicates = metrics.count - stored
         return (JSONResponse.make(.created, [

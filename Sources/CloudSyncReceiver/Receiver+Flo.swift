@@ -43,23 +43,20 @@ extension Receiver {
         var received: [HealthMetric] = []
         received.reserveCapacity(samples.count)
         for (index, sample) in samples.enumerated() {
-            guard let start = ReceivedDate.seconds(sample.startDate), let end = ReceivedDate.seconds(sample.endDate) else {
-                return (JSONResponse.make(.badRequest, ["error": "samples[\(index)]: dates must look like 2025-05-11T16:27:22.000Z"]), nil)
-            }
             guard sample.value.isFinite else {
                 return (JSONResponse.make(.badRequest, ["error": "samples[\(index)].value must be a finite number"]), nil)
             }
-            var metadata = (sample.metadata ?? [:]).mapValues(\.metadataText)
-            metadata["device"] = sample.deviceName ?? metadata["device"] ?? "Unknown"
-            received.append(HealthMetric(type: sample.dataType, startDate: start, endDate: end, value: sample.value, unit: sample.unit,
-                                         sourceApp: sample.sourceName ?? sample.sourceBundleId ?? "Unknown", metadata: metadata))
+            guard case .success(let metric) = sample.healthMetric() else {
+                return (JSONResponse.make(.badRequest, ["error": "samples[\(index)]: dates must look like 2025-05-11T16:27:22.000Z"]), nil)
+            }
+            received.append(metric)
         }
         let metrics = received
         let origin = ImportOrigin.receivedSamples(input: "Flō samples", kindName: "flo")
         let inserted: Int
         switch await stores.write(owner: owner, { try $0.importMetrics(metrics, origin: origin) }) {
         case .success(let result): inserted = result.new
-        case .failure(let error): return (Self.refusal(error), nil)
+        case .failure(let error): return (refused(error, path: "/api/healthkit/samples", user: owner), nil)
         }
         return (JSONResponse.make(.ok, ["inserted": inserted, "duplicates": samples.count - inserted, "total": samples.count]), inserted)
     }

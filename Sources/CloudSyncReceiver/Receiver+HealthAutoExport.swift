@@ -65,15 +65,19 @@ extension Receiver {
         case StoreError.sqlite(let error): error
         default: nil
         }
-        let postgres: PostgresError? = if case StoreError.postgres(let error) = error { error } else { nil }
+        let postgres: PostgresError? = switch error {
+        case let error as PostgresError: error
+        case StoreError.postgres(let error): error
+        default: nil
+        }
         if reading {
-            if postgres?.isConnectionFailure ?? false {
+            if postgres?.isUnavailable ?? false {
                 return JSONResponse.make(.serviceUnavailable, ["detail": "the database is unavailable: ask again"],
                                          headers: [.retryAfter: String(StorageUnavailable.retryAfterSeconds)])
             }
             return JSONResponse.make(.internalServerError, ["detail": "the store could not be read: \(error)"])
         }
-        if postgres?.isConnectionFailure ?? false {
+        if postgres?.isUnavailable ?? false {
             return JSONResponse.make(.serviceUnavailable, ["detail": "the database is unavailable; nothing was stored: send it again"],
                                      headers: [.retryAfter: String(StorageUnavailable.retryAfterSeconds)])
         }
@@ -87,6 +91,14 @@ extension Receiver {
                                      headers: [.retryAfter: "60"])
         }
         return JSONResponse.make(.internalServerError, ["detail": "the store could not take the push; nothing was stored: \(error)"])
+    }
+
+    /// `refusal(error)` for a data route's write, said in the log as the handler's errors are.
+    func refused(_ error: any Error, path: String, user: String) -> Response {
+        let response = Self.refusal(error)
+        let text = "POST \(path) of \(user): \(error); answered \(response.status.code)"
+        if response.status == .internalServerError { logger.error("\(text)") } else { logger.warning("\(text)") }
+        return response
     }
 
     /// The reply: totals, then by name what was stored, what was already there, what was not kept.

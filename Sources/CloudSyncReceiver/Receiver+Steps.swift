@@ -14,7 +14,7 @@ extension Receiver {
         }
         // The step samples the patient's store counts, whatever route they came by.
         router.get("/steps") { _, context in
-            switch await stores.read(owner: context.user, { try StatusQuery($0).counts().byType[Self.stepType] ?? 0 }) {
+            switch await stores.read(owner: context.user, { try StatusQuery($0).counts().byType[StepsBody.Sample.type] ?? 0 }) {
             case nil: return JSONResponse.make(.ok, ["storedCount": 0])
             case .success(let count): return JSONResponse.make(.ok, ["storedCount": count])
             case .failure(let error): return Self.refusal(error, reading: true)
@@ -28,8 +28,6 @@ extension Receiver {
                               headers: [.allow: "GET, POST"])
         }
     }
-
-    static let stepType = "HKQuantityTypeIdentifierStepCount"
 
     func storeSteps(_ body: ByteBuffer, owner: String) async throws -> (Response, Int?) {
         let samples: [StepsBody.Sample]
@@ -50,18 +48,16 @@ extension Receiver {
             guard sample.count >= 0 else {
                 return (JSONResponse.make(.badRequest, ["error": "samples[\(i)].count must not be negative"]), nil)
             }
-            guard let start = ReceivedDate.seconds(sample.startDate), let end = ReceivedDate.seconds(sample.endDate) else {
+            guard case .success(let metric) = sample.healthMetric() else {
                 return (JSONResponse.make(.badRequest, ["error": "samples[\(i)]: dates must be real dates"]), nil)
             }
-            received.append(HealthMetric(type: Self.stepType, startDate: start, endDate: end, value: Double(sample.count), unit: "count",
-                                         sourceApp: sample.sourceBundleId ?? "Unknown",
-                                         metadata: ["device": sample.sourceDeviceName ?? "Unknown"]))
+            received.append(metric)
         }
         let metrics = received
         let origin = ImportOrigin.receivedSamples(input: "steps", kindName: "steps")
         switch await stores.write(owner: owner, { try $0.importMetrics(metrics, origin: origin) }) {
         case .success(let result): return (JSONResponse.make(.ok, ["saved": result.new, "message": "Success"]), result.new)
-        case .failure(let error): return (Self.refusal(error), nil)
+        case .failure(let error): return (refused(error, path: "/steps", user: owner), nil)
         }
     }
 }

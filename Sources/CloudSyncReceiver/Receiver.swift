@@ -47,6 +47,13 @@ package struct Receiver: Sendable {
         faults = FaultSchedule(configuration.faults)
     }
 
+    /// Moves the samples an older version kept in the receiver's own tables into the patients'
+    /// stores (`LegacyReceivedRows`), as `run` starts.
+    func moveLegacyRows() async {
+        await LegacyReceivedRows.move(of: (configuration.users?.names ?? []) + [ReceiverUsers.defaultUser], from: storage, into: stores,
+                                      logger: logger)
+    }
+
     /// Runs until SIGTERM or SIGINT, then shuts down cleanly. `onListening` gets the bound port.
     /// Throws `ReceiverError.cannotListen` when the address cannot be bound.
     package func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
@@ -66,7 +73,12 @@ package struct Receiver: Sendable {
         // services in reverse order, so the server has answered its last request before the pool closes.
         let reload = TokensReload(file: configuration.tokensFile, users: users, logger: logger)
         let services: [any Service] = [storage.service].compactMap { $0 } + (configuration.alwaysOn?.services ?? []) + [reload, app]
-        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: applicationLogger)
+        // Once the storage answers (PostgreSQL's pool runs in the group): what an older version kept,
+        // into the patients' stores. A job that ends when done, not the group with it.
+        let legacy = ServiceGroupConfiguration.ServiceConfiguration(service: BackgroundJob { await self.moveLegacyRows() },
+                                                                    successTerminationBehavior: .ignore)
+        var group = ServiceGroupConfiguration(services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [legacy],
+                                              gracefulShutdownSignals: [.sigterm, .sigint], logger: applicationLogger)
         group.maximumGracefulShutdownDuration = .seconds(10)
         group.maximumCancellationDuration = .seconds(5)
         do {

@@ -1,3 +1,4 @@
+import CloudSyncModel
 import CloudSyncStore
 import Foundation
 import ServiceLifecycle
@@ -18,6 +19,11 @@ protocol ReceiverStorage: Sendable {
     var service: (any Service)? { get }
     func floState(owner: String) async throws -> FloState
     func markFloBackfillComplete(owner: String, date: String, sampleCount: Int) async throws
+    /// Up to `limit` of the rows an older version kept of `owner` in `table`, after the first
+    /// `offset`, in the table's key order, as samples (a row that does not read is counted, not given).
+    func legacySamples(owner: String, in table: LegacyTable, offset: Int, limit: Int) async throws -> LegacyChunk
+    /// Removes what an older version kept of `owner` in those tables (and, in SQLite, their steps file).
+    func dropLegacyRows(owner: String) async throws
     /// Removes every row of `owner` from every table in one transaction (and, in SQLite, the steps
     /// file an older version wrote); returns how many rows of each table went.
     func erase(owner: String) async throws -> [String: Int]
@@ -48,6 +54,35 @@ struct StorageUnavailable: Error, CustomStringConvertible {
     /// What the 503's `Retry-After` asks of the client, in seconds.
     static let retryAfterSeconds = 2
     var description: String { "the database is unavailable: \(reason)" }
+}
+
+/// The tables in which an older receiver kept the samples it received (`LegacyReceivedRows` moves
+/// them into the patients' stores).
+enum LegacyTable: CaseIterable, Sendable {
+    case cloudCare, flo, steps
+
+    var name: String {
+        switch self {
+        case .cloudCare: "cloudcare_metric"
+        case .flo: "flo_sample"
+        case .steps: "steps_sample"
+        }
+    }
+
+    /// A row's sample from its stored text: CloudCare's metadata object, Flō's sample as JSON, a
+    /// steps line; nil when it does not read.
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String) -> T? { try? BodyDecoding.decoder.decode(type, from: Data(text.utf8)) }
+}
+
+/// Rows of a `LegacyTable`: the samples of those that read, and how many were read.
+struct LegacyChunk: Sendable {
+    var samples: [HealthMetric] = []
+    var rows = 0
+
+    mutating func add(_ sample: Result<HealthMetric, DateProblem>?) {
+        rows += 1
+        if case .success(let metric) = sample { samples.append(metric) }
+    }
 }
 
 /// The tables that hold a user's rows, each with an `owner` column: what erasing a user empties

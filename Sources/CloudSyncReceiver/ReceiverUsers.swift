@@ -27,6 +27,9 @@ package struct ReceiverUsers: Sendable {
 
     private let entries: [(user: String, token: [UInt8], role: Role)]
 
+    /// Every user's name, in the file's order.
+    package var names: [String] { entries.map(\.user) }
+
     package init(singleToken: String) {
         entries = [(Self.defaultUser, Array(singleToken.utf8), .patient)]
     }

@@ -1,3 +1,4 @@
+import CloudSyncModel
 import CloudSyncStore
 import Foundation
 import ServiceLifecycle
@@ -124,6 +125,43 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
                 ON CONFLICT(owner) DO UPDATE SET backfill_complete = 1, backfill_date = ?2, mark_calls = mark_calls + 1,
                     marked_sample_count = ?3
                 """).run([.text(owner), .text(date), .int(Int64(sampleCount))])
+        }
+    }
+
+    func legacySamples(owner: String, in table: LegacyTable, offset: Int, limit: Int) throws -> LegacyChunk {
+        try read { db in
+            var chunk = LegacyChunk()
+            let add = { (sample: Result<HealthMetric, DateProblem>?) in chunk.add(sample) }
+            switch table {
+            case .cloudCare:
+                let rows = try db.prepare("""
+                    SELECT type, start_date, end_date, source_app, value, unit, metadata FROM cloudcare_metric WHERE owner = ?
+                    ORDER BY device_id, type, start_date, end_date, source_app, value LIMIT ? OFFSET ?
+                    """)
+                try rows.bind([.text(owner), .int(Int64(limit)), .int(Int64(offset))])
+                while try rows.step() {
+                    guard let metadata = LegacyTable.decode([String: JSONValue].self, rows.text(6) ?? "") else { add(nil); continue }
+                    add(MetricBody(type: rows.text(0) ?? "", startDate: rows.text(1) ?? "", endDate: rows.text(2) ?? "", value: rows.double(4),
+                                   unit: rows.text(5) ?? "", sourceApp: rows.text(3) ?? "", metadata: metadata).healthMetric())
+                }
+            case .flo:
+                let rows = try db.prepare("SELECT body FROM flo_sample WHERE owner = ? ORDER BY uuid LIMIT ? OFFSET ?")
+                try rows.bind([.text(owner), .int(Int64(limit)), .int(Int64(offset))])
+                while try rows.step() { add(LegacyTable.decode(FloSamplesBody.Sample.self, rows.text(0) ?? "")?.healthMetric()) }
+            case .steps:
+                // The lines were in the owner's file, not in the table: read at once.
+                guard offset == 0, let text = try? String(contentsOf: steps.url(for: owner), encoding: .utf8) else { return chunk }
+                for line in text.split(separator: "\n") { add(LegacyTable.decode(StepsBody.Sample.self, String(line))?.healthMetric()) }
+            }
+            return chunk
+        }
+    }
+
+    func dropLegacyRows(owner: String) throws {
+        try write { db in
+            for table in LegacyTable.allCases { try db.prepare("DELETE FROM \(table.name) WHERE owner = ?").run([.text(owner)]) }
+            let file = steps.url(for: owner).path
+            if FileManager.default.fileExists(atPath: file) { try FileManager.default.removeItem(atPath: file) }
         }
     }
 

@@ -200,8 +200,7 @@ import FoundationNetworking
         #expect(forwarding?["lastSuccess"] != nil, "\(forwarding ?? [:])")
         #expect(receiver.stop() == 0)
         #expect(serve.stop() == 0)
-        let received = try SQLiteDatabase(path: receiver.database, mode: .readOnly)
-        #expect(try received.scalarInt("SELECT count(*) FROM cloudcare_metric") == Int64(count), "the receiver's count")
+        #expect(try receiver.storeCount() == count, "the receiver's count")
         let logs = [serve.log, receiver.log, imported.stderr].joined(separator: "\n")
         #expect(!logs.contains("in use"), "\(logs)")
     }
@@ -319,8 +318,7 @@ import FoundationNetworking
         }
         #expect(caughtUp, "\(Self.health(serve.url) ?? [:])")
         #expect(receiver.stop() == 0)
-        let received = try SQLiteDatabase(path: receiver.database, mode: .readOnly)
-        #expect(try received.scalarInt("SELECT count(*) FROM cloudcare_metric") == Int64(pushed))
+        #expect(try receiver.storeCount() == pushed)
     }
 
     /// A writer that holds the store's write lock past the push's wait (10 s): the push is 503 with

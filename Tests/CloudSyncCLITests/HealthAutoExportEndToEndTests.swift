@@ -102,7 +102,7 @@ import FoundationNetworking
         return totals
     }
 
-    static func receivedCount(_ serve: ServeProcess) throws -> Int { try serve.count("SELECT count(*) FROM cloudcare_metric") }
+    static func receivedCount(_ serve: ServeProcess) throws -> Int { try serve.storeCount() }
 
     @Test func exportThenPushesThenUpload() throws {
         let dir = try makeTemporaryDirectory()

@@ -30,7 +30,7 @@ import Testing
         }
     }
 
-    @Test func theReceiversDatabaseItsWALAndTheStepsFileAreTheOwnersAlone() throws {
+    @Test func theReceiversDatabaseItsWALAndThePatientsStoresAreTheOwnersAlone() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let tokens = dir.appendingPathComponent("tokens")
@@ -62,8 +62,14 @@ import Testing
                                               token: "alice-token-0123456789abcdef")
         #expect(answer.status == 200, "\(answer)")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("received.sqlite") }
-        #expect(files.contains("received.sqlite-wal") && files.contains { $0.hasSuffix(".alice.jsonl") }, "\(files)")
+        #expect(files.contains("received.sqlite-wal"), "\(files)")
         for file in files { #expect(try Self.mode(dir.appendingPathComponent(file).path) == 0o600, "\(file)") }
+        // The steps are alice's store rows: her store, in a folder only the owner opens.
+        let patients = dir.appendingPathComponent("received-patients")
+        #expect(try Self.mode(patients.path) == 0o700)
+        let stores = try FileManager.default.contentsOfDirectory(atPath: patients.path)
+        #expect(stores.contains("alice.sqlite"), "\(stores)")
+        for file in stores { #expect(try Self.mode(patients.appendingPathComponent(file).path) == 0o600, "\(file)") }
         let log = (try? String(contentsOf: stderrPath, encoding: .utf8)) ?? ""
         #expect(log.contains("other users of this machine can read the tokens file \(tokens.path) (mode 644): chmod 600"), "\(log)")
     }

@@ -60,7 +60,7 @@ struct ServeClusterTests {
 
         /// Stored metrics per owner, from PostgreSQL.
         func storedPerUser() throws -> [String: Int] {
-            let text = try cluster.psql("SELECT owner || ' ' || count(*) FROM cloudcare_metric GROUP BY owner")
+            let text = try cluster.psql("SELECT owner || ' ' || count(*) FROM metric GROUP BY owner")
             return Dictionary(uniqueKeysWithValues: text.split(separator: "\n").map {
                 let parts = $0.split(separator: " ")
                 return (String(parts[0]), Int(parts[1]) ?? -1)
@@ -130,7 +130,7 @@ struct ServeClusterTests {
     /// Waits until PostgreSQL holds at least `count` metrics in all.
     static func waitForStored(_ backend: Backend, atLeast count: Int) throws {
         let deadline = Date().addingTimeInterval(120)
-        while Int(try backend.cluster.psql("SELECT count(*) FROM cloudcare_metric")) ?? 0 < count {
+        while Int(try backend.cluster.psql("SELECT count(*) FROM metric")) ?? 0 < count {
             guard Date() < deadline else { Issue.record("fewer than \(count) metrics stored after 120 s"); return }
             Thread.sleep(forTimeInterval: 0.05)
         }

@@ -69,15 +69,51 @@ struct ServeStepsOnPostgresTests {
         // The client's retry after a lost answer: stored once.
         #expect(try serve.request("POST", "/steps", json: ["samples": [sample, sample]]).object["saved"] as? Int == 0)
         #expect(try serve.request("GET", "/steps").object["storedCount"] as? Int == 1)
-        let line = try cluster.psql("SELECT line FROM steps_sample WHERE owner = 'default'")
-        #expect(line.contains("\"uuid\":\"8C2D5F6E-0000-4000-8000-000000000001\"") && line.contains("412"), "\(line)")
-        #expect(try serve.request("DELETE", "/steps").status == 200)
-        #expect(try serve.request("GET", "/steps").object["storedCount"] as? Int == 0)
+        // A row of the patient's store: the step count of its dates.
+        let row = try cluster.psql("SELECT start_date || ' ' || end_date || ' ' || value FROM metric WHERE owner = 'default'")
+        #expect(row == "1746980842 1746981442 412", "\(row)")
+        // The steps are health data, counted with the rest: the mock's reset does not delete them.
+        #expect(try serve.request("DELETE", "/steps").status == 405)
+        #expect(try serve.request("GET", "/steps").object["storedCount"] as? Int == 1)
         // Nothing was written beside the database's address.
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(!files.contains { $0.contains("steps") || $0.contains("postgres") }, "\(files)")
 
         let refused = try CLI.run(["serve", "--port", "0", "--db", cluster.url(), "--steps-file", directory.appendingPathComponent("s.jsonl").path])
-        #expect(refused.status == 64 && refused.stderr.contains("--steps-file is for an SQLite --db"), "\(refused.stderr)")
+        #expect(refused.status == 64 && refused.stderr.contains("--steps-file names the steps files an older cloudsync wrote"), "\(refused.stderr)")
+    }
+
+    /// What an older serve kept in its own tables (a CloudCare metric, a steps line) is moved into
+    /// the patient's store at the next start, once, and the old rows go; a row that cannot be read
+    /// as a sample stays where it is.
+    @Test func whatAnOlderServeKeptIsMovedIntoThePatientsStore() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try ServeProcess([], directory: directory, database: cluster.url()).stop()   // the tables, as an older serve made them
+        try cluster.psql("""
+            INSERT INTO cloudcare_metric VALUES ('default', 'd', 'HKQuantityTypeIdentifierHeartRate', '2024-01-01T00:00:00Z',
+                '2024-01-01T00:00:00Z', 'Watch', 61, 'bpm', '{"device":"Apple Watch"}', 'u', 0);
+            INSERT INTO steps_sample VALUES ('default', '8C2D5F6E-0000-4000-8000-000000000001',
+                '{"count":412,"endDate":"2025-05-11T16:37:22.000Z","sourceBundleId":"Phone","startDate":"2025-05-11T16:27:22.000Z","uuid":"8C2D5F6E-0000-4000-8000-000000000001"}');
+            INSERT INTO flo_sample VALUES ('bob', 'x', 'HKQuantityTypeIdentifierStepCount', 1, 'count', 'b1', 'm1', '{"dataType":"HKQuantityTypeIdentifierStepCount","value":1,"unit":"count","startDate":"b1","endDate":"m1","uuid":"x"}');
+            """)
+        try Data("bob bob-token-0123456789abcdef\n".utf8).write(to: directory.appendingPathComponent("tokens"))
+        for (start, said) in ["moved 2 samples", "cannot be read as samples"].enumerated() {
+            let serve = try ServeProcess(["--tokens", directory.appendingPathComponent("tokens").path], directory: directory,
+                                         database: cluster.url(), name: "serve-\(start)")
+            // The move runs as serve starts, beside the first requests.
+            let deadline = Date().addingTimeInterval(60)
+            while !serve.log.contains(said) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+            #expect(serve.log.contains(said), "\(serve.log)")
+            #expect(serve.stop() == 0)
+        }
+        // Moved once: the second start found nothing more of default's.
+        let second = (try? String(contentsOf: directory.appendingPathComponent("serve-1.err"), encoding: .utf8)) ?? ""
+        #expect(!second.contains("moved"), "\(second)")
+        #expect(try cluster.psql("SELECT owner || ' ' || count(*) FROM metric GROUP BY owner") == "default 2")
+        #expect(try cluster.psql("SELECT (SELECT count(*) FROM cloudcare_metric) + (SELECT count(*) FROM steps_sample)") == "0")
+        #expect(try cluster.psql("SELECT count(*) FROM flo_sample WHERE owner = 'bob'") == "1")
     }
 }

@@ -1,3 +1,4 @@
+import CloudSyncModel
 import CloudSyncTesting
 import Foundation
 import Testing
@@ -13,22 +14,26 @@ struct ServePostgresRestartTests {
         private let lock = NSLock()
         private(set) var acknowledged: Set<String> = [], unavailable = 0, other: [String] = [], slowest = 0.0
         func add(_ body: (Tally) -> Void) { lock.lock(); body(self); lock.unlock() }
-        func record(batch: String, status: Int, stored: Int?, seconds: Double) {
+        func record(batch: String, status: Int, stored: Int?, detail: String?, seconds: Double) {
             add {
                 $0.slowest = max($0.slowest, seconds)
                 switch status {
                 case 201 where stored == 100: $0.acknowledged.insert(batch)
                 case 503: $0.unavailable += 1
-                default: $0.other.append("\(batch): \(status) after \(seconds) s")
+                default: $0.other.append("\(batch): \(status) after \(seconds) s: \(detail ?? "")")
                 }
             }
         }
     }
 
+    /// A batch's start, in seconds since 1970: its metrics are told apart by their end.
+    static func start(of batch: Int) -> Int { 1_735_689_600 + batch }
+
     static func envelope(writer: Int, batch: Int) -> [String: Any] {
+        let date = { (seconds: Int) in UTCDateFormatter.string(Int64(seconds)) }
         let metrics: [[String: Any]] = (0..<100).map { index in
-            ["type": "w\(writer)", "startDate": "b\(batch)", "endDate": "m\(index)", "value": index, "unit": "count",
-             "sourceApp": "Watch", "metadata": [String: String]()]
+            ["type": "w\(writer)", "startDate": date(start(of: batch)), "endDate": date(start(of: batch) + 1000 + index), "value": index,
+             "unit": "count", "sourceApp": "Watch", "metadata": [String: String]()]
         }
         return ["userId": "u", "deviceId": "d", "exportTimestamp": "2025-11-13T06:49:53Z",
                 "dataRange": ["startDate": "2025-11-12T06:49:53Z", "endDate": "2025-11-13T06:49:53Z"], "metrics": metrics]
@@ -56,7 +61,8 @@ struct ServePostgresRestartTests {
                     // serve answers within its 5 s deadline; a request waiting for a lost query would never be
                     // answered, and the client gives up on it (status 0) after 30 s or more.
                     let answer = try? ServeProcess.request("POST", endpoint, json: Self.envelope(writer: writer, batch: batch), timeout: 30)
-                    tally.record(batch: "w\(writer) b\(batch)", status: answer?.status ?? 0, stored: answer?.object["stored_count"] as? Int,
+                    tally.record(batch: "w\(writer) \(Self.start(of: batch))", status: answer?.status ?? 0, stored: answer?.object["stored_count"] as? Int,
+                                 detail: answer?.object["detail"] as? String,
                                  seconds: Date().timeIntervalSince(started))
                     if answer?.status == 503 { Thread.sleep(forTimeInterval: 0.1) }
                 }
@@ -78,7 +84,10 @@ struct ServePostgresRestartTests {
         #expect(!tally.acknowledged.isEmpty)
         // Each batch is new: one acknowledged is all there. (One answered 503 may be there too: its
         // COMMIT went through and the answer did not.)
-        let stored = Set(try cluster.psql("SELECT type || ' ' || start_date FROM cloudcare_metric GROUP BY 1 HAVING count(*) = 100")
+        let stored = Set(try cluster.psql("""
+            SELECT t.name || ' ' || m.start_date FROM metric m JOIN metric_type t ON t.owner = m.owner AND t.id = m.type_id
+            GROUP BY 1 HAVING count(*) = 100
+            """)
             .split(separator: "\n").map(String.init))
         let lost = tally.acknowledged.subtracting(stored)
         #expect(lost.isEmpty, "\(lost.count) of \(tally.acknowledged.count) acknowledged batches are not stored: \(lost.sorted().prefix(5))")

@@ -95,7 +95,7 @@ import Glibc
         #expect(try CLI.run(["import", CLI.sample, "--store", store, "-q"]).status == 0)
         let result = try CLI.run(["upload", "--no-token", "--all-types", "--store", store, "--server", "\(serve.url)/api/v1", "--batch-size", "10"] + Self.options)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try serve.count("SELECT count(*) FROM cloudcare_metric") == 24)
+        #expect(try serve.storeCount() == 24)
         #expect(try pending(store) == 0)
         _ = serve.stop()
     }
@@ -239,7 +239,7 @@ import Glibc
         let again = try CLI.run(["upload", "--no-token", "--all-types", "--store", store, "--server", "\(serve.url)/api/v1", "--batch-size", "4"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try pending(store) == 0)
-        #expect(try serve.count("SELECT count(*) FROM cloudcare_metric") == 24)
+        #expect(try serve.storeCount() == 24)
         _ = serve.stop()
     }
 }

@@ -114,7 +114,7 @@ import Testing
         #expect(steps.stderr.contains("uploaded 1 metric in 1 batch "), "\(steps.stderr)")   // the sample's one valid step count
         let flo = try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", "flo"])
         #expect(flo.status == 0, "\(flo.stderr)")
-        let inWindow = try serve.count("SELECT count(*) FROM flo_sample")
+        let inWindow = try serve.storeCount()
         // 12. The window is said, with what it leaves out.
         #expect(flo.stderr.contains("window starts at 2024-11-02T00:00:00.000Z"))
         #expect(flo.stderr.contains("\(24 - inWindow) metrics before it are not sent"))
@@ -266,7 +266,7 @@ import Testing
         #expect(upload.status == 0, "\(upload.stderr)")
         #expect(upload.stderr.contains("left out 4 metrics of types CloudCare does not keep"), "\(upload.stderr)")
         #expect(upload.stderr.contains("activitySummary 2"))
-        #expect(try serve.count("SELECT count(*) FROM cloudcare_metric") == 20)
+        #expect(try serve.storeCount() == 20)
         var text = try CLI.run(["status", "--store", store]).stderr + String(decoding: try CLI.run(["status", "--store", store]).stdout, as: UTF8.self)
         #expect(text.contains("0 pending; 4 metrics of types it does not take left out"), "\(text)")
         // Sent anyway with --all-types: what the server did not take is reported, per type, and not pending.

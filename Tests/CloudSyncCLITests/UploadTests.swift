@@ -40,7 +40,7 @@ import Testing
                                   "--batch-size", "100", "--timeout", "1.5", "--max-attempts", "10", "--retry-delay", "0.05"])
         #expect(upload.status == 0, "\(upload.stderr)")
         #expect(upload.stderr.contains("uploaded \(total) metrics in 6 batches"))
-        #expect(try serve.count("SELECT count(*) FROM cloudcare_metric") == total)
+        #expect(try serve.storeCount() == total)
         #expect(try serve.count("SELECT count(*) FROM request_log WHERE status = -201") == 1)   // the lost one was stored
         #expect(try pending(store) == 0)
         let requestsBefore = try serve.count("SELECT count(*) FROM request_log")
@@ -60,8 +60,8 @@ import Testing
 
     /// `kill -9` of the uploading process half-way, then `upload` again: every metric ends up on the
     /// server exactly once, nothing stays pending, and a third upload sends nothing. For each target.
-    @Test(arguments: [("cloudcare", "cloudcare_metric"), ("flo", "flo_sample"), ("steps", "steps_sample")])
-    func killDuringUploadThenUploadAgainLosesAndDoublesNothing(_ target: String, _ table: String) throws {
+    @Test(arguments: ["cloudcare", "flo", "steps"])
+    func killDuringUploadThenUploadAgainLosesAndDoublesNothing(_ target: String) throws {
         let dir = try makeTemporaryDirectory()
         let store = dir.appendingPathComponent("staging.sqlite").path
         let input = dir.appendingPathComponent("steps.xml")
@@ -71,25 +71,23 @@ import Testing
         let serve = try ServeProcess(["--delay", "0.1"], directory: dir)
         let child = try BackgroundRun(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100", "-q"])
         let deadline = Date().addingTimeInterval(60)
-        while (try serve.count("SELECT count(*) FROM \(table)")) < 500 && child.isRunning && Date() < deadline {
+        while (try serve.storeCount()) < 500 && child.isRunning && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(child.isRunning, "the upload ended before it could be killed")
         child.send(SIGKILL)
         child.finish()
-        let onServer = try serve.count("SELECT count(*) FROM \(table)")
+        let onServer = try serve.storeCount()
         #expect(onServer > 0 && onServer < total)
         #expect(try StagingStore(path: store, access: .read).integrityCheck() == "ok")
         let again = try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target, "--batch-size", "100"])
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(try serve.count("SELECT count(*) FROM \(table)") == total)
+        #expect(try serve.storeCount() == total)
         let status = try StatusQuery(StagingStore(path: store, access: .read)).status()
         #expect(status.targets.first { $0.target == target }?.pending == 0)
         #expect(try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", target]).stderr.contains("nothing to upload"))
-        if target == "steps" {
-            let lines = try String(contentsOfFile: serve.database + ".steps.jsonl", encoding: .utf8).split(separator: "\n")
-            #expect(lines.count == total)   // one line per sample, none twice
-        }
+        // Each sample once in the server's store, as in the one it came from.
+        #expect(try serve.storeCount("SELECT count(*) FROM metric WHERE is_repeat = 0 AND superseded = 0") == total)
         if target == "flo" { #expect(try serve.count("SELECT mark_calls FROM flo_state") == 1) }
         _ = serve.stop()
     }
@@ -116,7 +114,7 @@ import Testing
         #expect(result.stderr.contains("nothing to upload to \(serve.url) (flo): the 24 metrics it has not acknowledged all start before its window"),
                 "\(result.stderr)")
         #expect(!result.stderr.contains("acknowledged before"), "\(result.stderr)")
-        #expect(try serve.count("SELECT count(*) FROM flo_sample") == 0)
+        #expect(try serve.storeCount() == 0)
     }
 
     @Test func floBackfillIsMarkedCompleteOnlyAfterEveryBatch() throws {
@@ -129,37 +127,33 @@ import Testing
         #expect(failing.status == 69, "\(failing.stderr)")
         #expect(failing.stderr.contains("gave up"))
         #expect(try serve.count("SELECT mark_calls FROM flo_state") == 0)
-        #expect(try serve.count("SELECT count(*) FROM flo_sample") == 10)
+        #expect(try serve.storeCount() == 10)
         let resumed = try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", "flo", "--batch-size", "10"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stderr.contains("backfill marked complete"))
-        #expect(try serve.count("SELECT count(*) FROM flo_sample") == 23)
+        #expect(try serve.storeCount() == 23)
         #expect(try serve.count("SELECT mark_calls FROM flo_state") == 1)
         #expect(try serve.count("SELECT marked_sample_count FROM flo_state") == 23)
         // Complete now: the next run sends only what is new, which is nothing.
         let next = try CLI.run(["upload", "--no-token", "--store", store, "--server", serve.url, "--target", "flo"])
         #expect(next.stderr.contains("nothing to upload"))
         #expect(try serve.count("SELECT mark_calls FROM flo_state") == 1)
-        // The uuids are stable: the same metric gives the same uuid in a new store.
+        // What the server keeps is the samples themselves, in the patient's store: the same from a
+        // second store of the same export, and each as the store it came from has it (its type, dates,
+        // value and metadata). The wire's uuids and fields are UploadContractTests'.
         let other = dir.appendingPathComponent("other.sqlite").path
         _ = try CLI.run(["import", CLI.sample, "--store", other, "-q"])
         let serve2 = try ServeProcess(["--recommended-start-date", "2024-01-01T00:00:00.000Z"], directory: try makeTemporaryDirectory())
         _ = try CLI.run(["upload", "--no-token", "--store", other, "--server", serve2.url, "--target", "flo"])
-        let uuids = { (s: ServeProcess) in try SQLiteDatabase(path: s.database, mode: .readOnly).scalarText("SELECT group_concat(uuid) FROM (SELECT uuid FROM flo_sample ORDER BY uuid)") }
-        #expect(try uuids(serve) == uuids(serve2))
-        // Each sample has the contract's fields, its stored metadata as an object, and its value as a number.
-        let bodies = try SQLiteDatabase(path: serve.database, mode: .readOnly)
-            .scalarText("SELECT '[' || group_concat(body) || ']' FROM flo_sample") ?? "[]"
-        let samples = try #require(try JSONSerialization.jsonObject(with: Data(bodies.utf8)) as? [[String: Any]])
-        #expect(samples.count == 23)
-        for sample in samples {
-            #expect(Set(sample.keys).isSuperset(of: ["dataType", "value", "unit", "startDate", "endDate", "uuid", "sourceName", "metadata"]),
-                    "\(sample)")
-            #expect(sample["value"] is NSNumber && sample["metadata"] is [String: Any] && (sample["uuid"] as? String)?.count == 36)
-        }
-        let heartRate = try #require(samples.first { ($0["metadata"] as? [String: Any])?["HKMetadataKeyHeartRateMotionContext"] != nil })
-        #expect(heartRate["dataType"] as? String == "HKQuantityTypeIdentifierHeartRate")
-        #expect((heartRate["startDate"] as? String)?.hasSuffix(".000Z") == true)
+        let exported = { (path: String) in String(decoding: try CLI.run(["export", "--store", path, "--since", "2024-01-01"]).stdout, as: UTF8.self) }
+        let onServer = try exported(serve.storePath())
+        #expect(onServer == (try exported(serve2.storePath())))
+        // The same objects (a metadata object's members in another order: they came through a JSON object).
+        let objects = { (text: String) in try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? NSDictionary } }
+        #expect(try objects(onServer) == objects(try exported(store)), "\(onServer)")
+        let lines = onServer.split(separator: "\n")
+        #expect(lines.count == 23)
+        #expect(lines.contains { $0.contains("HKQuantityTypeIdentifierHeartRate") && $0.contains("HKMetadataKeyHeartRateMotionContext") })
         _ = serve.stop(); _ = serve2.stop()
     }
 
@@ -172,11 +166,11 @@ import Testing
         #expect(upload.stderr.contains("uploaded 1 metric in"))   // the sample's one StepCount
         #expect(try serve.request("GET", "/steps").object["storedCount"] as? Int == 1)
         _ = try CLI.run(["upload", "--store", store, "--server", serve.url, "--target", "steps"])
-        let lines = try String(contentsOfFile: serve.database + ".steps.jsonl", encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 1)
-        let sample = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
-        #expect(sample["count"] as? Int == 1200)
-        #expect(sample["startDate"] as? String == "2024-11-02T12:00:00.000Z")
+        #expect(try serve.request("GET", "/steps").object["storedCount"] as? Int == 1)
+        // In the patient's store as in the one it came from.
+        let steps = { (path: String) in String(decoding: try CLI.run(["export", "--store", path, "--types", "stepCount", "--format", "csv"]).stdout, as: UTF8.self) }
+        #expect(try steps(serve.storePath()).contains("2024-11-02T12:00:00Z"))
+        #expect(try steps(serve.storePath()).split(whereSeparator: \.isNewline).count == 2)   // CSV's header, and the sample
         _ = serve.stop()
     }
 

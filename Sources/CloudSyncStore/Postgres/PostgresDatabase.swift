@@ -20,7 +20,7 @@ package final class PostgresDatabase: StoreDatabase {
     /// libpq's URI) as `owner`; nil: a connection that reads no owner's rows (for the schema).
     package init(address: String, owner: String?) throws {
         path = Self.withoutPassword(address)
-        guard let connection = PQconnectdb(address) else {
+        guard let connection = PQconnectdb(Self.withConnectTimeout(address)) else {
             throw PostgresError(sqlState: "", message: "cannot allocate a connection", sql: nil, database: path)
         }
         self.connection = connection
@@ -41,6 +41,16 @@ package final class PostgresDatabase: StoreDatabase {
     }
 
     deinit { PQfinish(connection) }
+
+    /// How long a connection may take to be made: a server that does not answer (a host that is
+    /// down, a full backlog) is said as unavailable instead of holding its caller for ever.
+    static let connectTimeoutSeconds = 10
+
+    /// `address` with libpq's `connect_timeout`, unless it gives its own.
+    static func withConnectTimeout(_ address: String) -> String {
+        guard !address.contains("connect_timeout=") else { return address }
+        return address + (address.contains("?") ? "&" : "?") + "connect_timeout=\(connectTimeoutSeconds)"
+    }
 
     package func prepare(_ sql: String) throws -> PostgresStatement { PostgresStatement(database: self, sql: sql) }
 
