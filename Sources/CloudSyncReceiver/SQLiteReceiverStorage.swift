@@ -85,24 +85,36 @@ final class SQLiteReceiverStorage: ReceiverStorage, @unchecked Sendable {
     /// Nothing runs beside the file: each call opens no connection of its own.
     var service: (any Service)? { nil }
 
+    /// `path` is the receiver's own file, or (`serve --store`) the person's staging store itself,
+    /// so that one person's server keeps one database: there the tables sit beside the store's, their
+    /// version in `receiver_schema` (the store's is `PRAGMA user_version`), and each write waits its
+    /// turn in the store's waiting room like the store's own writers (`StoreLocks`), never behind a
+    /// whole import.
     init(path: String, steps: StepsFile) throws {
         self.steps = steps
         database = try SQLiteDatabase(path: path)
         try database.turnOnWAL()
         try database.execute("PRAGMA synchronous = NORMAL")
+        isInStore = try database.hasTable("import_run")
+        if isInStore { try database.waitInTheStoreWritersRoom() }
         try migrate()
     }
+
+    /// Whether the file is a staging store (see `init`).
+    let isInStore: Bool
 
     /// Brings the file to the current version, one step per transaction. BEGIN IMMEDIATE takes the
     /// write lock first and the version is read inside it, so instances starting together on one
     /// file migrate once.
     private func migrate() throws {
+        if isInStore { try database.transaction { try database.execute("CREATE TABLE IF NOT EXISTS receiver_schema(version INTEGER NOT NULL)") } }
         while true {
             let done = try database.transaction { () -> Bool in
-                let version = Int(try database.scalarInt("PRAGMA user_version") ?? 0)
+                let version = Int(try database.scalarInt(isInStore ? "SELECT max(version) FROM receiver_schema" : "PRAGMA user_version") ?? 0)
                 guard version < Self.migrations.count else { return true }
                 try database.execute(Self.migrations[version])
-                try database.execute("PRAGMA user_version = \(version + 1)")
+                try database.execute(isInStore ? "DELETE FROM receiver_schema; INSERT INTO receiver_schema VALUES (\(version + 1))"
+                                               : "PRAGMA user_version = \(version + 1)")
                 return false
             }
             if done { return }

@@ -99,16 +99,18 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port, 0 to 65535 (0 picks a free one; the address is printed on stderr).")
     var port = 8080
 
-    @Option(help: "The receiver's SQLite file, or postgres://USER@HOST:PORT/DB (see above); default: cloudsync-serve.sqlite, or beside --store.")
+    @Option(help: "The receiver's SQLite file, or postgres://USER@HOST:PORT/DB (see above); default: the --store itself, else cloudsync-serve.sqlite.")
     var db: String?
 
-    /// The receiver's database: `--db`, else beside `--store` (`health.sqlite` → `health-serve.sqlite`),
-    /// else `cloudsync-serve.sqlite` in the current folder. Never a file in the current folder that
-    /// nobody named while a store was named.
+    /// The receiver's database: `--db`, else the `--store` itself (one person's server keeps one
+    /// database: its pairings, backfill state and request log sit beside the store's tables), else
+    /// `cloudsync-serve.sqlite` in the current folder. A `health-serve.sqlite` that an older version
+    /// made beside `--store health.sqlite` stays in use.
     var database: String {
         if let db { return db }
         guard let store else { return "cloudsync-serve.sqlite" }
-        return URL(fileURLWithPath: store).deletingPathExtension().path + "-serve.sqlite"
+        let older = URL(fileURLWithPath: store).deletingPathExtension().path + "-serve.sqlite"
+        return FileManager.default.fileExists(atPath: older) ? older : store
     }
 
     @Option(help: "A staging store (made if needed) taking Health Auto Export's pushes at POST /health-auto-export.")

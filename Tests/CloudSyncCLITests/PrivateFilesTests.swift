@@ -1,3 +1,4 @@
+import CloudSyncStore
 import CloudSyncTesting
 import Foundation
 import Testing
@@ -88,17 +89,21 @@ import Testing
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir.path)) == before)
     }
 
-    /// `serve --store` without `--db`: the contracts' routes keep what they receive beside the store,
-    /// said at start, never in a file of the current folder that nobody named.
-    @Test func serveWithAStoreKeepsTheReceiversDatabaseBesideIt() throws {
+    /// `serve --store` without `--db` keeps one database, the store: the contracts' routes write the
+    /// store's rows, and the receiver's own tables (pairings, the backfill state, the log) sit in it,
+    /// said at start; never a file of the current folder that nobody named.
+    @Test func serveWithAStoreKeepsOneDatabase() throws {
         let dir = try makeTemporaryDirectory(), elsewhere = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir); try? FileManager.default.removeItem(at: elsewhere) }
         let store = dir.appendingPathComponent("health.sqlite").path
         let result = try CLI.run(["-s", "TERM", "3", CLI.binary.path, "serve", "--port", "0", "--store", store],
                                  tool: "/usr/bin/timeout", directory: elsewhere)
-        #expect(result.stderr.contains("go into \(dir.appendingPathComponent("health-serve.sqlite").path)"), "\(result.stderr)")
+        #expect(result.stderr.contains("the request log go into \(store)"), "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
-        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("health-serve.sqlite").path))
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: dir.path))
+        #expect(files.isSubset(of: ["health.sqlite", "health.sqlite-wal", "health.sqlite-shm", "health.sqlite.lock"]), "\(files)")
+        let tables = try SQLiteDatabase(path: store, mode: .readOnly)
+        #expect(try tables.scalarInt("SELECT count(*) FROM sqlite_master WHERE name IN ('pairing', 'flo_state', 'request_log', 'metric')") == 4)
     }
 }
 

@@ -47,6 +47,12 @@ package final class SQLiteDatabase: StoreDatabase {
     /// `StoreLocks`); nil: a connection on its own.
     var waitingRoom: StoreLocks?
 
+    /// Makes this connection (one that is not a `StagingStore`'s, on a store's file: `serve --store`'s
+    /// own tables) wait for the write lock in the store's waiting room, as the store's writers do.
+    package func waitInTheStoreWritersRoom() throws {
+        waitingRoom = try StoreLocks(storePath: path)
+    }
+
     /// Takes the write lock now (BEGIN IMMEDIATE), waiting in the store's waiting room.
     package func beginWriting() throws {
         if let waitingRoom {
