@@ -26,7 +26,7 @@ package struct Receiver: Sendable {
         self.logger = logger
         users = configuration.users.map(CurrentUsers.init)
         guard let stores = configuration.patientStores else {
-            preconditionFailure("a receiver keeps what it receives in its patients' stores: configuration.patientStores is required")
+            throw ReceiverError.databaseUnusable("a receiver keeps what it receives in its patients' stores, and none were given")
         }
         self.stores = stores
         if PostgresLocation.isMistypedAddress(configuration.databasePath) {

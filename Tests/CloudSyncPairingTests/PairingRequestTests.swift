@@ -47,7 +47,11 @@ import Testing
     /// stored, and what the reply names is what was sent. Expired, it is refused.
     @Test func theReceiverTakesThePairingRequest() async throws {
         var configuration = ReceiverConfiguration()
-        configuration.databasePath = try makeTemporaryDirectory().appendingPathComponent("received.sqlite").path
+        let folder = try makeTemporaryDirectory()
+        configuration.databasePath = folder.appendingPathComponent("received.sqlite").path
+        // A pairing is the receiver's own row; no patient's store is written.
+        configuration.patientStores = PatientStoreFolder(folder: folder.appendingPathComponent("received-patients").path,
+                                                         configuration: StagingStore.Configuration(kinds: []), wait: 10)
         let receiver = try await Receiver(configuration: configuration, logger: Logger(label: "pairing-tests"))
         var request = PairingRequest(userId: "U-1", deviceId: "D-1", deviceName: "Test Mac")
         request.androidUserId = "android-42"
