@@ -55,6 +55,8 @@ package final class PostgresDatabase: StoreDatabase {
     package func prepare(_ sql: String) throws -> PostgresStatement { PostgresStatement(database: self, sql: sql) }
 
     package func execute(_ sql: String) throws {
+        // A rollback runs whatever the statement sent before it said: it is what undoes it.
+        if sql.hasPrefix("ROLLBACK") { try? finishSent() } else { try finishSent() }
         guard let result = PQexec(connection, sql) else { throw error(nil, sql: sql) }
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -90,8 +92,39 @@ package final class PostgresDatabase: StoreDatabase {
         return temporaryNames
     }
 
+    /// A statement sent and not read back yet (`send`), and what to do with its outcome.
+    private var sent: (sql: String, then: (Result<Int, PostgresError>) throws -> Void)?
+
+    /// Sends `sql` and returns at once: the server runs it while the caller goes on (a chunk's insert,
+    /// while the import fills the next chunk: `PostgresRowBatch`). `then` is given its outcome (the
+    /// rows it changed, or its error) when the connection is next used, before anything else runs on
+    /// it (libpq runs one command at a time), or by `finishSent`.
+    func send(_ sql: String, then: @escaping (Result<Int, PostgresError>) throws -> Void) throws {
+        try finishSent()
+        guard PQsendQuery(connection, sql) == 1 else { throw error(nil, sql: sql) }
+        sent = (sql, then)
+    }
+
+    /// Reads the outcome of the statement `send` sent, if any, and hands it to its `then`.
+    func finishSent() throws {
+        guard let (sql, then) = sent else { return }
+        sent = nil
+        var outcome: Result<Int, PostgresError>?
+        while let result = PQgetResult(connection) {
+            if outcome == nil {
+                switch PQresultStatus(result) {
+                case PGRES_COMMAND_OK, PGRES_TUPLES_OK: outcome = .success(Int(String(cString: PQcmdTuples(result))) ?? 0)
+                default: outcome = .failure(error(result, sql: sql))
+                }
+            }
+            PQclear(result)
+        }
+        try then(outcome ?? .failure(error(nil, sql: sql)))
+    }
+
     /// Runs `COPY … FROM STDIN` (`sql`) with `data`, in `COPY`'s text format.
     func copy(_ sql: String, data: UnsafeRawBufferPointer) throws {
+        try finishSent()
         guard let started = PQexec(connection, sql) else { throw error(nil, sql: sql) }
         guard PQresultStatus(started) == PGRES_COPY_IN else {
             defer { PQclear(started) }
@@ -125,6 +158,7 @@ package final class PostgresDatabase: StoreDatabase {
     /// Runs a translated statement with its parameters as text (PostgreSQL infers their types from
     /// where they stand, as SQLite takes any value): the result, whose rows are all here.
     func run(_ sql: String, parameters: [String?]) throws -> OpaquePointer {
+        try finishSent()
         var name = prepared[sql]
         if name == nil, !ranOnce.insert(sql).inserted {
             let made = "cloudsync_\(prepared.count + 1)"

@@ -10,6 +10,10 @@ import Foundation
 /// libpq's copy is synchronous and tells a connection that broke during it as an error of the
 /// flush (PostgresNIO's stopped the process: docs/performance.md, "Issue 34").
 ///
+/// A full chunk's statement is sent, not waited for (`PostgresDatabase.send`): PostgreSQL inserts it
+/// while the import maps the next chunk, and its outcome is read before the connection's next command.
+/// `flush` waits for it: what the writer reads after (`notTaken`) is then complete.
+///
 /// A statement that ignores conflicts (`… ON CONFLICT DO NOTHING`, the rows its writer knows new) is
 /// run first as a plain insert under a savepoint: PostgreSQL's speculative insertion for each row
 /// doubled its cost (221,444 metrics of the 100 MB export: 1.5–1.7 s against 0.7–0.8 s). A conflict,
@@ -90,34 +94,47 @@ final class PostgresRowBatch: RowBatch {
         text.append(UInt8(ascii: "\n"))
         cell = 0
         rows += 1
-        if rows == rowsPerChunk { try flush() }
+        if rows == rowsPerChunk { try send() }
     }
 
     func flush() throws {
+        try send()
+        try database.finishSent()
+    }
+
+    /// The chunk to the server, and its statement sent (see the type's comment).
+    private func send() throws {
         guard rows > 0 else { return }
+        let sentRows = rows
         defer {
             text.removeAll(keepingCapacity: text.count <= 1 << 20)
             rows = 0
         }
-        try database.execute(create)
+        try database.execute(create)   // after the previous chunk's statement was read: its table is empty again
         try text.withUnsafeBufferPointer { try database.copy(copy, data: UnsafeRawBufferPointer($0)) }
-        var taken: Int
         if let plainInsert, database.isInTransaction {
             try database.execute("SAVEPOINT cloudsync_rows")
-            do {
-                try database.execute(plainInsert)
-                taken = database.changes
-                try database.execute("RELEASE SAVEPOINT cloudsync_rows")
-            } catch let error as PostgresError where error.isUniqueViolation {
-                try database.execute("ROLLBACK TO SAVEPOINT cloudsync_rows")
-                try database.execute(insert)
-                taken = database.changes
-            }
+            try database.send(plainInsert) { [weak self] outcome in try self?.read(outcome, of: sentRows, savepoint: true) }
         } else {
+            try database.send(insert) { [weak self] outcome in try self?.read(outcome, of: sentRows, savepoint: false) }
+        }
+    }
+
+    /// A sent chunk's outcome: a conflict under the savepoint takes the statement's ignoring form.
+    private func read(_ outcome: Result<Int, PostgresError>, of sentRows: Int, savepoint: Bool) throws {
+        var taken: Int
+        switch outcome {
+        case .success(let changed):
+            taken = changed
+            if savepoint { try database.execute("RELEASE SAVEPOINT cloudsync_rows") }
+        case .failure(let error) where savepoint && error.isUniqueViolation:
+            try database.execute("ROLLBACK TO SAVEPOINT cloudsync_rows")
             try database.execute(insert)
             taken = database.changes
+        case .failure(let error):
+            throw error
         }
-        notTaken += rows - taken
+        notTaken += sentRows - taken
         try database.execute("TRUNCATE \(table)")
     }
 }
