@@ -65,8 +65,8 @@ cleanup() {
     pg_stop
 }
 trap cleanup EXIT
-PG_URL="postgres://cloudsync@localhost/postgres?host=$PG_DIR"
-psql_() { "$PG_BIN/psql" -X -q -A -t -h "$PG_DIR" -U cloudsync -d postgres -c "$1"; }
+PG_URL="postgres://cloudsync@localhost/received?host=$PG_DIR"
+psql_() { "$PG_BIN/psql" -X -q -A -t -h "$PG_DIR" -U cloudsync -d "${2:-received}" -c "$1"; }
 CLK_TCK="$(getconf CLK_TCK)"
 
 # --- one row -------------------------------------------------------------------------------------------------------
@@ -75,7 +75,8 @@ ROWS=() FAIL=0 REFERENCE="" VERDICTS=()
 run() {
     local name="$1" db="$2" instances="$3" uploaders="$4" i
     local dir="$WORK/${name//[^A-Za-z0-9]/_}-$uploaders"; mkdir -p "$dir"
-    [[ "$db" == postgres* ]] && { psql_ "SELECT 1 FROM cloudcare_metric LIMIT 1" > /dev/null 2>&1 && psql_ "TRUNCATE cloudcare_metric, request_log"; }
+    # A new database for each row: the patients' stores start empty.
+    [[ "$db" == postgres* ]] && { psql_ "DROP DATABASE IF EXISTS received" postgres; psql_ "CREATE DATABASE received" postgres; }
     local serves=() ports=()
     for ((i = 0; i < instances; i++)); do
         /usr/bin/time -f '%M %U %S' -o "$dir/serve$i.time" "$CLOUDSYNC" serve --port 0 --db "$db" --tokens "$WORK/tokens" \
@@ -123,10 +124,10 @@ run() {
     # SIGTERM to serve itself (the child of GNU time), so that time writes its figures.
     for pid in "${serves[@]}"; do pkill -TERM -P "$pid"; done
     for pid in "${serves[@]}"; do wait "$pid" || true; done
-    # Exactly once per user, whatever the path.
-    local stored
-    if [[ "$db" == postgres* ]]; then stored="$(psql_ "SELECT count(*) FROM cloudcare_metric")"
-    else stored="$(sqlite3 "$db" "SELECT count(*) FROM cloudcare_metric")"; fi
+    # Exactly once per user, whatever the path: the rows of the users' stores.
+    local stored=0 patient
+    if [[ "$db" == postgres* ]]; then stored="$(psql_ "SELECT count(*) FROM metric")"
+    else for patient in "${db%.sqlite}"-patients/*.sqlite; do stored=$((stored + $(sqlite3 "$patient" "SELECT count(*) FROM metric"))); done; fi
     local expected=$((PENDING * uploaders))
     [[ "$stored" == "$expected" ]] || { VERDICTS+=("FAIL  $name x$uploaders: $stored metrics stored, expected $expected"); FAIL=1; }
     local seconds rate rss serve_cpu upload_cpu p50 p99
@@ -138,8 +139,10 @@ run() {
     read -r p50 p99 < <(grep -ho 'apple-health 20[01] [0-9.]* ms' "$dir"/serve*.err | awk '{ print $3 }' | sort -n \
         | awk '{ v[NR] = $1 } END { if (NR == 0) { print "- -"; exit } i50 = int(NR * 0.50); i99 = int(NR * 0.99);
                 if (i50 < 1) i50 = 1; if (i99 < 1) i99 = 1; print v[i50], v[i99] }')
-    printf '%-28s %9s %8s s %10s /s %8s ms %8s ms %6s MiB %7s s %7s s %7s s\n' "$name" "$uploaders" "$seconds" "$rate" \
-        "$p50" "$p99" "$rss" "$serve_cpu" "$pg_used" "$upload_cpu"
+    # The receiving side's CPU per stored metric (serve, and PostgreSQL when it is the database).
+    local per_metric; per_metric="$(awk -v s="$serve_cpu" -v p="$pg_used" -v m="$expected" 'BEGIN { if (p == "-") p = 0; printf "%.1f", (s + p) * 1e6 / m }')"
+    printf '%-28s %9s %8s s %10s /s %8s ms %8s ms %6s MiB %7s s %7s s %7s s %7s µs\n' "$name" "$uploaders" "$seconds" "$rate" \
+        "$p50" "$p99" "$rss" "$serve_cpu" "$pg_used" "$upload_cpu" "$per_metric"
     [[ -z "$REFERENCE" ]] && REFERENCE="$rate"
     if [[ "$name" == "4 × PostgreSQL via nginx" && "$uploaders" == 8 ]]; then
         local ratio; ratio="$(awk -v a="$rate" -v b="$REFERENCE" 'BEGIN { printf "%.2f", a / b }')"
@@ -152,8 +155,8 @@ run() {
 }
 
 echo "== $PENDING metrics per uploader (the 100 MB export's store), batches of 1000; $(nproc) cores"
-printf '%-28s %9s %10s %13s %11s %11s %10s %9s %9s %9s\n' "receiver" "uploaders" "wall" "stored" "p50" "p99" "RSS/inst" \
-    "serve CPU" "pg CPU" "upl. CPU"
+printf '%-28s %9s %10s %13s %11s %11s %10s %9s %9s %9s %10s\n' "receiver" "uploaders" "wall" "stored" "p50" "p99" "RSS/inst" \
+    "serve CPU" "pg CPU" "upl. CPU" "CPU/metric"
 # The first row (one SQLite serve, one uploader) is the reference.
 for uploaders in $UPLOADERS; do run "SQLite serve" "$WORK/sqlite-$uploaders.sqlite" 1 "$uploaders"; done
 for uploaders in $UPLOADERS; do run "PostgreSQL serve" "$PG_URL" 1 "$uploaders"; done

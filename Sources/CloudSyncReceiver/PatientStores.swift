@@ -141,12 +141,14 @@ package struct PatientStoreBusy: Error, Sendable {
 
 /// `serve --db postgres://…`: each patient's store is their rows of the store's tables in that
 /// database (`StagingStore.open(postgres:owner:…)`), every row carrying its owner and every
-/// connection seeing only its owner's. A write opens a connection of its own on a thread of its own,
-/// and takes the patient's turn in PostgreSQL (an advisory lock), so that the patient's writes take
-/// turns across every `serve` on the database; past the wait (`lock_timeout`) it fails as busy (503).
+/// connection seeing only its owner's. A write runs on a thread of its own with a connection of the
+/// patient's (one left by their last write, else a new one: `OpenStores`), and takes the patient's
+/// turn in PostgreSQL (an advisory lock), so that the patient's writes take turns across every
+/// `serve` on the database; past the wait (`lock_timeout`) it fails as busy (503).
 package final class PostgresPatientStores: PatientStores, @unchecked Sendable {
     private let address: String
     package let configuration: StagingStore.Configuration
+    private let open = OpenStores(limit: 32)
 
     /// `configuration.writeWait`: how long a write waits for the patient's writes before it.
     package init(address: String, configuration: StagingStore.Configuration) {
@@ -164,7 +166,24 @@ package final class PostgresPatientStores: PatientStores, @unchecked Sendable {
     package func write<T: Sendable>(owner: String, _ body: @escaping @Sendable (StagingStore) throws -> T) async -> Result<T, any Error> {
         let store = store(of: owner)
         let configuration = configuration
-        return await onThreadOfItsOwn { try body(try store.open(.write, configuration: configuration)) }
+        let open = open
+        return await onThreadOfItsOwn {
+            // A connection left open may have been closed by the server since (a restart): the write
+            // is tried again on a new one, which is safe (it had not begun, or was rolled back).
+            if let left = open.take(owner) {
+                do {
+                    let result = try body(left)
+                    open.leave(left, of: owner)
+                    return result
+                } catch let error where !OpenStores.isBrokenConnection(error) {
+                    throw error
+                } catch {}
+            }
+            let opened = try store.open(.write, configuration: configuration)
+            let result = try body(opened)
+            open.leave(opened, of: owner)
+            return result
+        }
     }
 
     /// Removes every row of the patient's store, in one transaction; a database where no store was
@@ -179,6 +198,7 @@ package final class PostgresPatientStores: PatientStores, @unchecked Sendable {
             } catch StoreError.missing {
                 return [:]
             }
+            self.open.forget(owner)   // their connections' store has no identity after this
             return try opened.eraseOwnersRows().mapKeys { "store." + $0 }
         }.get()
     }
@@ -186,6 +206,49 @@ package final class PostgresPatientStores: PatientStores, @unchecked Sendable {
     package var destination: String { "into each patient's rows of the store's tables in \(PostgresDatabase.withoutPassword(address))" }
 
     package func reading(of owner: String) -> StoreAddress? { store(of: owner) }
+}
+
+/// The patients' stores that a write left open, a connection each, for their next write: opening
+/// one (a connection, its role and settings, the schema's check, the identity) took more of
+/// PostgreSQL's time than a batch of 1,000 metrics, and its statements are prepared again on a new
+/// connection. At most `limit` are kept, the oldest closed first. A store is left only when its
+/// write ended outside a transaction.
+final class OpenStores: @unchecked Sendable {
+    private let limit: Int
+    private let lock = NSLock()
+    /// Oldest first.
+    private var stores: [(owner: String, store: StagingStore)] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    func take(_ owner: String) -> StagingStore? {
+        lock.withLock {
+            guard let index = stores.lastIndex(where: { $0.owner == owner }) else { return nil }
+            return stores.remove(at: index).store
+        }
+    }
+
+    func leave(_ store: StagingStore, of owner: String) {
+        guard !store.isInTransaction else { return }
+        lock.withLock {
+            stores.append((owner, store))
+            if stores.count > limit { stores.removeFirst() }
+        }
+    }
+
+    func forget(_ owner: String) {
+        lock.withLock { stores.removeAll { $0.owner == owner } }
+    }
+
+    /// A connection the server closed or lost: the write had not committed (or, lost at its COMMIT,
+    /// may have: the write again finds its rows there and counts them as such).
+    static func isBrokenConnection(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PostgresError: error.isConnectionFailure || error.sqlState.hasPrefix("57P")
+        case StoreError.postgres(let error): error.isConnectionFailure || error.sqlState.hasPrefix("57P")
+        default: false
+        }
+    }
 }
 
 /// Each owner's writes one at a time, on threads of their own, a write waiting at most `wait` for the

@@ -111,8 +111,7 @@ public final class StoreImport: StoreAccess {
             // After the rows are committed: a kill here leaves the summaries dirty, not wrong.
             try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount,
                                            pushed: origin.isPushed ? metrics.pushedTypes : nil)
-            if origin.counting == .truthUpToItsDate {
-                try SupersedeRule.applyExportDate(in: database)
+            if origin.counting == .truthUpToItsDate, try SupersedeRule.applyExportDate(in: database) {
                 try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount)
             }
             return result

@@ -123,13 +123,16 @@ final class SupersedeRule {
 
     /// After an export import, when the store has pushed rows: those before the latest export's date
     /// no longer count. One transaction; the trigger moves their counts and marks their hours.
-    static func applyExportDate(in database: any StoreDatabase) throws {
+    /// Whether there were pushed rows to look at (false: nothing changed).
+    @discardableResult
+    static func applyExportDate(in database: any StoreDatabase) throws -> Bool {
         guard try database.scalarInt("SELECT EXISTS (SELECT 1 FROM metric WHERE origin = 1)") == 1,
-              let exportDate = try exportDate(in: database) else { return }
+              let exportDate = try exportDate(in: database) else { return false }
         try database.transaction {
             try database.prepare("UPDATE metric SET superseded = 1 WHERE origin = 1 AND start_date < ? AND superseded != 1")
                 .run([.int(exportDate)])
             try CountedRows.refreshStaleRanges(in: database)
         }
+        return true
     }
 }

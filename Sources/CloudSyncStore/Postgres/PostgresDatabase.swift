@@ -56,7 +56,12 @@ package final class PostgresDatabase: StoreDatabase {
 
     package func execute(_ sql: String) throws {
         // A rollback runs whatever the statement sent before it said: it is what undoes it.
-        if sql.hasPrefix("ROLLBACK") { try? finishSent() } else { try finishSent() }
+        if sql.hasPrefix("ROLLBACK") {
+            try? finishSent()
+            rollbacks += 1
+        } else {
+            try finishSent()
+        }
         guard let result = PQexec(connection, sql) else { throw error(nil, sql: sql) }
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -91,6 +96,25 @@ package final class PostgresDatabase: StoreDatabase {
         temporaryNames += 1
         return temporaryNames
     }
+
+    /// The temporary tables of `PostgresRowBatch`es that are done, by their columns' declaration, with
+    /// `rollbacks` when they were made.
+    private var leftTables: [String: [LeftTable]] = [:]
+
+    struct LeftTable {
+        var name: String
+        var madeAtRollbacks: Int?
+        /// Rows deleted from it since it was last truncated (`PostgresRowBatch`).
+        var deleted: Int
+    }
+
+    func takeTemporaryTable(declared: String) -> LeftTable? { leftTables[declared]?.popLast() }
+
+    func leaveTemporaryTable(declared: String, _ table: LeftTable) { leftTables[declared, default: []].append(table) }
+
+    /// How many rollbacks (whole, or to a savepoint) this connection ran: a temporary table made
+    /// since the last one is still there (`PostgresRowBatch`).
+    private(set) var rollbacks = 0
 
     /// A statement sent and not read back yet (`send`), and what to do with its outcome.
     private var sent: (sql: String, then: (Result<Int, PostgresError>) throws -> Void)?

@@ -27,4 +27,7 @@ extension StagingStore {
 
     /// Whether the store is a patient's in PostgreSQL (not a file).
     public var isPostgres: Bool { sqlite == nil }
+
+    /// Whether a transaction is open on the store's connection (or a statement still runs on it).
+    package var isInTransaction: Bool { database.isInTransaction }
 }
