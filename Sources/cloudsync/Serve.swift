@@ -231,6 +231,7 @@ struct Serve: AsyncParsableCommand {
             if ReceiverConfiguration.isPostgres(database) {
                 configuration.patientStores = PostgresPatientStores(address: database, configuration: storeConfiguration)
             } else {
+                storeConfiguration.pageCacheKiB = 4 << 10
                 configuration.patientStores = PatientStoreFolder(folder: PatientStoreFolder.folder(besideDatabase: database),
                                                                  configuration: storeConfiguration, wait: Receiver.pushWriteWait)
             }
