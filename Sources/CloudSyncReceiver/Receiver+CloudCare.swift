@@ -55,12 +55,11 @@ extension Receiver {
                 return (errors.response, nil)
             }
         }
-        let received = samples
-        let origin = ImportOrigin.receivedSamples(input: "a CloudCare batch of device \(envelope.deviceId)", kindName: "cloudcare")
         let stored: Int
-        switch await stores.write(owner: owner, { try $0.importMetrics(received, origin: origin) }) {
+        switch await storeReceived(samples, of: owner, as: .receivedSamples(input: "a CloudCare batch of device \(envelope.deviceId)",
+                                                                          kindName: "cloudcare"), path: "/wearables/import/apple-health") {
         case .success(let result): stored = result.new
-        case .failure(let error): return (refused(error, path: "/wearables/import/apple-health", user: owner), nil)
+        case .failure(let refusal): return (refusal.response, nil)
         }
         let duplicates = metrics.count - stored
         return (JSONResponse.make(.created, [

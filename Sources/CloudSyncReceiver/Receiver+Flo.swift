@@ -51,12 +51,10 @@ extension Receiver {
             }
             received.append(metric)
         }
-        let metrics = received
-        let origin = ImportOrigin.receivedSamples(input: "Flō samples", kindName: "flo")
         let inserted: Int
-        switch await stores.write(owner: owner, { try $0.importMetrics(metrics, origin: origin) }) {
+        switch await storeReceived(received, of: owner, as: .receivedSamples(input: "Flō samples", kindName: "flo"), path: "/api/healthkit/samples") {
         case .success(let result): inserted = result.new
-        case .failure(let error): return (refused(error, path: "/api/healthkit/samples", user: owner), nil)
+        case .failure(let refusal): return (refusal.response, nil)
         }
         return (JSONResponse.make(.ok, ["inserted": inserted, "duplicates": samples.count - inserted, "total": samples.count]), inserted)
     }

@@ -51,6 +51,9 @@ extension Receiver {
         }
     }
 
+    /// A write the store did not take, as its answer.
+    struct RefusedWrite: Error { var response: Response }
+
     /// How long a push waits for its turn to write (an import beside it commits in chunks of well
     /// under a second; another push takes less): past it, 503 with `Retry-After`, which the app retries.
     package static let pushWriteWait = 10.0
@@ -93,12 +96,18 @@ extension Receiver {
         return JSONResponse.make(.internalServerError, ["detail": "the store could not take the push; nothing was stored: \(error)"])
     }
 
-    /// `refusal(error)` for a data route's write, said in the log as the handler's errors are.
-    func refused(_ error: any Error, path: String, user: String) -> Response {
-        let response = Self.refusal(error)
-        let text = "POST \(path) of \(user): \(error); answered \(response.status.code)"
-        if response.status == .internalServerError { logger.error("\(text)") } else { logger.warning("\(text)") }
-        return response
+    /// A contract's samples into the patient's store, in one transaction (`importMetrics`): what it
+    /// stored, or the answer that says why not (`refusal`), said in the log as the handler's errors are.
+    func storeReceived(_ samples: [HealthMetric], of owner: String, as origin: ImportOrigin,
+                       path: String) async -> Result<StoreImportResult, RefusedWrite> {
+        switch await stores.write(owner: owner, { try $0.importMetrics(samples, origin: origin) }) {
+        case .success(let result): return .success(result)
+        case .failure(let error):
+            let response = Self.refusal(error)
+            let text = "POST \(path) of \(owner): \(error); answered \(response.status.code)"
+            if response.status == .internalServerError { logger.error("\(text)") } else { logger.warning("\(text)") }
+            return .failure(RefusedWrite(response: response))
+        }
     }
 
     /// The reply: totals, then by name what was stored, what was already there, what was not kept.

@@ -53,11 +53,9 @@ extension Receiver {
             }
             received.append(metric)
         }
-        let metrics = received
-        let origin = ImportOrigin.receivedSamples(input: "steps", kindName: "steps")
-        switch await stores.write(owner: owner, { try $0.importMetrics(metrics, origin: origin) }) {
+        switch await storeReceived(received, of: owner, as: .receivedSamples(input: "steps", kindName: "steps"), path: "/steps") {
         case .success(let result): return (JSONResponse.make(.ok, ["saved": result.new, "message": "Success"]), result.new)
-        case .failure(let error): return (refused(error, path: "/steps", user: owner), nil)
+        case .failure(let refusal): return (refusal.response, nil)
         }
     }
 }
