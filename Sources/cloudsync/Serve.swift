@@ -63,9 +63,10 @@ struct Serve: AsyncParsableCommand {
             for its turn to write at most 10 s (an import beside it commits in chunks), then 503 with Retry-After; \
             a full disk is 507. Every other command works on the store meanwhile.
 
-            A clinic: --db FILE (SQLite) keeps each patient's pushes (POST /health-auto-export) and exports in a \
-            store of their own, FILE-patients/NAME.sqlite; --db postgres://… keeps them as the patient's rows of \
-            the store's tables there (every row with its owner; a patient's connection sees only theirs). \
+            A clinic: --db FILE (SQLite) keeps each patient's batches, pushes (POST /health-auto-export) and \
+            exports in a store of their own, FILE-patients/NAME.sqlite; --db postgres://… keeps them as the \
+            patient's rows of the store's tables there (every row with its owner; a patient's connection sees \
+            only theirs). \
             Every command reads a patient's store: cloudsync status --store FILE|postgres://… --user NAME. \
             POST /api/v1/exports takes an export.zip \
             (Content-Type: application/zip) or export.xml (application/xml) as its body, imported as it \

@@ -5,7 +5,8 @@ import Foundation
 /// PostgreSQL's `RowBatch`: a chunk's rows go to the server in `COPY`'s text format, into a
 /// temporary table of the connection, and the statement (`INSERT … SELECT c0, c1, … FROM {rows}
 /// … ON CONFLICT …`) moves them into the store's table in one go; the temporary table is emptied
-/// after. One round trip and one statement a chunk, instead of one per row (issue 34's item 5).
+/// before the next chunk, and left to the connection's next batch of the same columns. One round
+/// trip and one statement a chunk, instead of one per row (issue 34's item 5).
 ///
 /// libpq's copy is synchronous and tells a connection that broke during it as an error of the
 /// flush (PostgresNIO's stopped the process: docs/performance.md, "Issue 34").
