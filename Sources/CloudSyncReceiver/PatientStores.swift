@@ -168,18 +168,15 @@ package final class PostgresPatientStores: PatientStores, @unchecked Sendable {
         let configuration = configuration
         let open = open
         return await onThreadOfItsOwn {
-            // A connection left open may have been closed by the server since (a restart): the write
-            // is tried again on a new one, which is safe (it had not begun, or was rolled back).
-            if let left = open.take(owner) {
-                do {
-                    let result = try body(left)
-                    open.leave(left, of: owner)
-                    return result
-                } catch let error where !OpenStores.isBrokenConnection(error) {
-                    throw error
-                } catch {}
+            // A connection left open may have been closed by the server since (a restart): asked
+            // first, and a new one made instead. (Not the write tried again: an export's body is read
+            // as it streams in, once.)
+            let opened: StagingStore
+            if let left = open.take(owner), left.answers() {
+                opened = left
+            } else {
+                opened = try store.open(.write, configuration: configuration)
             }
-            let opened = try store.open(.write, configuration: configuration)
             let result = try body(opened)
             open.leave(opened, of: owner)
             return result
@@ -238,16 +235,6 @@ final class OpenStores: @unchecked Sendable {
 
     func forget(_ owner: String) {
         lock.withLock { stores.removeAll { $0.owner == owner } }
-    }
-
-    /// A connection the server closed or lost: the write had not committed (or, lost at its COMMIT,
-    /// may have: the write again finds its rows there and counts them as such).
-    static func isBrokenConnection(_ error: any Error) -> Bool {
-        switch error {
-        case let error as PostgresError: error.isConnectionFailure || error.sqlState.hasPrefix("57P")
-        case StoreError.postgres(let error): error.isConnectionFailure || error.sqlState.hasPrefix("57P")
-        default: false
-        }
     }
 }
 
