@@ -36,7 +36,7 @@ enum LegacyReceivedRows {
                 } else if rows > 0 {
                     try await storage.dropLegacyRows(owner: owner)
                 }
-                if moved > 0 { logger.notice("moved \(moved) samples that an older cloudsync serve kept of \(owner) into their store") }
+                if moved > 0 { logger.notice("moved \(counted(moved, "sample")) that an older cloudsync serve kept of \(owner) into their store") }
             } catch {
                 logger.error("the samples an older cloudsync serve kept of \(owner) could not be moved into their store yet: \(error)")
             }

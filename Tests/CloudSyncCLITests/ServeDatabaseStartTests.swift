@@ -100,7 +100,7 @@ struct ServeStepsOnPostgresTests {
             INSERT INTO flo_sample VALUES ('bob', 'x', 'HKQuantityTypeIdentifierStepCount', 1, 'count', 'b1', 'm1', '{"dataType":"HKQuantityTypeIdentifierStepCount","value":1,"unit":"count","startDate":"b1","endDate":"m1","uuid":"x"}');
             """)
         try Data("bob bob-token-0123456789abcdef\n".utf8).write(to: directory.appendingPathComponent("tokens"))
-        for (start, said) in ["moved 2 samples", "cannot be read as samples"].enumerated() {
+        for (start, said) in ["moved 2 samples ", "cannot be read as samples"].enumerated() {
             let serve = try ServeProcess(["--tokens", directory.appendingPathComponent("tokens").path], directory: directory,
                                          database: cluster.url(), name: "serve-\(start)")
             // The move runs as serve starts, beside the first requests.

@@ -146,6 +146,10 @@ import Testing
         let token = try write(Self.alice, "token", in: dir)
         let serve = try ServeProcess(["--token-file", token], directory: dir)
         defer { _ = serve.stop() }
+        // The move runs as serve starts, beside the first requests: its line says when it is done.
+        let deadline = Date().addingTimeInterval(60)
+        while !serve.log.contains("moved 1 sample ") && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(serve.log.contains("moved 1 sample that an older cloudsync serve kept of default into their store"), "\(serve.log)")
         let (status, json) = try summary(serve, token: Self.alice)
         #expect(status == 200 && json["userId"] as? String == "default" && json["metrics"] as? Int == 1, "\(json)")
         #expect(try serve.count("PRAGMA user_version") == 2)
