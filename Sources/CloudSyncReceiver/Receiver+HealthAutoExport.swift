@@ -51,9 +51,6 @@ extension Receiver {
         }
     }
 
-    /// A write the store did not take, as its answer.
-    struct RefusedWrite: Error { var response: Response }
-
     /// How long a push waits for its turn to write (an import beside it commits in chunks of well
     /// under a second; another push takes less): past it, 503 with `Retry-After`, which the app retries.
     package static let pushWriteWait = 10.0
@@ -73,17 +70,12 @@ extension Receiver {
         case StoreError.postgres(let error): error
         default: nil
         }
-        if reading {
-            if postgres?.isUnavailable ?? false {
-                return JSONResponse.make(.serviceUnavailable, ["detail": "the database is unavailable: ask again"],
-                                         headers: [.retryAfter: String(StorageUnavailable.retryAfterSeconds)])
-            }
-            return JSONResponse.make(.internalServerError, ["detail": "the store could not be read: \(error)"])
-        }
         if postgres?.isUnavailable ?? false {
-            return JSONResponse.make(.serviceUnavailable, ["detail": "the database is unavailable; nothing was stored: send it again"],
+            return JSONResponse.make(.serviceUnavailable,
+                                     ["detail": "the database is unavailable" + (reading ? ": ask again" : "; nothing was stored: send it again")],
                                      headers: [.retryAfter: String(StorageUnavailable.retryAfterSeconds)])
         }
+        if reading { return JSONResponse.make(.internalServerError, ["detail": "the store could not be read: \(error)"]) }
         if (sqlite?.isBusy ?? false) || error is PatientStoreBusy || (postgres?.isLockTimeout ?? false) {
             return JSONResponse.make(.serviceUnavailable, ["detail": "the store stayed busy for \(Int(pushWriteWait)) s (an import or upload "
                                                            + "is writing); nothing was stored: send it again"],
@@ -94,20 +86,6 @@ extension Receiver {
                                      headers: [.retryAfter: "60"])
         }
         return JSONResponse.make(.internalServerError, ["detail": "the store could not take the push; nothing was stored: \(error)"])
-    }
-
-    /// A contract's samples into the patient's store, in one transaction (`importMetrics`): what it
-    /// stored, or the answer that says why not (`refusal`), said in the log as the handler's errors are.
-    func storeReceived(_ samples: [HealthMetric], of owner: String, as origin: ImportOrigin,
-                       path: String) async -> Result<StoreImportResult, RefusedWrite> {
-        switch await stores.write(owner: owner, { try $0.importMetrics(samples, origin: origin) }) {
-        case .success(let result): return .success(result)
-        case .failure(let error):
-            let response = Self.refusal(error)
-            let text = "POST \(path) of \(owner): \(error); answered \(response.status.code)"
-            if response.status == .internalServerError { logger.error("\(text)") } else { logger.warning("\(text)") }
-            return .failure(RefusedWrite(response: response))
-        }
     }
 
     /// The reply: totals, then by name what was stored, what was already there, what was not kept.
