@@ -186,7 +186,7 @@ final class MetricWriter: MetricSink {
             if let windows, try created == nil || !undatedTypes.contains(keys.type) {
                 // On PostgreSQL: looked at among its day's rows, read at once (a dated sample that may
                 // date an undated row goes the statements' way below).
-                if windows.needsRead(type: keys.type, start: metric.startDate) { try flushChunk() }
+                if windows.needsChunkWritten(type: keys.type, start: metric.startDate) { try flushChunk() }
                 switch try windows.alike(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source,
                                          value: metric.value, unit: keys.unit, category: keys.category, created: created) {
                 case .same(let importID):
@@ -340,6 +340,7 @@ final class MetricWriter: MetricSink {
     /// Writes the chunk's rows (before a look at the store, and before each commit).
     private func flushChunk() throws {
         try newRows.flush()
+        windows?.chunkWritten()
         let missed = newRows.notTaken - notTakenCounted
         guard missed > 0 else { return }
         // Never seen in a run (the filter and the write lock rule it out): said, not lost.

@@ -35,6 +35,10 @@ final class StoredSampleWindows {
     private let select: any StoreStatement
     private var loaded: Set<Window> = []
     private var rows: [Sample: [Row]] = [:]
+    /// The windows of the rows the import's chunk holds, not yet in the table: only such a window
+    /// needs the chunk written before it is read. Writing the chunk before every read cut a batch
+    /// of 500 into 16 inserts (5,210 `INSERT … SELECT` and `COPY` for 166,056 received metrics).
+    private var unwritten: Set<Window> = []
 
     init(database: any StoreDatabase) throws {
         select = try database.prepare("""
@@ -59,9 +63,15 @@ final class StoredSampleWindows {
         return stored.first { $0.created == created }.map { .same(importID: $0.importID) } ?? .alike
     }
 
-    /// Whether the sample's window is still to be read (then the rows the import has not written yet
-    /// are written first: the window is read from the table).
-    func needsRead(type: Int64, start: Int64) -> Bool { !loaded.contains(Window(type: type, day: Self.day(of: start))) }
+    /// Whether the sample's window is still to be read from the table and the import's chunk holds
+    /// rows of it (then the chunk is written first).
+    func needsChunkWritten(type: Int64, start: Int64) -> Bool {
+        let window = Window(type: type, day: Self.day(of: start))
+        return !loaded.contains(window) && unwritten.contains(window)
+    }
+
+    /// The import wrote its chunk: its rows are in the table.
+    func chunkWritten() { unwritten.removeAll(keepingCapacity: true) }
 
     private func load(type: Int64, start: Int64) throws {
         let window = Window(type: type, day: Self.day(of: start))
@@ -77,15 +87,18 @@ final class StoredSampleWindows {
         }
     }
 
-    /// A row this import adds (after its look: its window is read).
+    /// A row this import adds to its chunk (after its look: its window is read).
     func add(type: Int64, start: Int64, end: Int64, source: Int64, value: Double, unit: Int64, category: Int64, created: Int64,
              importID: Int64) {
         let sample = Sample(type: type, start: start, end: end, source: source, value: value, unit: unit, category: category)
-        guard loaded.contains(Window(type: type, day: Self.day(of: start))) else { return }
+        let window = Window(type: type, day: Self.day(of: start))
+        unwritten.insert(window)
+        guard loaded.contains(window) else { return }
         rows[sample, default: []].append(Row(created: created, importID: importID))
     }
 
-    /// Everything read so far: what others wrote between two commits is read again.
+    /// Everything read so far: what others wrote between two commits is read again (the chunk's
+    /// windows stay known: its rows are not in the table yet).
     func forget() {
         loaded.removeAll()
         rows.removeAll()
