@@ -90,6 +90,7 @@ public final class StoreImport: StoreAccess {
     @discardableResult
     public func complete(invalid: Int = 0, filtered: Int = 0) throws -> StoreImportResult {
         try storeErrors {
+            var summariesCurrent = false
             do {
                 try metrics.applyPushRule()
                 try database.prepare("""
@@ -103,14 +104,24 @@ public final class StoreImport: StoreAccess {
                     try PushLedger(database: database).record(runID: runID, details: details, firstRow: metrics.storedBefore + 1,
                                                               counts: metrics.counts, notKept: invalid)
                 }
+                // A whole import's few dirty hours are rebuilt in its transaction, after its counts.
+                if origin.commit == .whole {
+                    let pushed = origin.isPushed ? metrics.pushedTypes : nil
+                    transaction.beforeCommit.append { [database, configuration] in
+                        summariesCurrent = try HourSummaryBuilder.refreshBeforeCommit(
+                            database, denseCount: configuration.hourSummaryDenseCount, pushed: pushed)
+                    }
+                }
                 try transaction.commit()
             } catch {
                 discard()
                 throw error
             }
             // After the rows are committed: a kill here leaves the summaries dirty, not wrong.
-            try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount,
-                                           pushed: origin.isPushed ? metrics.pushedTypes : nil)
+            if !summariesCurrent {
+                try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount,
+                                               pushed: origin.isPushed ? metrics.pushedTypes : nil)
+            }
             if origin.counting == .truthUpToItsDate, try SupersedeRule.applyExportDate(in: database) {
                 try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount)
             }
