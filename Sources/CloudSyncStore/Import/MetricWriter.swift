@@ -262,6 +262,8 @@ final class MetricWriter: MetricSink {
         try bindAlike(findUndated, keys, metric)
         guard try findUndated.step() else { return nil }
         try fillCreationDate.run([.int(findUndated.int64(0)), .int(created!)])
+        // The row may count now (a superseded pushed row becomes the export's): its hours are rebuilt.
+        hourSummary.leave(keys.type)
         return findUndated.int64(1)
     }
 
@@ -453,6 +455,10 @@ final class MetricWriter: MetricSink {
     func finish() throws {
         try flushChunk()
         flushTypeCount()
+        // The counts first: they widen the types' dirty hours, which the hour summary then marks
+        // current for the types it counted (written at the commit, they left every type dirty, and
+        // its last hours were rebuilt from the rows after it).
+        try summary.write(using: summaryStatements)
         try hourSummary.finish()
         seen = nil
     }
