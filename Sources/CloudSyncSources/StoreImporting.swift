@@ -72,6 +72,8 @@ extension StagingStore {
     /// `HealthMetricsSource`) in one transaction: all of them, or (on any problem) none.
     @discardableResult
     public func importMetrics(_ metrics: [HealthMetric], origin: ImportOrigin) throws -> StoreImportResult {
+        var origin = origin
+        origin.samples = metrics.count
         let session = try beginImport(origin)
         do {
             try SourceRunner.run(HealthMetricsSource(metrics, name: origin.input), into: session.sinks)

@@ -157,6 +157,31 @@ import Testing
         #expect(negativeZero)
     }
 
+    /// A batch's filter is sized by its samples (a word each): it still never misses one, and a batch
+    /// that holds a sample twice stores it once.
+    @Test func aBatchsFilterIsItsSizeAndNeverMisses() throws {
+        var seen = SeenSamples(samples: 1_000)
+        var maybes = 0
+        for i in 0..<1_000 where seen.insert(type: 1, start: Int64(i) * 60, end: Int64(i) * 60, source: 1, value: 70, unit: 1, category: 0) {
+            maybes += 1
+        }
+        #expect(maybes < 5)
+        for i in 0..<1_000 {
+            let again = seen.insert(type: 1, start: Int64(i) * 60, end: Int64(i) * 60, source: 1, value: 70, unit: 1, category: 0)
+            #expect(again)
+        }
+
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let sample = { (minute: Int64) in
+            HealthMetric(type: "HKQuantityTypeIdentifierHeartRate", startDate: 1_710_000_000 + minute * 60, endDate: 1_710_000_000 + minute * 60,
+                         value: 70, unit: "count/min", sourceApp: "Watch", metadata: ["device": "Apple Watch"])
+        }
+        let batch = (0..<500).map(sample) + [sample(7)]
+        let stored = try store.importMetrics(batch, origin: .receivedSamples(input: "a batch", kindName: "cloudcare"))
+        #expect(stored.new == 500 && stored.writtenTwice == 1)
+    }
+
     /// One app's sleep of one night written three times, as a real 2017 export holds it: InBed
     /// created a second before an Asleep and another InBed over the same span.
     static let sleepTwice = """

@@ -33,6 +33,9 @@ public struct ImportOrigin: Sendable {
     public var kindName: String
     /// What the push ledger (`hae_push`) keeps of a pushed document; nil for a source it does not list.
     public var pushDetails: PushDetails?
+    /// How many samples the source holds, when it says (a batch of samples): the import's memory of
+    /// the samples it added is sized by it (`SeenSamples`), not by the largest export.
+    public var samples: Int?
 
     public init(input: String, size: Int64?, counting: Counting, commit: Commit, kindName: String, pushDetails: PushDetails? = nil) {
         self.input = input

@@ -142,7 +142,7 @@ final class MetricWriter: MetricSink {
         versions = try NameTable(database, table: "source_version")
         categories = try NameTable(database, table: "category_value")
         storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
-        if rule == nil { seen = SeenSamples() }
+        if rule == nil { seen = SeenSamples(samples: origin.samples) }
         if database.dialect == .postgres { windows = try StoredSampleWindows(database: database) }
         undatedTypes = UndatedTypes(database: database)
         dataVersion = try database.othersCommits()
