@@ -59,6 +59,11 @@ final class OnlineHourSummary {
         var type, unit, hour: Int64
         static func < (a: Self, b: Self) -> Bool { (a.type, a.unit, a.hour) < (b.type, b.unit, b.hour) }
     }
+    /// Hours opened since the hours were last written: at `heldLimit` they are written before the
+    /// commit. Held to the commit, a commit's hours of 35 types (and `pending`) were 22 MiB of the
+    /// 1 GB import's peak (heaptrack), which went from 93 to 107 MiB over the 96 MiB goal.
+    private var held = 0
+    private static let heldLimit = 8192
     private var currentID: Int64 = -1
     private var current: TypeHours?
 
@@ -127,7 +132,11 @@ final class OnlineHourSummary {
         }
         type.lastStart = start
         let key = HourSummaryBuilder.HourKey(unit: unit, hour: HourSummaryBuilder.hour(of: start))
-        if type.hours.add(key, value) { type.hourCount += 1 }
+        if type.hours.add(key, value) {
+            type.hourCount += 1
+            held += 1
+            if held >= Self.heldLimit { try write() }
+        }
         type.rows += 1
         if !type.dense && type.rows >= denseCount { type.dense = true }
         if type.cumulative { type.merger.add(start: start, end: end, rank: try rank(), value: value, payload: key, emit: type.addMerged) }
@@ -151,6 +160,7 @@ final class OnlineHourSummary {
 
     /// Adds the hours counted since the last commit to `metric_hour`, in the open transaction.
     func write() throws {
+        held = 0
         for case let (typeID, .counted(type)) in types where type.dense { try write(typeID, type) }   // others wait for the judgement
         // In the table's order.
         for key in pending.keys.sorted() {
