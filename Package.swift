@@ -9,11 +9,11 @@ import PackageDescription
 //   CloudSyncArchive     the input as a file or a zip: seekable (central directory) or streaming, inflate
 //   CloudSyncExport      the readers of each entry kind (export XML via libxml2 SAX, GPX, ECG CSV), the
 //                        mapping to HealthMetric, conversion and inspection
-//   CloudSyncStore       the SQLite staging store: one import session that any source writes into, one
+//   CloudSyncStore       the SQLite staging store: one import session that any reader writes into, one
 //                        definition of what counts, the queries and the upload ledger (the model and SQLite only)
 //   CloudSyncKinds       the record kinds besides metrics (routes, ECGs, …): how each is read and kept, and their registry
-//   CloudSyncSources     an input a person names as the source that reads it (an export, Health Auto
-//                        Export's JSON), and the sources run into the store's import session
+//   CloudSyncInputs      an input a person names (an export, Health Auto Export's JSON) told apart,
+//                        and its reader run into the store's import session
 //   CloudSyncUpload      the uploader (AsyncHTTPClient) for CloudCare, Flō backfill, HealthStepsSync
 //   CloudSyncReceiver    `serve`: the receiver of the three wire contracts (Hummingbird)
 //   CloudSyncPairing     the pairing object and its QR code (libqrencode)
@@ -34,7 +34,7 @@ let package = Package(
         .library(name: "CloudSyncStore", targets: ["CloudSyncStore"]),
         .library(name: "CloudSyncKinds", targets: ["CloudSyncKinds"]),
         .library(name: "CloudSyncHealthAutoExport", targets: ["CloudSyncHealthAutoExport"]),
-        .library(name: "CloudSyncSources", targets: ["CloudSyncSources"]),
+        .library(name: "CloudSyncInputs", targets: ["CloudSyncInputs"]),
         .executable(name: "cloudsync", targets: ["cloudsync"]),
     ],
     dependencies: [
@@ -115,7 +115,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "CloudSyncSources",
+            name: "CloudSyncInputs",
             dependencies: ["CloudSyncModel", "CloudSyncArchive", "CloudSyncExport", "CloudSyncHealthAutoExport", "CloudSyncStore", "CloudSyncKinds"],
             swiftSettings: strictSettings
         ),
@@ -141,7 +141,7 @@ let package = Package(
         .target(
             name: "CloudSyncReceiver",
             dependencies: [
-                "CloudSyncModel", "CloudSyncStore", "CloudSyncHealthAutoExport", "CloudSyncSources",
+                "CloudSyncModel", "CloudSyncStore", "CloudSyncHealthAutoExport", "CloudSyncInputs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -179,7 +179,7 @@ let package = Package(
                 "CloudSyncExport",
                 "CloudSyncStore",
                 "CloudSyncKinds",
-                "CloudSyncSources",
+                "CloudSyncInputs",
                 "CloudSyncUpload",
                 "CloudSyncReceiver",
                 "CloudSyncPairing",
@@ -233,13 +233,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncStoreTests",
-            dependencies: ["CloudSyncStore", "CloudSyncExport", "CloudSyncModel", "CloudSyncKinds", "CloudSyncSources",
+            dependencies: ["CloudSyncStore", "CloudSyncExport", "CloudSyncModel", "CloudSyncKinds", "CloudSyncInputs",
                            "CloudSyncHealthAutoExport", "CSQLite3", "CloudSyncTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "CloudSyncKindsTests",
-            dependencies: ["CloudSyncKinds", "CloudSyncExport", "CloudSyncStore", "CloudSyncModel", "CloudSyncSources", "CloudSyncTesting",
+            dependencies: ["CloudSyncKinds", "CloudSyncExport", "CloudSyncStore", "CloudSyncModel", "CloudSyncInputs", "CloudSyncTesting",
                            .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),
@@ -268,8 +268,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "CloudSyncSourcesTests",
-            dependencies: ["CloudSyncSources", "CloudSyncStore", "CloudSyncKinds", "CloudSyncHealthAutoExport", "CloudSyncTesting"],
+            name: "CloudSyncInputsTests",
+            dependencies: ["CloudSyncInputs", "CloudSyncStore", "CloudSyncKinds", "CloudSyncHealthAutoExport", "CloudSyncTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -283,7 +283,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudSyncCLITests",
-            dependencies: ["CloudSyncExport", "CloudSyncModel", "CloudSyncStore", "CloudSyncKinds", "CloudSyncSources", "CloudSyncUpload", "CloudSyncReceiver",
+            dependencies: ["CloudSyncExport", "CloudSyncModel", "CloudSyncStore", "CloudSyncKinds", "CloudSyncInputs", "CloudSyncUpload", "CloudSyncReceiver",
                            "cloudsync", "CloudSyncTesting", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strictSettings
         ),

@@ -28,8 +28,8 @@ public enum FuzzTargets {
         let sink = CheckingSink()
         let records = CountingRecordSink()
         do {
-            let report = try SourceRunner.run(ArchiveConverter(input: "/proc/self/fd/\(fd)", kinds: RecordKinds.all),
-                                              into: SourceSinks(metrics: sink, records: records))
+            let report = try ReaderRunner.run(ArchiveConverter(input: "/proc/self/fd/\(fd)", kinds: RecordKinds.all),
+                                              into: ReaderSinks(metrics: sink, records: records))
             precondition(sink.finished && report.conversion.metrics == sink.metrics,
                          "the report counts \(report.conversion.metrics), the sink saw \(sink.metrics)")
             precondition(report.records.filter { $0.value.records > 0 } == records.counts, "the report's records are not the sink's")
@@ -92,7 +92,7 @@ public enum FuzzTargets {
         let comparable = !bytes.contains(0)
         let foundation = comparable && (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil
         do {
-            let report = try SourceRunner.run(HealthAutoExportReader(document: document), into: SourceSinks(metrics: sink, records: records))
+            let report = try ReaderRunner.run(HealthAutoExportReader(document: document), into: ReaderSinks(metrics: sink, records: records))
             precondition(sink.finished && sink.metrics == report.samples, "the report counts \(report.samples), the sink saw \(sink.metrics)")
             precondition(foundation || !comparable, "the reader accepted what Foundation does not read as JSON")
         } catch let error as HealthAutoExportError {

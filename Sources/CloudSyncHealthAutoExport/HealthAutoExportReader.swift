@@ -1,7 +1,7 @@
 public import CloudSyncModel
 import Foundation
 
-/// Health Auto Export's JSON as a source of records (`RecordSource`'s second source beside the
+/// Health Auto Export's JSON as a reader of records (`RecordReader`'s second reader beside the
 /// export archive): `{"data": {"metrics": [...], "workouts": [...], ...}}` (export version 1 or 2;
 /// also inside a top-level array, as re-serialised files have it) read into the same sinks the
 /// export's records go to. Metrics become `MappedMetric`s, workouts the export's workout metric and
@@ -13,7 +13,7 @@ import Foundation
 /// The whole document is checked as it is read: a syntax error or a wrong shape stops it with the
 /// JSON path of the first problem (`HealthAutoExportError`); a caller that must keep nothing of a
 /// refused document (a push) writes into one transaction and rolls it back.
-public final class HealthAutoExportReader: RecordSource {
+public final class HealthAutoExportReader: RecordReader {
     public struct Options: Sendable {
         /// The push's `automation-aggregation` header: the bucket of date-only points. Without it,
         /// the dates tell (`Aggregation.inferred`).
@@ -35,7 +35,7 @@ public final class HealthAutoExportReader: RecordSource {
     /// end; routes to `sinks.records`. On a problem it throws before finishing anything: what to do
     /// with what the sinks hold is the caller's decision (the store rolls the document back). A
     /// document has no facts of an export to tell.
-    public func read(into sinks: SourceSinks, control: RunControl) throws -> HealthAutoExportReport {
+    public func read(into sinks: ReaderSinks, control: RunControl) throws -> HealthAutoExportReport {
         let started = DispatchTime.now().uptimeNanoseconds
         var report = HealthAutoExportReport(input: name)
         let arena = TextArena(), names = NamePool()

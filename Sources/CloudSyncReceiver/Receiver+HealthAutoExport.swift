@@ -1,6 +1,6 @@
 import CloudSyncHealthAutoExport
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 import CloudSyncStore
 import Foundation
 import Hummingbird

@@ -1,5 +1,5 @@
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 import CloudSyncStore
 import Foundation
 import Hummingbird

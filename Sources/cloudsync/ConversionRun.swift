@@ -2,7 +2,7 @@ import CloudSyncExport
 import CloudSyncHealthAutoExport
 import CloudSyncKinds
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 import Foundation
 
 /// Refuses `-` when standard input is a terminal: nobody types an export, and a run waiting for
@@ -25,7 +25,7 @@ func runConversion(input: String, filter: MetricFilter, sink: any MetricSink, qu
     converter.observer = observer
     let progress = ProgressLine()
     do {
-        let report = try SourceRunner.run(converter, into: SourceSinks(metrics: sink, records: CountingRecordSink()),
+        let report = try ReaderRunner.run(converter, into: ReaderSinks(metrics: sink, records: CountingRecordSink()),
                                           control: progress.control())
         progress.clear()
         if !quiet || report.invalidCount > 0 { printError(String(report.summary.dropFirst("cloudsync: ".count))) }
@@ -57,7 +57,7 @@ func runArchive(input: String, filter: MetricFilter, metrics: any MetricSink, re
     converter.observer = observer
     let progress = ProgressLine()
     do {
-        let report = try SourceRunner.run(converter, into: SourceSinks(metrics: metrics, records: records), control: progress.control())
+        let report = try ReaderRunner.run(converter, into: ReaderSinks(metrics: metrics, records: records), control: progress.control())
         progress.clear()
         for damage in report.damaged { printError("\(report.conversion.input) (\(damage.entry)): skipped: \(damage.problem)") }
         if !quiet || !report.damaged.isEmpty || !report.notes.isEmpty { printError(archiveSummary(report)) }
@@ -82,11 +82,11 @@ func runDocuments(_ files: [String], filter: MetricFilter, metrics: any MetricSi
     }
     let progress = ProgressLine()
     let oneKind = kind.map { OneKindSink(kindNamed: $0.name, to: records) }
-    let (sinks, filtered) = Filtering.sinks(filter, SourceSinks(metrics: metrics, records: oneKind ?? records))
+    let (sinks, filtered) = Filtering.sinks(filter, ReaderSinks(metrics: metrics, records: oneKind ?? records))
     let source = HealthAutoExportFiles(files)
     let started = Date()
     do {
-        let reports = try SourceRunner.run(source, into: sinks, control: progress.control())
+        let reports = try ReaderRunner.run(source, into: sinks, control: progress.control())
         progress.clear()
         let seconds = String(format: " in %.1f s", Date().timeIntervalSince(started))
         if let kind, let oneKind {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 import Foundation
 
 struct Convert: ParsableCommand {
@@ -65,7 +65,7 @@ struct Convert: ParsableCommand {
         try outputs.check(files)
         let filter = try filters.makeFilter()
         let documents: [String]?
-        if case .healthAutoExport(let files) = InputSource(input) { documents = files } else { documents = nil }
+        if case .healthAutoExport(let files) = NamedInput(input) { documents = files } else { documents = nil }
         if let kind = outputs.recordKind {
             let records: any RecordSink
             do { records = try outputs.makeRecordSink(kind) } catch { throw ExitStatus.report(error) }

@@ -1,7 +1,7 @@
 import CloudSyncHealthAutoExport
 import CloudSyncKinds
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 import CloudSyncStore
 import Foundation
 
@@ -64,8 +64,8 @@ extension Inspect {
         for file in files {
             do {
                 let document = try HealthAutoExportDocument(path: file)
-                reports.append(try SourceRunner.run(HealthAutoExportReader(document: document),
-                                                    into: SourceSinks(metrics: DiscardingSink(), records: CountingRecordSink())))
+                reports.append(try ReaderRunner.run(HealthAutoExportReader(document: document),
+                                                    into: ReaderSinks(metrics: DiscardingSink(), records: CountingRecordSink())))
             } catch let error as HealthAutoExportError {
                 printError(error.description)
                 throw error.kind == .unreadable ? ExitStatus.noInput : ExitStatus.dataError

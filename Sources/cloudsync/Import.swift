@@ -2,7 +2,7 @@ import ArgumentParser
 import CloudSyncExport
 import CloudSyncKinds
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 import CloudSyncStore
 import Foundation
 
@@ -53,7 +53,7 @@ struct Import: ParsableCommand {
             throw ExitStatus.noInput
         }
         // Health Auto Export's JSON (a file, or a folder of them): the same store, the same door.
-        if case .healthAutoExport(let files) = InputSource(input) {
+        if case .healthAutoExport(let files) = NamedInput(input) {
             try importHealthAutoExport(files)
             return
         }

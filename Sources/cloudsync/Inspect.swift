@@ -2,7 +2,7 @@ import ArgumentParser
 import CloudSyncExport
 import CloudSyncKinds
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 import Foundation
 
 struct Inspect: ParsableCommand {
@@ -36,7 +36,7 @@ struct Inspect: ParsableCommand {
         var files = SameFileGuard(command: "inspect")
         files.input(input)
         try files.standardOutput()
-        if case .healthAutoExport(let files) = InputSource(input), !files.isEmpty {
+        if case .healthAutoExport(let files) = NamedInput(input), !files.isEmpty {
             try inspectHealthAutoExport(files)
             return
         }

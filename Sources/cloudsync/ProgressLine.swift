@@ -7,7 +7,7 @@ import Foundation
 struct ProgressLine {
     let enabled = isatty(STDERR_FILENO) == 1
 
-    func show(_ progress: SourceProgress) {
+    func show(_ progress: ReaderProgress) {
         guard enabled else { return }
         var parts: [String] = []
         var eta: Double?

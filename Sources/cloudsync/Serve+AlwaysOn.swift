@@ -3,7 +3,7 @@ import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncReceiver
 import CloudSyncReport
-import CloudSyncSources
+import CloudSyncInputs
 import CloudSyncStore
 import CloudSyncUpload
 import Foundation

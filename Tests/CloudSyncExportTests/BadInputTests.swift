@@ -12,7 +12,7 @@ import Testing
     func failure(_ path: String) throws -> (error: ConversionError, sink: CollectingSink) {
         let sink = CollectingSink()
         do {
-            try SourceRunner.run(ExportConverter(input: path), into: sink.sinks)
+            try ReaderRunner.run(ExportConverter(input: path), into: sink.sinks)
         } catch let error as ConversionError {
             return (error, sink)
         }
@@ -142,7 +142,7 @@ import Testing
         try bytes.write(to: URL(fileURLWithPath: path))
         let sink = CollectingSink()
         #expect {
-            try SourceRunner.run(ExportConverter(input: path), into: sink.sinks)
+            try ReaderRunner.run(ExportConverter(input: path), into: sink.sinks)
         } throws: { error in
             "\(error)".contains("CRC-32 mismatch") && "\(error)".contains("apple_health_export/export.xml")
         }
@@ -179,7 +179,7 @@ import Testing
         let path = try ZipFixtures.make([("apple_health_export/workout-routes/r.gpx", Data("<gpx/>".utf8)),
                                          ("apple_health_export/export.xml", Self.sample)], in: dir, method: deflated ? .deflate : .none)
         let zipBytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let source = try StreamingZipSource(reader: try pipeReader(writing: zipBytes, inPiecesOf: writeSize))
+        let source = try StreamingZipBytes(reader: try pipeReader(writing: zipBytes, inPiecesOf: writeSize))
         var streamed: [UInt8] = []
         try source.produce { streamed.append(contentsOf: $0) }
         #expect(Data(streamed) == Self.sample)

@@ -104,7 +104,7 @@ import Testing
         let garbage = Data([0xFF, 0xFF, 0xFF, 0xFF] + (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let bytes = RawZip(entries: [.init(path: "apple_health_export/electrocardiograms/ecg.csv", data: garbage, method: 8),
                                      .init(path: Self.exportPath, data: Self.sample)]).bytes
-        let source = try StreamingZipSource(reader: try pipeReader(writing: bytes))
+        let source = try StreamingZipBytes(reader: try pipeReader(writing: bytes))
         var streamed: [UInt8] = []
         try source.produce { streamed.append(contentsOf: $0) }
         #expect(Data(streamed) == Self.sample)

@@ -11,7 +11,7 @@ import Testing
         let inspector = ExportInspector()
         let converter = ArchiveConverter(input: input, kinds: [])
         converter.observer = inspector
-        let archive = try SourceRunner.run(converter, into: SourceSinks(metrics: inspector, records: CountingRecordSink()))
+        let archive = try ReaderRunner.run(converter, into: ReaderSinks(metrics: inspector, records: CountingRecordSink()))
         var report = inspector.report(archive.conversion)
         report.add(archive)
         return report

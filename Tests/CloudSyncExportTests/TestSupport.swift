@@ -8,7 +8,7 @@ import Testing
 /// Converts `path` and returns the metrics and the report.
 func convert(_ path: String, filter: MetricFilter = .all) throws -> (metrics: [HealthMetric], json: [String], report: ConversionReport) {
     let sink = CollectingSink()
-    let report = try SourceRunner.run(ExportConverter(input: path, filter: filter), into: sink.sinks)
+    let report = try ReaderRunner.run(ExportConverter(input: path, filter: filter), into: sink.sinks)
     return (sink.metrics, sink.jsonLines, report)
 }
 

@@ -87,7 +87,7 @@ import Testing
         let inspector = ExportInspector()
         let converter = ExportConverter(input: path)
         converter.observer = inspector
-        let report = inspector.report(try SourceRunner.run(converter, into: SourceSinks(metrics: inspector, records: CountingRecordSink())))
+        let report = inspector.report(try ReaderRunner.run(converter, into: ReaderSinks(metrics: inspector, records: CountingRecordSink())))
         #expect(report.unrecognisedUnits == ["W": 1])
         #expect(report.metricsByType == ["HKQuantityTypeIdentifierRunningPower": 1])
         let (metrics, _, _) = try convert(path)

@@ -8,13 +8,13 @@ enum Collected {
     static func read(_ json: String, aggregation: Aggregation? = nil) throws -> (CollectingSink, HealthAutoExportReport) {
         let collected = CollectingSink()
         let document = HealthAutoExportDocument(bytes: Array(json.utf8), name: "test.json")
-        let report = try SourceRunner.run(HealthAutoExportReader(document: document, options: .init(aggregation: aggregation)), into: collected.sinks)
+        let report = try ReaderRunner.run(HealthAutoExportReader(document: document, options: .init(aggregation: aggregation)), into: collected.sinks)
         return (collected, report)
     }
 
     static func read(path: String) throws -> (CollectingSink, HealthAutoExportReport) {
         let collected = CollectingSink()
-        let report = try SourceRunner.run(HealthAutoExportReader(document: try HealthAutoExportDocument(path: path)), into: collected.sinks)
+        let report = try ReaderRunner.run(HealthAutoExportReader(document: try HealthAutoExportDocument(path: path)), into: collected.sinks)
         return (collected, report)
     }
 }

@@ -182,7 +182,7 @@ extension Int64 {
     @Test func aByteOrderMarkIsIgnored() throws {
         let collected = CollectingSink()
         let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(Self.document.utf8)
-        _ = try SourceRunner.run(HealthAutoExportReader(document: HealthAutoExportDocument(bytes: bytes, name: "bom")), into: collected.sinks)
+        _ = try ReaderRunner.run(HealthAutoExportReader(document: HealthAutoExportDocument(bytes: bytes, name: "bom")), into: collected.sinks)
         #expect(collected.metrics.count == 1)
     }
 
@@ -192,7 +192,7 @@ extension Int64 {
         let bytes = Array(parts[0].utf8) + sequence + Array(parts[1].utf8)
         let collected = CollectingSink()
         let error = try #require(throws: HealthAutoExportError.self) {
-            try SourceRunner.run(HealthAutoExportReader(document: HealthAutoExportDocument(bytes: bytes, name: "bad")), into: collected.sinks)
+            try ReaderRunner.run(HealthAutoExportReader(document: HealthAutoExportDocument(bytes: bytes, name: "bad")), into: collected.sinks)
         }
         #expect(error.kind == .malformed && error.path == "$.data.metrics[0].data[0].source")
         #expect(collected.metrics.isEmpty && !collected.finished)

@@ -78,7 +78,7 @@ import ZIPFoundation
 
     func read(_ input: String, kinds: [any ArchiveKind.Type] = [RouteKind.self, ECGKind.self]) throws -> (CollectingSink, ArchiveConverter.Report) {
         let records = CollectingSink()
-        let report = try SourceRunner.run(ArchiveConverter(input: input, kinds: kinds), into: SourceSinks(metrics: DiscardingSink(), records: records))
+        let report = try ReaderRunner.run(ArchiveConverter(input: input, kinds: kinds), into: ReaderSinks(metrics: DiscardingSink(), records: records))
         return (records, report)
     }
 
@@ -219,7 +219,7 @@ struct ArchiveCorpusTests {
         let expected = try independentPoints(zip)
         #expect(expected.count == 2)
         let records = CollectingSink()
-        _ = try SourceRunner.run(ArchiveConverter(input: zip.path, kinds: [RouteKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: records))
+        _ = try ReaderRunner.run(ArchiveConverter(input: zip.path, kinds: [RouteKind.self]), into: ReaderSinks(metrics: DiscardingSink(), records: records))
         #expect(records.routes.count == expected.count)
         for route in records.routes {
             let truth = try #require(expected[route.file ?? ""])
@@ -234,7 +234,7 @@ struct ArchiveCorpusTests {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let count = text.components(separatedBy: "<Location ").count - 1
         let records = CollectingSink()
-        _ = try SourceRunner.run(ArchiveConverter(input: path, kinds: [RouteKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: records))
+        _ = try ReaderRunner.run(ArchiveConverter(input: path, kinds: [RouteKind.self]), into: ReaderSinks(metrics: DiscardingSink(), records: records))
         #expect(records.routes.flatMap(\.points).count == count)
         let firstLatitude = try #require(text.range(of: #"latitude="([-0-9.]+)""#, options: .regularExpression))
         #expect("latitude=\"\(records.routes.first?.points.first?.latitude ?? 0)\"" == String(text[firstLatitude]))
@@ -247,7 +247,7 @@ struct ArchiveCorpusTests {
                                         ("apple_health_export/workout-routes/route_2019-06-11_3.00pm.gpx", gpx),
                                         ("apple_health_export/electrocardiograms/ecg_2023-03-04.csv", csv)], in: try makeTemporaryDirectory())
         let records = CollectingSink()
-        let report = try SourceRunner.run(ArchiveConverter(input: zip, kinds: [RouteKind.self, ECGKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: records))
+        let report = try ReaderRunner.run(ArchiveConverter(input: zip, kinds: [RouteKind.self, ECGKind.self]), into: ReaderSinks(metrics: DiscardingSink(), records: records))
         #expect(report.damaged.isEmpty)
         let gpxText = String(decoding: gpx, as: UTF8.self)
         #expect(records.routes.first?.points.count == gpxText.components(separatedBy: "<trkpt ").count - 1)

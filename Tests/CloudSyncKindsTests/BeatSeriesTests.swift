@@ -11,7 +11,7 @@ import ZIPFoundation
     func series(_ records: String) throws -> (CollectingSink, ArchiveConverter.Report) {
         let path = try writeFile("<?xml version=\"1.0\"?>\n<HealthData locale=\"fr_FR\">\n\(records)</HealthData>\n")
         let sink = CollectingSink()
-        return (sink, try SourceRunner.run(ArchiveConverter(input: path, kinds: [BeatSeriesKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: sink)))
+        return (sink, try ReaderRunner.run(ArchiveConverter(input: path, kinds: [BeatSeriesKind.self]), into: ReaderSinks(metrics: DiscardingSink(), records: sink)))
     }
 
     static func record(start: String, end: String, _ beats: [(Int, String)]) -> String {
@@ -67,7 +67,7 @@ struct BeatSeriesCorpusTests {
         let matches = regex.matches(in: text, range: NSRange(text.startIndex..., in: text))
         #expect(matches.count > 13_000)
         let sink = CollectingSink()
-        let report = try SourceRunner.run(ArchiveConverter(input: zip.path, kinds: [BeatSeriesKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: sink))
+        let report = try ReaderRunner.run(ArchiveConverter(input: zip.path, kinds: [BeatSeriesKind.self]), into: ReaderSinks(metrics: DiscardingSink(), records: sink))
         #expect(report.count("beats").parts == matches.count && report.notes.isEmpty)
         func bpm(_ match: NSTextCheckingResult) -> Int { Int(text[Range(match.range(at: 1), in: text)!])! }
         #expect(sink.series.first?.beats.first?.bpm == bpm(matches.first!))

@@ -26,7 +26,7 @@ import Testing
             </HealthData>
             """
         let sink = CollectingSink()
-        let report = try SourceRunner.run(ArchiveConverter(input: try writeFile(xml), kinds: [CorrelationKind.self]), into: SourceSinks(metrics: DiscardingSink(), records: sink))
+        let report = try ReaderRunner.run(ArchiveConverter(input: try writeFile(xml), kinds: [CorrelationKind.self]), into: ReaderSinks(metrics: DiscardingSink(), records: sink))
         #expect(report.count("correlations").records == 2 && report.notes == ["1 correlation without a member with a value skipped"])
         let pressure = try #require(sink.correlations.first)
         #expect(pressure.type == "bloodPressure" && pressure.sourceApp == "Omron" && pressure.startDate == 1_730_554_200)

@@ -1,6 +1,6 @@
 import CloudSyncExport
 import CloudSyncHealthAutoExport
-import CloudSyncSources
+import CloudSyncInputs
 import CloudSyncKinds
 import CloudSyncModel
 import CloudSyncStore
@@ -23,13 +23,13 @@ func written(in directory: URL, _ name: String = UUID().uuidString, _ write: (Ou
 func convert<Kind: ArchiveRecordKind>(_ kind: Kind.Type, _ input: String, into sink: any RecordSink,
                                       filter: MetricFilter = .all) throws -> RecordCount {
     guard input.hasSuffix(".json") else {
-        let report = try SourceRunner.run(ArchiveConverter(input: input, filter: filter, kinds: [kind]),
-                                          into: SourceSinks(metrics: DiscardingSink(), records: sink))
+        let report = try ReaderRunner.run(ArchiveConverter(input: input, filter: filter, kinds: [kind]),
+                                          into: ReaderSinks(metrics: DiscardingSink(), records: sink))
         return report.count(Kind.name)
     }
     let oneKind = OneKindSink(kindNamed: Kind.name, to: sink)
-    let (sinks, _) = Filtering.sinks(filter, SourceSinks(metrics: DiscardingSink(), records: oneKind))
-    try SourceRunner.run(HealthAutoExportFiles([input]), into: sinks)
+    let (sinks, _) = Filtering.sinks(filter, ReaderSinks(metrics: DiscardingSink(), records: oneKind))
+    try ReaderRunner.run(HealthAutoExportFiles([input]), into: sinks)
     return oneKind.count
 }
 

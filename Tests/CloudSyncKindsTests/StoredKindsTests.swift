@@ -1,7 +1,7 @@
 import CloudSyncExport
 @testable import CloudSyncKinds
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation

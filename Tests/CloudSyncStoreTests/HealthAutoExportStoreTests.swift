@@ -2,7 +2,7 @@ import CloudSyncExport
 import CloudSyncHealthAutoExport
 import CloudSyncKinds
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation
@@ -225,16 +225,16 @@ import Testing
             func finish() throws { try sink.finish() }
             func abandon() throws { try sink.abandon() }
         }
-        final class Source: RecordSource {
+        final class Source: RecordReader {
             let inner: ExportConverter
             let push: @Sendable () -> Void
             var sink: PushingSink?
             var name: String { inner.name }
             init(_ path: String, push: @escaping @Sendable () -> Void) { inner = ExportConverter(input: path); self.push = push }
-            func read(into sinks: SourceSinks, control: RunControl) throws -> ConversionReport {
+            func read(into sinks: ReaderSinks, control: RunControl) throws -> ConversionReport {
                 let sink = PushingSink(sinks.metrics, push: push)
                 self.sink = sink
-                return try inner.read(into: SourceSinks(metrics: sink, records: sinks.records, facts: sinks.facts), control: control)
+                return try inner.read(into: ReaderSinks(metrics: sink, records: sinks.records, facts: sinks.facts), control: control)
             }
         }
         /// The push's thread owns its store; the test reads the outcome once the thread ended.
@@ -249,7 +249,7 @@ import Testing
             do { outcome.result = try Self.push(push, into: outcome.store) } catch { outcome.error = error }
         }
         let session = try store.beginImport(ImportOrigin.export(input: export, size: nil))
-        _ = try SourceRunner.run(source, into: session.sinks)
+        _ = try ReaderRunner.run(source, into: session.sinks)
         let imported = try session.complete()
         while source.sink?.pusher?.isFinished == false { Thread.sleep(forTimeInterval: 0.01) }
         #expect(outcome.error == nil, "\(String(describing: outcome.error))")

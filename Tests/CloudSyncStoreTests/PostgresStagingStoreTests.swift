@@ -1,7 +1,7 @@
 import CloudSyncHealthAutoExport
 import CloudSyncKinds
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation

@@ -1,6 +1,6 @@
 import CloudSyncExport
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation
@@ -73,7 +73,7 @@ import Testing
         let stopped = RunControl(shouldStop: { true })
         let session = try store.beginImport(.receivedSamples(input: "a batch", kindName: "steps"))
         #expect(throws: ConversionError.self) {
-            try SourceRunner.run(HealthMetricsSource([good], name: "a batch"), into: session.sinks, control: stopped)
+            try ReaderRunner.run(HealthMetricsReader([good], name: "a batch"), into: session.sinks, control: stopped)
         }
         session.fail(ConversionError.interrupted)
         #expect(try StatusQuery(store).counts().metrics == 0)

@@ -1,7 +1,7 @@
 import CloudSyncExport
 import CloudSyncModel
 import CloudSyncKinds
-import CloudSyncSources
+import CloudSyncInputs
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation

@@ -1,6 +1,6 @@
 import CloudSyncHealthAutoExport
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation

@@ -1,7 +1,7 @@
 import CloudSyncExport
 import CloudSyncModel
 import CloudSyncKinds
-import CloudSyncSources
+import CloudSyncInputs
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation
@@ -23,7 +23,7 @@ func stepsExport(firstDay: Int, days: Int) -> String {
 /// Converts an input with the core (no store), for comparisons.
 func convertDirectly(_ path: String) throws -> [HealthMetric] {
     let sink = CollectingSink()
-    try SourceRunner.run(ExportConverter(input: path), into: SourceSinks(metrics: sink, records: CountingRecordSink()))
+    try ReaderRunner.run(ExportConverter(input: path), into: ReaderSinks(metrics: sink, records: CountingRecordSink()))
     return sink.metrics
 }
 

@@ -12,12 +12,12 @@ public final class CollectingSink: MetricSink, RecordSink {
     public private(set) var finished = false
     public private(set) var abandoned = false
     /// Facts the source told.
-    public private(set) var facts: SourceFacts?
+    public private(set) var facts: InputFacts?
 
     public init() {}
 
     /// These sinks, for a source.
-    public var sinks: SourceSinks { SourceSinks(metrics: self, records: self, facts: { [unowned self] in facts = $0 }) }
+    public var sinks: ReaderSinks { ReaderSinks(metrics: self, records: self, facts: { [unowned self] in facts = $0 }) }
 
     public func write(_ metric: MappedMetric) throws {
         var buffer = ByteBuffer(capacity: 512)

@@ -1,7 +1,7 @@
 import CloudSyncArchive
 public import CloudSyncModel
 
-/// The export archive as a source of records: export.xml's metrics through `ExportConverter` (the
+/// The export archive as a reader of records: export.xml's metrics through `ExportConverter` (the
 /// fast path, unchanged), and the records of the kinds asked for, each read by its kind
 /// (`ArchiveKind`): from export.xml's elements, from the archive's files, or both, linked.
 ///
@@ -9,7 +9,7 @@ public import CloudSyncModel
 /// and written once export.xml has been read. From a seekable zip they are decoded on their own
 /// thread (`EntryDecodingThread`), in the directory's order; from a pipe, in archive order as they
 /// pass (`DecodedEntries`). A damaged file is reported and skipped.
-public final class ArchiveConverter: RecordSource {
+public final class ArchiveConverter: RecordReader {
     /// What a whole-archive run did.
     public struct Report: Sendable {
         public var conversion: ConversionReport
@@ -70,19 +70,19 @@ public final class ArchiveConverter: RecordSource {
         return current
     }
 
-    // MARK: RecordSource
+    // MARK: RecordReader
 
     public var name: String { report.conversion.input }
 
     /// export.xml's metrics into `sinks.metrics` (finished once export.xml is read, before the
     /// archive's other files), then the records of every kind asked for into `sinks.records`.
-    public func read(into sinks: SourceSinks, control: RunControl) throws -> Report {
+    public func read(into sinks: ReaderSinks, control: RunControl) throws -> Report {
         runs = kinds.map { KindRun($0, filter: filter, sink: sinks.records) }
         let reading = runs.filter { $0.files != nil }
         // A zip that cannot be read is reported by the conversion below, with its usual message.
         // Standard input redirected from a file (`< export.zip`) is that file: read it as the path.
         // A stream is read as it comes, like a pipe.
-        let seekable = reading.isEmpty || input.descriptor != nil ? nil : (try? SeekableZip(path: ExportSources.seekablePath(input.path))) ?? nil
+        let seekable = reading.isEmpty || input.descriptor != nil ? nil : (try? SeekableZip(path: ExportInputs.seekablePath(input.path))) ?? nil
         let byElement = Dictionary(grouping: runs.flatMap { run in run.elements.map { ($0, run) } }, by: \.0).mapValues { $0.map(\.1) }
         if !byElement.isEmpty {
             converter.elementTrees = { tree in

@@ -30,8 +30,8 @@ public struct ConversionReport: Sendable, Codable {
     public var invalidCount: Int { invalid.values.reduce(0, +) }
 
     /// What the export says of itself, for the sinks that keep it (the store).
-    public var facts: SourceFacts {
-        SourceFacts(exportDate: exportDate, exportVersion: exportVersion, locale: locale, profile: profile)
+    public var facts: InputFacts {
+        InputFacts(exportDate: exportDate, exportVersion: exportVersion, locale: locale, profile: profile)
     }
 
     /// One line for stderr at the end of a run.

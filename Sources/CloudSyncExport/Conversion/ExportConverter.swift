@@ -7,9 +7,9 @@ import Glibc
 
 /// Streams one export through the whole chain: source (file, zip, stdin) → reader thread
 /// (inflate, DTD removal, control-character filter) → libxml2 SAX → mapping → filter → sink.
-/// As a `RecordSource` it gives export.xml's metrics alone (the fast path of `convert`);
+/// As a `RecordReader` it gives export.xml's metrics alone (the fast path of `convert`);
 /// `ArchiveConverter` gives the whole archive.
-public final class ExportConverter: ExportElementConsumer, RecordSource {
+public final class ExportConverter: ExportElementConsumer, RecordReader {
     private let input: ExportInput
     private let filter: MetricFilter
     /// Set by `read(into:control:)`; written on the mapping thread.
@@ -26,7 +26,7 @@ public final class ExportConverter: ExportElementConsumer, RecordSource {
     /// Called with each mapped metric and each element that is not a metric (for `inspect`).
     @exclusivity(unchecked) public var observer: (any ConversionObserver)?
     /// Called about twice a second.
-    @exclusivity(unchecked) private var onProgress: (@Sendable (SourceProgress) -> Void)?
+    @exclusivity(unchecked) private var onProgress: (@Sendable (ReaderProgress) -> Void)?
     @exclusivity(unchecked) private var lastProgress = Date()
     @exclusivity(unchecked) private var readProgress: ReadProgress?
     /// Called with each top-level element before it is mapped (the archive reader collects the
@@ -45,14 +45,14 @@ public final class ExportConverter: ExportElementConsumer, RecordSource {
 
     public convenience init(input path: String, filter: MetricFilter = .all) { self.init(input: ExportInput(path: path), filter: filter) }
 
-    // MARK: RecordSource
+    // MARK: RecordReader
 
     public var name: String { report.input }
 
     /// Runs the conversion into `sinks.metrics` (export.xml has no records of other kinds for this
     /// source: `ArchiveConverter` reads those). Throws `ConversionError` on structural damage, after
     /// the sink received every metric that came before the damage.
-    public func read(into sinks: SourceSinks, control: RunControl) throws -> ConversionReport {
+    public func read(into sinks: ReaderSinks, control: RunControl) throws -> ConversionReport {
         sink = sinks.metrics
         onProgress = control.onProgress
         shouldStop = control.shouldStop
@@ -126,7 +126,7 @@ public final class ExportConverter: ExportElementConsumer, RecordSource {
             if shouldStop() { throw ConversionError.interrupted }
             if let onProgress, Date().timeIntervalSince(lastProgress) >= 0.5 {
                 lastProgress = Date()
-                onProgress(SourceProgress(metrics: report.metrics, elements: elements, seconds: Date().timeIntervalSince(started),
+                onProgress(ReaderProgress(metrics: report.metrics, elements: elements, seconds: Date().timeIntervalSince(started),
                                     bytes: readProgress?.bytes ?? 0, totalBytes: readProgress?.totalBytes))
             }
         }

@@ -5,7 +5,7 @@ import CloudSyncModel
 public struct ExportStream {
     /// Facts gathered on the way, available after `run` (also when it throws).
     public struct Facts: Sendable {
-        public var source = ExportSourceInfo(inputName: "")
+        public var source = ExportBytesInfo(inputName: "")
         public var locale: String?
         public var rootName: String?
         public var doctype: DoctypeReport?
@@ -38,7 +38,7 @@ public struct ExportStream {
     /// Calls `consumer` with each top-level element, in order, on a thread of its own (so that
     /// mapping and writing run beside the parse). Returns after the last call.
     public mutating func run(_ consumer: any ExportElementConsumer) throws {
-        let source = try ExportSources.open(input, shouldStop: shouldStop, streamed: streamed)
+        let source = try ExportInputs.open(input, shouldStop: shouldStop, streamed: streamed)
         progress.expect(source.info.expectedBytes)
         let stage = MappingStage(consumer: consumer)
         let parser = ExportParser(handoff: stage)
@@ -76,7 +76,7 @@ public struct ExportStream {
         }
     }
 
-    private mutating func collect(_ source: any ExportByteSource, _ parser: ExportParser, _ pipeline: ChunkPipeline, _ parsed: Int64) {
+    private mutating func collect(_ source: any ExportBytes, _ parser: ExportParser, _ pipeline: ChunkPipeline, _ parsed: Int64) {
         facts.source = source.info
         facts.locale = parser.locale
         facts.rootName = parser.rootName

@@ -1,6 +1,6 @@
 /// The archive's other files, decoded beside export.xml and kept in a spill, to be linked and
 /// written once export.xml has been read: from a pipe, on the reader thread as the zip streams past
-/// (`StreamingZipSource`); from a seekable zip, on their own thread (`EntryDecodingThread`).
+/// (`StreamingZipBytes`); from a seekable zip, on their own thread (`EntryDecodingThread`).
 /// `@unchecked Sendable`: written by the decoding thread only, read by the caller after that thread
 /// has ended (the chunk queue's close, or `EntryDecodingThread.finish`, orders the two).
 final class DecodedEntries: @unchecked Sendable {

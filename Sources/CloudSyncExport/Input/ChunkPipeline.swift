@@ -1,7 +1,7 @@
 import CloudSyncModel
 import Foundation
 
-/// Runs an `ExportByteSource` on its own thread and hands its bytes, DTD removed, attribute names
+/// Runs an `ExportBytes` on its own thread and hands its bytes, DTD removed, attribute names
 /// repaired (iOS 8), forbidden control characters replaced and `&lt;`/`&gt;` marked
 /// (`ExportBytePass`), to the caller's thread in chunks.
 ///
@@ -31,17 +31,17 @@ final class ChunkPipeline: @unchecked Sendable {
         deinit { storage.deallocate() }
     }
 
-    private let source: any ExportByteSource
+    private let source: any ExportBytes
     private let queue: HandoffQueue<Chunk>
     @exclusivity(unchecked) private var producerError: (any Error)?
     @exclusivity(unchecked) private(set) var statistics = Statistics()
 
-    init(source: any ExportByteSource, chunkSize: Int = 256 << 10, chunkCount: Int = 8) {
+    init(source: any ExportBytes, chunkSize: Int = 256 << 10, chunkCount: Int = 8) {
         self.source = source
         queue = HandoffQueue(items: (0..<chunkCount).map { _ in Chunk(capacity: chunkSize) })
     }
 
-    /// Calls `consume` on this thread with each chunk, in order. Errors of the source arrive after
+    /// Calls `consume` on this thread with each chunk, in order. Errors of the input arrive after
     /// every byte that came before them.
     func run(_ consume: (ByteText) throws -> Void) throws {
         let thread = Thread { [self] in produce() }

@@ -1,11 +1,11 @@
-/// `--types`, `--since` and `--until` in front of any sinks, for a source that does not filter as it
+/// `--types`, `--since` and `--until` in front of any sinks, for a reader that does not filter as it
 /// reads (Health Auto Export's JSON; the export filters in its mapping stage, where a type it does
 /// not want is never mapped). What is left out is counted.
 public enum Filtering {
     /// `sinks` behind `filter`.
-    public static func sinks(_ filter: MetricFilter, _ sinks: SourceSinks) -> (sinks: SourceSinks, metrics: FilteredMetrics) {
+    public static func sinks(_ filter: MetricFilter, _ sinks: ReaderSinks) -> (sinks: ReaderSinks, metrics: FilteredMetrics) {
         let metrics = FilteredMetrics(filter, sinks.metrics)
-        return (SourceSinks(metrics: metrics, records: FilteredRecords(filter, sinks.records), facts: sinks.facts), metrics)
+        return (ReaderSinks(metrics: metrics, records: FilteredRecords(filter, sinks.records), facts: sinks.facts), metrics)
     }
 }
 

@@ -1,5 +1,5 @@
 /// The unit rules of `healthmetric.md`: normalise by the unit written in the file, whatever the locale.
-/// In the model so that every source (export.xml, Health Auto Export's JSON) converts by one table.
+/// In the model so that every reader (export.xml, Health Auto Export's JSON) converts by one table.
 public struct UnitConversion: Sendable, Equatable {
     /// canonical = written × scale + offset
     public var scale: Double

@@ -1,6 +1,6 @@
 import CloudSyncHealthAutoExport
 import CloudSyncModel
-import CloudSyncSources
+import CloudSyncInputs
 package import CloudSyncStore
 import Crypto
 import Foundation

@@ -1,14 +1,14 @@
 
-/// Where the rows of one import come from, as its source says when the import begins: how its rows
+/// Where the rows of one import come from, as its input says when the import begins: how its rows
 /// count beside the others' (an export's are the truth up to its date; pushed rows count only where
 /// no export does, docs/store.md "Two sources"), how it commits (an export in chunks, a document of
-/// the phone all at once) and what the store's ledgers keep of it. The store knows no source: each
-/// source says these (CloudSyncSources: `ImportOrigin.export`, `.healthAutoExport`), and a new
-/// source says its own without a change here.
+/// the phone all at once) and what the store's ledgers keep of it. The store knows no input: each
+/// input says these (CloudSyncInputs: `ImportOrigin.export`, `.healthAutoExport`), and a new
+/// input says its own without a change here.
 public struct ImportOrigin: Sendable {
     /// How an import's rows count beside the rows of the others.
     public enum Counting: Sendable, Equatable {
-        /// The truth up to the source's own date: a pushed row it covers stops counting (an export).
+        /// The truth up to the input's own date: a pushed row it covers stops counting (an export).
         case truthUpToItsDate
         /// Counted only where no such truth counts (`metric.origin` 1: a push or file of the phone).
         case whereNoTruthCounts
@@ -19,7 +19,7 @@ public struct ImportOrigin: Sendable {
         /// Every `importCommitEvery` rows, opening the write lock's turn between: a killed import
         /// keeps what it committed, and its run is recorded as failed or interrupted.
         case inChunks
-        /// All at once or nothing: a refused or failed source leaves no row and no run.
+        /// All at once or nothing: a refused or failed input leaves no row and no run.
         case whole
     }
 
@@ -29,11 +29,11 @@ public struct ImportOrigin: Sendable {
     public var size: Int64?
     public var counting: Counting
     public var commit: Commit
-    /// `import_run.source_kind`: what `status` calls the source.
+    /// `import_run.source_kind`: what `status` calls the input.
     public var kindName: String
-    /// What the push ledger (`hae_push`) keeps of a pushed document; nil for a source it does not list.
+    /// What the push ledger (`hae_push`) keeps of a pushed document; nil for an input it does not list.
     public var pushDetails: PushDetails?
-    /// How many samples the source holds, when it says (a batch of samples): the import's memory of
+    /// How many samples the input holds, when it says (a batch of samples): the import's memory of
     /// the samples it added is sized by it (`SeenSamples`), not by the largest export.
     public var samples: Int?
 

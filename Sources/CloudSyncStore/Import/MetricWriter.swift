@@ -489,7 +489,7 @@ final class MetricWriter: MetricSink {
 
 /// The types of which the store holds samples without a creation date, read from the rows only
 /// when a dated sample asks (a scan of the metric table: on PostgreSQL, 10 ms a batch of 1000 into a
-/// store of 166,000 rows, most of a batch's time); a source whose samples are all undated (a push,
+/// store of 166,000 rows, most of a batch's time); an input whose samples are all undated (a push,
 /// a received batch) never asks.
 struct UndatedTypes {
     private let database: any StoreDatabase

@@ -1,4 +1,4 @@
-/// Which samples (type, dates, source, value, unit, category) this import already added, as a Bloom filter:
+/// Which samples (type, dates, input, value, unit, category) this import already added, as a Bloom filter:
 /// "no" is certain, "maybe" is checked against the store. In an import into an empty store, only
 /// a sample it says "maybe" to can be a repeat, so only those are looked up.
 ///
@@ -12,7 +12,7 @@
 /// store thread's largest entry after SQLite's own). About 1 in 700 samples is looked up for
 /// nothing at 2.4 million samples, 1 in 60 at 7 million, 1 in 5 at 24 million.
 ///
-/// A source that says how many samples it holds (a received batch) gets a filter of its size, a
+/// A input that says how many samples it holds (a received batch) gets a filter of its size, a
 /// word per sample: the 10 MiB cleared for each batch of 1,000 were 4.7% of the PostgreSQL
 /// receiver's CPU (perf), and four batches at once held 40 MiB.
 struct SeenSamples {
@@ -20,7 +20,7 @@ struct SeenSamples {
     private let wordCount: Int
     private var words: [UInt64]
 
-    /// `samples`: how many the source holds, when it says.
+    /// `samples`: how many the input holds, when it says.
     init(samples: Int? = nil) {
         wordCount = samples.map { min(Self.exportWordCount, max(64, $0)) } ?? Self.exportWordCount
         words = [UInt64](repeating: 0, count: wordCount)

@@ -20,16 +20,16 @@ public struct StoreImportResult: Sendable {
 }
 
 extension StagingStore {
-    /// The store's one door for records: an import session of any source. Every source (an export,
-    /// a Health Auto Export push or file, a source to come) writes through it, and what counts is
+    /// The store's one door for records: an import session of any reader. Every reader (an export,
+    /// a Health Auto Export push or file, a reader to come) writes through it, and what counts is
     /// decided here, as each row is written (docs/store.md).
     public func beginImport(_ origin: ImportOrigin) throws -> StoreImport {
         try storeErrors { try StoreImport(database: database, origin: origin, configuration: configuration) }
     }
 }
 
-/// One import: a run of `import_run`, the sinks a source writes into (`sinks`: metrics, records,
-/// and the source's facts), the commits, and at the end what the store says of it (the run's
+/// One import: a run of `import_run`, the sinks a reader writes into (`sinks`: metrics, records,
+/// and the reader's facts), the commits, and at the end what the store says of it (the run's
 /// outcome, the export's facts, the push's ledger row) and the summaries brought up to date.
 ///
 /// An export's import commits in chunks (`ImportTransaction`), and its run is recorded first so that
@@ -44,11 +44,11 @@ public final class StoreImport: StoreAccess {
     private let transaction: ImportTransaction
     private let metrics: MetricWriter
     private let records: RecordWriter
-    private var facts: SourceFacts?
+    private var facts: InputFacts?
 
-    /// Where a source writes: give it to `SourceRunner.run(_:into:)`.
-    public var sinks: SourceSinks {
-        SourceSinks(metrics: metrics, records: records, facts: { [unowned self] in facts = $0 })
+    /// Where a reader writes: give it to `ReaderRunner.run(_:into:)`.
+    public var sinks: ReaderSinks {
+        ReaderSinks(metrics: metrics, records: records, facts: { [unowned self] in facts = $0 })
     }
 
     init(database: any StoreDatabase, origin: ImportOrigin, configuration: StagingStore.Configuration) throws {
@@ -85,7 +85,7 @@ public final class StoreImport: StoreAccess {
     }
 
     /// The source was read completely: the run is recorded with its outcome and facts, the last rows
-    /// committed, then the summaries brought up to date. `invalid` and `filtered` are the source's
+    /// committed, then the summaries brought up to date. `invalid` and `filtered` are the reader's
     /// counts of records it skipped.
     @discardableResult
     public func complete(invalid: Int = 0, filtered: Int = 0) throws -> StoreImportResult {
@@ -172,9 +172,9 @@ public final class StoreImport: StoreAccess {
 
     /// The facts of the latest export: an older export imported after a newer one (to fill a gap)
     /// does not make the store look older than it is.
-    private func keepExportFacts(_ facts: SourceFacts) throws {
+    private func keepExportFacts(_ facts: InputFacts) throws {
         if let stored = try database.scalarText("SELECT value FROM export_fact WHERE key = 'exportDate'"),
-           let storedAt = SourceFacts(exportDate: stored).exportInstant, let importedAt = facts.exportInstant, importedAt < storedAt {
+           let storedAt = InputFacts(exportDate: stored).exportInstant, let importedAt = facts.exportInstant, importedAt < storedAt {
             return
         }
         var kept: [(String, String)] = []

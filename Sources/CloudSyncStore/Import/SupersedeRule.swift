@@ -63,7 +63,7 @@ final class SupersedeRule {
         let dates = try database.prepare("SELECT DISTINCT export_date FROM import_run WHERE outcome = 'ok' AND export_date IS NOT NULL")
         var latest: Int64?
         while try dates.step() {
-            if let date = SourceFacts(exportDate: dates.text(0)).exportInstant { latest = max(latest ?? date, date) }
+            if let date = InputFacts(exportDate: dates.text(0)).exportInstant { latest = max(latest ?? date, date) }
         }
         return latest
     }

@@ -6,8 +6,8 @@ import CloudSyncModel
 ///
 /// Deflated entries end themselves, which also covers entries written with data descriptors
 /// (sizes 0 in the local header), as Apple's exports are.
-final class StreamingZipSource: ExportByteSource {
-    private(set) var info: ExportSourceInfo
+final class StreamingZipBytes: ExportBytes {
+    private(set) var info: ExportBytesInfo
     private let reader: FileReader
     private let inflater = Inflater()
 
@@ -21,7 +21,7 @@ final class StreamingZipSource: ExportByteSource {
     init(reader: FileReader, streamed: DecodedEntries? = nil) throws {
         self.reader = reader
         self.streamed = streamed
-        info = ExportSourceInfo(inputName: reader.name)
+        info = ExportBytesInfo(inputName: reader.name)
     }
 
     func produce(_ emit: (ByteText) throws -> Void) throws {
@@ -56,7 +56,7 @@ final class StreamingZipSource: ExportByteSource {
                 info.otherEntries.append(path)
                 continue
             }
-            if info.entryName != nil || !ExportSources.isCandidateEntry(path), !hasDescriptor {
+            if info.entryName != nil || !ExportInputs.isCandidateEntry(path), !hasDescriptor {
                 // Not the export and its size is known: skip its bytes unread, so that a deflate
                 // bomb among the other files costs the time of its compressed size only.
                 try reader.skip(compressedSize, what: "a zip entry")
@@ -91,10 +91,10 @@ final class StreamingZipSource: ExportByteSource {
         // Undecided until the first `sniffLength` bytes are in; then either every byte goes to
         // `emit` (the export) or none does.
         enum State { case undecided, export, skip }
-        var state: State = ExportSources.isCandidateEntry(path) ? .undecided : .skip
+        var state: State = ExportInputs.isCandidateEntry(path) ? .undecided : .skip
         var head: [UInt8] = []
         func decide() throws {
-            let isExport = head.withUnsafeBufferPointer { ExportSources.declaresHealthData($0) }
+            let isExport = head.withUnsafeBufferPointer { ExportInputs.declaresHealthData($0) }
             state = isExport ? .export : .skip
             if isExport { try head.withUnsafeBufferPointer { try emit($0) } }
             head = []
@@ -104,9 +104,9 @@ final class StreamingZipSource: ExportByteSource {
             case .export: try emit(output)
             case .skip: return
             case .undecided:
-                let taken = Swift.min(output.count, ExportSources.sniffLength - head.count)
+                let taken = Swift.min(output.count, ExportInputs.sniffLength - head.count)
                 head.append(contentsOf: output.prefix(taken))
-                guard head.count >= ExportSources.sniffLength else { return }
+                guard head.count >= ExportInputs.sniffLength else { return }
                 try decide()
                 if state == .export, taken < output.count { try emit(output.slice(taken..<output.count)) }
             }

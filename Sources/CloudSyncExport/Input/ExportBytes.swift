@@ -3,7 +3,7 @@ import CloudSyncModel
 import Foundation
 import Glibc
 /// Where the export's XML bytes come from, and what else the input holds.
-public struct ExportSourceInfo: Sendable {
+public struct ExportBytesInfo: Sendable {
     /// The input as the user named it (`export.zip`, `-` shown as "standard input").
     public var inputName: String
     /// The zip entry holding the export, when the input is a zip.
@@ -16,8 +16,8 @@ public struct ExportSourceInfo: Sendable {
 }
 
 /// Produces the export's XML bytes, in order, in chunks of any size.
-protocol ExportByteSource: AnyObject {
-    var info: ExportSourceInfo { get }
+protocol ExportBytes: AnyObject {
+    var info: ExportBytesInfo { get }
     /// Calls `emit` with consecutive chunks of the XML; throws `ConversionError` on damage.
     func produce(_ emit: (ByteText) throws -> Void) throws
     /// After the XML turned out malformed: the damage of the container that explains it (a zip
@@ -25,18 +25,18 @@ protocol ExportByteSource: AnyObject {
     func containerDamage() -> ConversionError?
 }
 
-extension ExportByteSource {
+extension ExportBytes {
     func containerDamage() -> ConversionError? { nil }
 }
 
-public enum ExportSources {
+public enum ExportInputs {
     static let zipMagic: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
     static let emptyZipMagic: [UInt8] = [0x50, 0x4B, 0x05, 0x06]
 
     /// Opens the input (a path, `-` for standard input, or an open stream) and tells zip from XML by
     /// the first bytes.
     static func open(_ input: ExportInput, shouldStop: @escaping @Sendable () -> Bool = { false },
-                     streamed: DecodedEntries? = nil) throws -> any ExportByteSource {
+                     streamed: DecodedEntries? = nil) throws -> any ExportBytes {
         let isStdin = input.isStandardInput
         let name = input.name
         let fd = input.descriptor ?? (isStdin ? STDIN_FILENO : Glibc.open(input.path, O_RDONLY | O_CLOEXEC))
@@ -56,15 +56,15 @@ public enum ExportSources {
         }
         guard prefix == zipMagic else {
             // fstat, not lseek: the reader goes on reading sequentially from the current offset.
-            return PlainXMLSource(reader: reader, size: kind == .regular ? FileKind.size(of: fd) : nil)
+            return PlainXMLBytes(reader: reader, size: kind == .regular ? FileKind.size(of: fd) : nil)
         }
         if kind == .regular {
             // A seekable zip: read it through its central directory.
             let size = lseek(fd, 0, SEEK_END)
             guard size >= 0 else { throw ConversionError.unreadable(name, String(cString: strerror(errno))) }
-            return try ZipArchiveSource(file: reader, descriptor: fd, fileSize: Int64(size))
+            return try ZipArchiveBytes(file: reader, descriptor: fd, fileSize: Int64(size))
         }
-        return try StreamingZipSource(reader: reader, streamed: streamed)
+        return try StreamingZipBytes(reader: reader, streamed: streamed)
     }
 
     /// The path to open `input` by when it must be read in any order (a zip's other entries):
@@ -98,13 +98,13 @@ public enum ExportSources {
 }
 
 /// An uncompressed export.xml (a file or standard input).
-final class PlainXMLSource: ExportByteSource {
-    let info: ExportSourceInfo
+final class PlainXMLBytes: ExportBytes {
+    let info: ExportBytesInfo
     private let reader: FileReader
 
     init(reader: FileReader, size: Int64?) {
         self.reader = reader
-        info = ExportSourceInfo(inputName: reader.name, expectedBytes: size)
+        info = ExportBytesInfo(inputName: reader.name, expectedBytes: size)
     }
 
     func produce(_ emit: (ByteText) throws -> Void) throws {

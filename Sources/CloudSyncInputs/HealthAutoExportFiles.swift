@@ -1,10 +1,10 @@
 public import CloudSyncHealthAutoExport
 public import CloudSyncModel
 
-/// Health Auto Export's files (one, or a folder of them) as one source: each document in name order
+/// Health Auto Export's files (one, or a folder of them) as one reader: each document in name order
 /// into the same sinks, whose metrics are finished once, after the last. What `convert` and
 /// `inspect` read; `import` imports each document in a transaction of its own instead.
-public final class HealthAutoExportFiles: RecordSource {
+public final class HealthAutoExportFiles: RecordReader {
     public let files: [String]
     public var name: String { files.count == 1 ? files[0] : "\(files.count) files" }
 
@@ -12,13 +12,13 @@ public final class HealthAutoExportFiles: RecordSource {
 
     /// A report per document, in order. A document that cannot be read or is refused stops the run
     /// (`HealthAutoExportError`, naming the file and the JSON path); the sinks hold the documents before it.
-    public func read(into sinks: SourceSinks, control: RunControl) throws -> [HealthAutoExportReport] {
+    public func read(into sinks: ReaderSinks, control: RunControl) throws -> [HealthAutoExportReport] {
         let metrics = MetricsFinishedOnce(sinks.metrics)
         var reports: [HealthAutoExportReport] = []
         do {
             for file in files {
                 let reader = HealthAutoExportReader(document: try HealthAutoExportDocument(path: file))
-                reports.append(try reader.read(into: SourceSinks(metrics: metrics, records: sinks.records), control: control))
+                reports.append(try reader.read(into: ReaderSinks(metrics: metrics, records: sinks.records), control: control))
             }
         } catch {
             try? sinks.metrics.abandon()

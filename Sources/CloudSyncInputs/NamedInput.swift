@@ -5,11 +5,11 @@ import Foundation
 import Glibc
 #endif
 
-/// An input a person names, as the source that reads it: an Apple Health export (export.zip,
+/// An input a person names, told apart by the reader that reads it: an Apple Health export (export.zip,
 /// export.xml, `-` for standard input) or Health Auto Export's JSON (a `.json` file whose start looks
 /// like the app's document, or a folder of them: the app's file automation writes one per period).
 /// `convert`, `inspect` and `import` take either.
-public enum InputSource: Sendable, Equatable {
+public enum NamedInput: Sendable, Equatable {
     case export(String)
     /// The documents, in name order (the app names them by date: HealthAutoExport-2024-01-01-….json).
     case healthAutoExport([String])

@@ -5,8 +5,8 @@ import Foundation
 /// The export inside a seekable zip file: the central directory lists the entries (zip64 and data
 /// descriptors included), and the export entry is inflated chunk by chunk straight into the
 /// parser, never to disk, reading only its own byte range. Its size and CRC-32 are checked at the end.
-final class ZipArchiveSource: ExportByteSource {
-    let info: ExportSourceInfo
+final class ZipArchiveBytes: ExportBytes {
+    let info: ExportBytesInfo
     /// Keeps the descriptor open while the directory's range readers use it.
     private let file: FileReader
     private let directory: ZipDirectory
@@ -23,7 +23,7 @@ final class ZipArchiveSource: ExportByteSource {
         var others: [String] = []
         var unreadable: ConversionError?
         for entry in directory.entries where !entry.isDirectory {
-            if found == nil, ExportSources.isCandidateEntry(entry.path) {
+            if found == nil, ExportInputs.isCandidateEntry(entry.path) {
                 do {
                     if try Self.sniff(entry, in: directory, with: inflater) { found = entry; continue }
                 } catch let error as ConversionError {
@@ -38,7 +38,7 @@ final class ZipArchiveSource: ExportByteSource {
             throw ConversionError.notAnExport(name, "no file in the zip declares <HealthData> (\(others.count) files looked at)")
         }
         entry = found
-        info = ExportSourceInfo(inputName: name, entryName: found.path, otherEntries: others, expectedBytes: found.uncompressedSize)
+        info = ExportBytesInfo(inputName: name, entryName: found.path, otherEntries: others, expectedBytes: found.uncompressedSize)
     }
 
     /// Reads the first bytes of `entry` and looks for the HealthData declaration.
@@ -46,12 +46,12 @@ final class ZipArchiveSource: ExportByteSource {
         var head: [UInt8] = []
         do {
             try directory.read(entry, with: inflater) { bytes in
-                head.append(contentsOf: bytes.prefix(ExportSources.sniffLength - head.count))
-                if head.count >= ExportSources.sniffLength { throw StopReading() }
+                head.append(contentsOf: bytes.prefix(ExportInputs.sniffLength - head.count))
+                if head.count >= ExportInputs.sniffLength { throw StopReading() }
             }
         } catch is StopReading {
         }
-        return head.withUnsafeBufferPointer { ExportSources.declaresHealthData($0) }
+        return head.withUnsafeBufferPointer { ExportInputs.declaresHealthData($0) }
     }
 
     func produce(_ emit: (ByteText) throws -> Void) throws {

@@ -16,17 +16,17 @@ public struct DocumentImportResult: Sendable {
     public var report: HealthAutoExportReport
 }
 
-/// The sources run into the store's one door: a source (`SourceRunner`) writes into an import
+/// The readers run into the store's one door: a reader (`ReaderRunner`) writes into an import
 /// session (`StagingStore.beginImport`), which the store completes, or records as failed when the
-/// source stops. `import`, `serve --store` and the tests import this way; the store itself knows no
-/// source.
+/// reader stops. `import`, `serve --store` and the tests import this way; the store itself knows no
+/// reader.
 extension StagingStore {
     /// Imports an export (zip, XML or `-`) and the records of every kind the store keeps: what is new
     /// is added, what the store has is counted as already there. On damaged input everything before
     /// the damage is kept, the run is recorded as failed with the reason, and the error is rethrown.
     @discardableResult
     public func importExport(_ input: String, filter: MetricFilter = .all, control: RunControl = RunControl()) throws -> ExportImportResult {
-        try importExport(ExportInput(path: input), origin: .export(input: input == "-" ? "standard input" : input, size: ExportSources.inputSize(input)),
+        try importExport(ExportInput(path: input), origin: .export(input: input == "-" ? "standard input" : input, size: ExportInputs.inputSize(input)),
                          filter: filter, control: control)
     }
 
@@ -39,7 +39,7 @@ extension StagingStore {
         let source = ArchiveConverter(input: input, filter: filter, kinds: kinds)
         let session = try beginImport(origin)
         do {
-            let archive = try SourceRunner.run(source, into: session.sinks, control: control)
+            let archive = try ReaderRunner.run(source, into: session.sinks, control: control)
             // A stop asked for once the input was read (an upload whose connection dropped right at
             // its end) still stops: an import made whole commits nothing.
             if control.shouldStop() { throw ConversionError.interrupted }
@@ -58,7 +58,7 @@ extension StagingStore {
         let source = HealthAutoExportReader(document: document, options: options)
         let session = try beginImport(ImportOrigin.healthAutoExport(input: document.name, size: Int64(document.count), details: details))
         do {
-            let report = try SourceRunner.run(source, into: session.sinks)
+            let report = try ReaderRunner.run(source, into: session.sinks)
             let notKept = report.notKept.values.reduce(0) { $0 + $1.count }
             return DocumentImportResult(stored: try session.complete(invalid: notKept), report: report)
         } catch {
@@ -69,14 +69,14 @@ extension StagingStore {
 
 extension StagingStore {
     /// Imports samples received already normalised (a CloudCare batch, Flō samples, steps: see
-    /// `HealthMetricsSource`) in one transaction: all of them, or (on any problem) none.
+    /// `HealthMetricsReader`) in one transaction: all of them, or (on any problem) none.
     @discardableResult
     public func importMetrics(_ metrics: [HealthMetric], origin: ImportOrigin) throws -> StoreImportResult {
         var origin = origin
         origin.samples = metrics.count
         let session = try beginImport(origin)
         do {
-            try SourceRunner.run(HealthMetricsSource(metrics, name: origin.input), into: session.sinks)
+            try ReaderRunner.run(HealthMetricsReader(metrics, name: origin.input), into: session.sinks)
             return try session.complete()
         } catch {
             throw session.fail(error)
@@ -84,7 +84,7 @@ extension StagingStore {
     }
 }
 
-/// How each source's rows count and commit (`ImportOrigin`), said by the source, not known by the store.
+/// How each reader's rows count and commit (`ImportOrigin`), said by the reader, not known by the store.
 extension ImportOrigin {
     /// An Apple Health export: the truth up to its date, committed in chunks.
     public static func export(input: String, size: Int64?) -> ImportOrigin {

@@ -1,14 +1,14 @@
 import CloudSyncHealthAutoExport
 import CloudSyncKinds
-import CloudSyncSources
+import CloudSyncInputs
 import CloudSyncStore
 import CloudSyncTesting
 import Foundation
 import Testing
 
-/// CloudSyncSources as a program that depends on the library uses it: which source an input a person
+/// CloudSyncInputs as a program that depends on the library uses it: which source an input a person
 /// names is, and the sources run into the store's one door.
-@Suite struct SourcesTests {
+@Suite struct InputsTests {
     static let samples = Paths.repository.appendingPathComponent("samples")
 
     @Test func whatAnInputIs() throws {
@@ -16,23 +16,23 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let zip = Self.samples.appendingPathComponent("export.zip").path, xml = Self.samples.appendingPathComponent("export.xml").path
         let document = Self.samples.appendingPathComponent("health-auto-export.json").path
-        #expect(InputSource(zip) == .export(zip))
-        #expect(InputSource(xml) == .export(xml))
-        #expect(InputSource(document) == .healthAutoExport([document]))
+        #expect(NamedInput(zip) == .export(zip))
+        #expect(NamedInput(xml) == .export(xml))
+        #expect(NamedInput(document) == .healthAutoExport([document]))
         // A JSON file that is not the app's document is taken for an export (and said damaged there).
         let other = dir.appendingPathComponent("other.json").path
         try Data("[1, 2, 3]".utf8).write(to: URL(fileURLWithPath: other))
-        #expect(InputSource(other) == .export(other))
+        #expect(NamedInput(other) == .export(other))
         // A folder: its JSON documents, in name order, hidden files and other kinds left out.
         let folder = dir.appendingPathComponent("automation")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for name in ["HealthAutoExport-2024-01-02.json", "HealthAutoExport-2024-01-01.json", ".partial.json", "notes.txt"] {
             try Data(contentsOf: URL(fileURLWithPath: document)).write(to: folder.appendingPathComponent(name))
         }
-        #expect(InputSource(folder.path) == .healthAutoExport(["HealthAutoExport-2024-01-01.json", "HealthAutoExport-2024-01-02.json"]
+        #expect(NamedInput(folder.path) == .healthAutoExport(["HealthAutoExport-2024-01-01.json", "HealthAutoExport-2024-01-02.json"]
             .map { folder.appendingPathComponent($0).path }))
         // What is not there is an export to open, which says so then.
-        #expect(InputSource(dir.appendingPathComponent("missing.zip").path) == .export(dir.appendingPathComponent("missing.zip").path))
+        #expect(NamedInput(dir.appendingPathComponent("missing.zip").path) == .export(dir.appendingPathComponent("missing.zip").path))
     }
 
     @Test func anExportThroughTheOneDoorIsStoredOnce() throws {

@@ -8,7 +8,7 @@
 /// category sample is its metadata's `categoryValue` (what `convert` writes); the device is its
 /// metadata's `device` (`Unknown` without one), first, then `sourceVersion`, then the other keys in
 /// their order by name, as the mapper orders an export's.
-public final class HealthMetricsSource: RecordSource {
+public final class HealthMetricsReader: RecordReader {
     public struct Report: Sendable {
         public var metrics: Int
     }
@@ -21,7 +21,7 @@ public final class HealthMetricsSource: RecordSource {
         self.name = name
     }
 
-    public func read(into sinks: SourceSinks, control: RunControl) throws -> Report {
+    public func read(into sinks: ReaderSinks, control: RunControl) throws -> Report {
         do {
             for metric in metrics {
                 if control.shouldStop() { throw ConversionError.interrupted }
