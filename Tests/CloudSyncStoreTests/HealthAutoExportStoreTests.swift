@@ -269,6 +269,8 @@ import Testing
     /// A push while an export's import runs (it holds the store's `importing` lock, as `StoreImport`
     /// does) leaves the hours of its types dirty for the import to rebuild at its end, and readers
     /// read the rows meanwhile, with the same numbers; with no import beside it, a push rebuilds them.
+    /// A push of steps after the last stored ones counts its hours as it adds them (it reads no row),
+    /// import or not.
     @Test func aPushBesideAnImportLeavesTheHourSummaryToIt() throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()
@@ -284,11 +286,13 @@ import Testing
         let locks = try #require(importer.sqlite?.waitingRoom)
         locks.holdImporting()
         try Self.push(Self.steps(samples: [("2024-03-02 08:00:00 +0000", 20)]), into: store)
+        #expect(try dirtySteps() == 0)
+        try Self.push(Self.steps(samples: [("2024-02-28 08:00:00 +0000", 5)]), into: store)
         #expect(try dirtySteps() == 1)
-        #expect(try Self.daily(store) == ["2024-03-01": 10, "2024-03-02": 20])
+        #expect(try Self.daily(store) == ["2024-02-28": 5, "2024-03-01": 10, "2024-03-02": 20])
         locks.releaseImporting()
         try Self.push(Self.steps(samples: [("2024-03-03 08:00:00 +0000", 30)]), into: store)
         #expect(try dirtySteps() == 0)
-        #expect(try Self.daily(store) == ["2024-03-01": 10, "2024-03-02": 20, "2024-03-03": 30])
+        #expect(try Self.daily(store) == ["2024-02-28": 5, "2024-03-01": 10, "2024-03-02": 20, "2024-03-03": 30])
     }
 }

@@ -70,6 +70,18 @@ import Testing
         }
     }
 
+    /// Steps of the phone, 10 minutes from the hour's start (the watch's run from minute 5 to 15:
+    /// where both are, the merge counts the overlap once).
+    static func phoneSteps(days: Range<Int>) -> [HealthMetric] {
+        days.flatMap { day in
+            (0..<24).map { hour in
+                let start = 1_709_251_200 + Int64((day - 1) * 86_400 + hour * 3600)
+                return HealthMetric(type: "HKQuantityTypeIdentifierStepCount", startDate: start, endDate: start + 600, value: Double(50 + hour),
+                                    unit: "count", sourceApp: "Phone", metadata: ["device": "iPhone"])
+            }
+        }
+    }
+
     static func addsUp(_ store: StagingStore, in fixture: StoreFixture) throws {
         func batch(_ metrics: [HealthMetric]) throws -> StoreImportResult {
             try store.importMetrics(metrics, origin: .receivedSamples(input: "a batch", kindName: "cloudcare"))
@@ -84,6 +96,16 @@ import Testing
         #expect(try batch(Self.heartRates(days: 2..<3, offsetMinutes: 10)).new == 24)
         (kept, rebuilt) = try Self.keptAndRebuilt(store)
         Self.expectSame(kept, rebuilt, "batches of new and known hours")
+
+        // Steps merge across sources: a batch after the last stored step is counted as it comes, one
+        // among the stored steps is merged with them.
+        #expect(try batch(Self.phoneSteps(days: 4..<5)).new == 24)
+        (kept, rebuilt) = try Self.keptAndRebuilt(store)
+        Self.expectSame(kept, rebuilt, "a batch of steps after the stored ones")
+        #expect(try batch(Self.phoneSteps(days: 2..<3)).new == 24)
+        (kept, rebuilt) = try Self.keptAndRebuilt(store)
+        Self.expectSame(kept, rebuilt, "a batch of steps among the stored ones")
+        #expect(kept.contains { $0.hasPrefix("HKQuantityTypeIdentifierStepCount") && !$0.hasSuffix(" 0 0.0") })
 
         // The export's own samples sent again: already there, nothing added to the hours.
         let same = try convertDirectly(try fixture.file(Self.export(days: 2..<3, created: "2024-04-01 09:00:00 +0000")))

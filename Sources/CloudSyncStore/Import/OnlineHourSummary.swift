@@ -41,7 +41,7 @@ final class OnlineHourSummary {
     private let database: any StoreDatabase
     private let isKnown: any StoreStatement
     private let upsert: any RowBatch
-    private let markCurrent, markWithout: any StoreStatement
+    private let markCurrent, markWithout, lastEnd: any StoreStatement
     private enum Fate {
         case counted(TypeHours)
         /// Left to the rebuild from the rows.
@@ -92,6 +92,7 @@ final class OnlineHourSummary {
         markCurrent = try database.prepare("""
             UPDATE metric_hour_state SET summarised = 1, dirty_from = NULL, dirty_to = NULL WHERE type_id = ?
             """)
+        lastEnd = try database.prepare("SELECT max(last_end) FROM metric_summary WHERE type_id = ?")
         markWithout = try database.prepare("""
             UPDATE metric_hour_state SET summarised = -1, dirty_from = NULL, dirty_to = NULL WHERE type_id = ?
             """)
@@ -109,14 +110,16 @@ final class OnlineHourSummary {
             case .rebuilt, .without: current = nil
             case nil:
                 // Counted here if the store has no row of it yet, or if its summary is current and
-                // its values do not merge across sources (its hours' statistics add up).
+                // its hours' statistics add up: its values do not merge across sources, or its new
+                // rows begin after every stored row that counts ends (no stored sample overlaps
+                // them: the merge of the new rows alone is theirs; a batch of steps after the last).
                 let cumulative = CumulativeTypes.contains(typeName().string)
                 try isKnown.bind(1, typeID)
                 defer { isKnown.reset() }
                 if try !isKnown.step() {
                     current = TypeHours(cumulative: cumulative)
-                } else if !cumulative && isKnown.int64(0) == 1 && isKnown.int64(1) == 1 {
-                    current = TypeHours(cumulative: false)
+                } else if isKnown.int64(0) == 1 && isKnown.int64(1) == 1, try !cumulative || start >= storedEnd(of: typeID) {
+                    current = TypeHours(cumulative: cumulative)
                     current?.dense = true
                 } else {
                     current = nil
@@ -140,6 +143,14 @@ final class OnlineHourSummary {
         type.rows += 1
         if !type.dense && type.rows >= denseCount { type.dense = true }
         if type.cumulative { type.merger.add(start: start, end: end, rank: try rank(), value: value, payload: key, emit: type.addMerged) }
+    }
+
+    /// The end of the type's last stored sample that counts or repeats one (`Int64.max` when unknown).
+    private func storedEnd(of typeID: Int64) throws -> Int64 {
+        try lastEnd.bind(1, typeID)
+        defer { lastEnd.reset() }
+        guard try lastEnd.step() else { return .max }
+        return lastEnd.isNull(0) ? .min : lastEnd.int64(0)
     }
 
     /// Leaves the type to the rebuild from its rows (its dirty range stays, and it was never marked
