@@ -126,8 +126,8 @@ struct HourSummaryBuilder {
     /// A whole import's (a push's, a received batch's) dirty hours rebuilt in its own transaction,
     /// before its commit, when they are few: a type never summarised with at most
     /// `largestRebuiltByAPush` rows, a summarised one whose dirty hours fit in one first turn. In
-    /// turns after the commit, each type was a transaction of its own: 7.5 commits and 75
-    /// statements a CloudCare batch of 500 on PostgreSQL (issue 34, the receiver). True when no type
+    /// turns after the commit, each type was a transaction of its own: 15 commits and 150
+    /// statements a CloudCare batch of 1,000 on PostgreSQL (issue 34, the receiver). True when no type
     /// is left dirty (then the rebuild after the commit has nothing to do).
     static func refreshBeforeCommit(_ database: any StoreDatabase, denseCount: Int, pushed: Set<Int64>?,
                                     firstTurnHours: Int64 = 24 * 30) throws -> Bool {
