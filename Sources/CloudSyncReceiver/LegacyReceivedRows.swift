@@ -38,6 +38,8 @@ enum LegacyReceivedRows {
                 }
                 if moved > 0 { logger.notice("moved \(counted(moved, "sample")) that an older cloudsync serve kept of \(owner) into their store") }
             } catch {
+                // Stopped with the server (a stop while it looks): it goes on at the next start.
+                if Task.isCancelled { return }
                 logger.error("the samples an older cloudsync serve kept of \(owner) could not be moved into their store yet: \(error)")
             }
         }

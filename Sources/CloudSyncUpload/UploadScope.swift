@@ -18,7 +18,7 @@ package struct UploadScope: Sendable {
         if let accepted = contract.acceptedTypes, !(allTypes && contract.takesEveryTypeOnRequest) {
             filter.types = filter.types.map { $0.intersection(accepted) } ?? accepted
         }
-        if let windowStart, let seconds = ISODate.seconds(windowStart) {
+        if let windowStart, let seconds = ExportDateParser.isoEpochSeconds(windowStart) {
             filter.since = max(filter.since ?? .min, seconds)
             self.windowStart = windowStart
         }

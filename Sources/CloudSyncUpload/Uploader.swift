@@ -151,7 +151,7 @@ package final class Uploader {
         defer { turn.end() }
         let window = try await contract.window(recorded: try recordedWindow(targetID), transport: transport)
         let (scope, summary) = try plan(&report, contract: contract, targetID: targetID, window: window)
-        let backfillStart = window.isBackfill ? scope.windowStart.flatMap { start in ISODate.seconds(start).map { (iso: start, seconds: $0) } } : nil
+        let backfillStart = window.isBackfill ? scope.windowStart.flatMap { start in ExportDateParser.isoEpochSeconds(start).map { (iso: start, seconds: $0) } } : nil
         // Nothing to send (and no backfill to mark): no run in the history, no request.
         if summary.count == 0 && backfillStart == nil { return }
         let runID = try store.ledger.beginUploadRun(targetID: targetID)

@@ -83,4 +83,15 @@ import Testing
         #expect("2016-11-15".withBytes(ExportDateParser.dayStartSeconds).map { UTCDateFormatter.string($0) } == "2016-11-15T00:00:00Z")
         #expect("2016-11-31".withBytes(ExportDateParser.dayStartSeconds) == nil)
     }
+
+    /// The contracts' ISO dates (CloudCare, Flō, steps, a server's backfill window): with or without a
+    /// fraction, which is dropped, `Z` or an offset; never without the `T` or with an empty fraction.
+    @Test func parsesTheContractsISODates() {
+        #expect(ExportDateParser.isoEpochSeconds("2024-05-01T08:00:00Z").map { UTCDateFormatter.string($0) } == "2024-05-01T08:00:00Z")
+        #expect(ExportDateParser.isoEpochSeconds("2025-05-11T16:27:22.999Z").map { UTCDateFormatter.string($0) } == "2025-05-11T16:27:22Z")
+        #expect(ExportDateParser.isoEpochSeconds("2024-05-01T10:00:00.000+02:00").map { UTCDateFormatter.string($0) } == "2024-05-01T08:00:00Z")
+        for invalid in ["2024-05-01 08:00:00Z", "2024-05-01T08:00:00.Z", "2024-05-01T08:00:00", "2024-05-01", ""] {
+            #expect(ExportDateParser.isoEpochSeconds(invalid) == nil, "\(invalid)")
+        }
+    }
 }

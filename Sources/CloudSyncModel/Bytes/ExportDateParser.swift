@@ -9,6 +9,23 @@ public import Foundation
 /// `±hh:mm` offsets. Exports written by iOS 8 (2014–2015) write the compact form
 /// `20141018163200+0100`, read by the same rules.
 public enum ExportDateParser {
+    /// An ISO 8601 date with its `T` as the servers and uploaders write them: `2024-05-01T08:00:00Z`
+    /// (CloudCare), `2025-05-11T16:27:22.000Z` (Flō, steps, a server's backfill window), or with an
+    /// offset (`+02:00`). A fraction of a second is dropped: the store's dates, like the export's,
+    /// are whole seconds, and the contracts send `.000`.
+    public static func isoEpochSeconds(_ text: String) -> Int64? {
+        var bytes = Array(text.utf8)
+        // `yyyy-MM-ddTHH:mm:ss` is 19 bytes; a fraction follows it.
+        if bytes.count > 20, bytes[19] == UInt8(ascii: ".") {
+            var end = 20
+            while end < bytes.count, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") { end += 1 }
+            guard end > 20 else { return nil }
+            bytes.removeSubrange(19..<end)
+        }
+        guard bytes.count > 19, bytes[10] == UInt8(ascii: "T") else { return nil }
+        return bytes.withUnsafeBufferPointer { epochSeconds($0) }
+    }
+
     /// Seconds since 1970-01-01T00:00:00Z, or nil when the bytes are not a valid date.
     public static func epochSeconds(_ text: ByteText) -> Int64? {
         guard text.count >= 19, let p = text.baseAddress else {
