@@ -15,12 +15,13 @@ import CloudSyncModel
 /// order (listed source by source) is left to the rebuild from the rows (`HourSummaryBuilder`):
 /// merging needs every source in start order. Another type's plain statistics do not need order:
 /// when its rows go back in time (the next source), its hours so far are written and it goes on.
-/// Types the store already had are rebuilt too when their values merge (their new rows may change the
-/// merged values of old ones) or their summary is not current; another type's new hours are added
-/// to its summary (a heart rate's batch of a day: its hours' upsert instead of a rebuild, 12.8% of a
-/// receiver's CPU on PostgreSQL with the rebuild of every type, issue 34). Only rows that count are added: a repeat or a superseded row is known as it is
+/// A type the store already had is counted here too when its summary is current and its values do
+/// not merge, or merge but its new rows start after every stored one has ended (a batch of steps
+/// after the last); otherwise it is rebuilt, as its new rows may change the merged values of old
+/// ones. (Rebuilding every type of every received batch was 12.8% of the PostgreSQL receiver's CPU,
+/// issue 34.) Only rows that count are added: a repeat or a superseded row is known as it is
 /// inserted (`MetricWriter`), and a type whose older rows stop counting during the import (a
-/// bucket pushed again) is left to the rebuild.
+/// bucket pushed again, a pushed row that an export dates) is left to the rebuild.
 final class OnlineHourSummary {
     private final class TypeHours {
         let cumulative: Bool

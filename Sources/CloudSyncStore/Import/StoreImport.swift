@@ -84,7 +84,7 @@ public final class StoreImport: StoreAccess {
         if origin.commit == .inChunks { database.writersRoom?.holdImporting() }
     }
 
-    /// The source was read completely: the run is recorded with its outcome and facts, the last rows
+    /// The input was read completely: the run is recorded with its outcome and facts, the last rows
     /// committed, then the summaries brought up to date. `invalid` and `filtered` are the reader's
     /// counts of records it skipped.
     @discardableResult
