@@ -119,7 +119,11 @@ struct HourSummaryBuilder {
             }
             if rebuilt == 0 { break }
         }
-        // Types without a summary (small or sparse) need none.
+        try cleanTypesWithoutSummary(database)
+    }
+
+    /// Types without a summary (small or sparse) need no rebuild: their dirty range goes.
+    private static func cleanTypesWithoutSummary(_ database: any StoreDatabase) throws {
         try database.execute("UPDATE metric_hour_state SET dirty_from = NULL, dirty_to = NULL WHERE summarised < 0 AND dirty_from IS NOT NULL")
     }
 
@@ -144,7 +148,7 @@ struct HourSummaryBuilder {
             }
             try store(try builder.hours(of: type), in: database)
         }
-        try database.execute("UPDATE metric_hour_state SET dirty_from = NULL, dirty_to = NULL WHERE summarised < 0 AND dirty_from IS NOT NULL")
+        try cleanTypesWithoutSummary(database)
         return clean
     }
 

@@ -161,9 +161,10 @@ final class PostgresRowBatch: RowBatch {
         try text.withUnsafeBufferPointer { try database.copy(copy, data: UnsafeRawBufferPointer($0)) }
         if let plainInsert, database.isInTransaction {
             try database.execute("SAVEPOINT cloudsync_rows")
-            try database.send(plainInsert) { [weak self] outcome in try self?.read(outcome, of: sentRows, savepoint: true) }
+            // Held by the connection until the outcome is read: an error is never dropped with the batch.
+            try database.send(plainInsert) { outcome in try self.read(outcome, of: sentRows, savepoint: true) }
         } else {
-            try database.send(insert) { [weak self] outcome in try self?.read(outcome, of: sentRows, savepoint: false) }
+            try database.send(insert) { outcome in try self.read(outcome, of: sentRows, savepoint: false) }
         }
     }
 
