@@ -81,6 +81,9 @@ package protocol StoreDatabase: AnyObject {
     /// the store's waiting room); on PostgreSQL `BEGIN` and the owner's advisory lock, so that one
     /// patient's writers take turns as on their SQLite file, and other patients' write beside.
     func beginWriting() throws
+    /// Gives up the open transaction: the database is as at its last commit. Never throws: whatever
+    /// the rollback meets (a connection gone), what the transaction wrote is not there.
+    func rollBack()
     /// Rows the last statement inserted, updated or deleted.
     var changes: Int { get }
     /// True while a transaction is open.
@@ -164,10 +167,13 @@ extension StoreDatabase {
             try execute("COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            rollBack()
             throw error
         }
     }
+
+    /// `ROLLBACK`, unless the engine has more to do on the way (`PostgresDatabase.rollBack`).
+    package func rollBack() { try? execute("ROLLBACK") }
 
     /// The single value of a query (`SELECT count(*) …`).
     package func scalarInt(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int64? {

@@ -70,6 +70,6 @@ final class ImportTransaction {
 
     /// Gives up the open transaction, if any: the store is back at the last commit.
     func rollBack() {
-        if database.isInTransaction { try? database.execute("ROLLBACK") }
+        if database.isInTransaction { database.rollBack() }
     }
 }

@@ -55,13 +55,28 @@ package final class PostgresDatabase: StoreDatabase {
     package func prepare(_ sql: String) throws -> PostgresStatement { PostgresStatement(database: self, sql: sql) }
 
     package func execute(_ sql: String) throws {
-        // A rollback runs whatever the statement sent before it said: it is what undoes it.
-        if sql.hasPrefix("ROLLBACK") {
-            try? finishSent()
-            rollbacks += 1
-        } else {
-            try finishSent()
-        }
+        assert(!sql.hasPrefix("ROLLBACK"), "a rollback goes through rollBack(), which counts it")
+        try finishSent()
+        try runStatements(sql)
+    }
+
+    /// Gives up the transaction whatever the statement sent before said (the rollback is what
+    /// undoes it), and counts it: a temporary table made since is gone (`PostgresRowBatch`).
+    package func rollBack() {
+        try? finishSent()
+        rollbacks += 1
+        try? runStatements("ROLLBACK")
+    }
+
+    /// Gives up what the transaction did since the savepoint `name`, counted as a rollback.
+    func rollBack(toSavepoint name: String) throws {
+        try? finishSent()
+        rollbacks += 1
+        try runStatements("ROLLBACK TO SAVEPOINT \(name)")
+    }
+
+    /// One statement, or several, without parameters: what `execute` and the rollbacks send.
+    private func runStatements(_ sql: String) throws {
         guard let result = PQexec(connection, sql) else { throw error(nil, sql: sql) }
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -75,7 +90,7 @@ package final class PostgresDatabase: StoreDatabase {
         do {
             try execute("SELECT pg_advisory_xact_lock(hashtextextended('cloudsync.owner:' || current_setting('cloudsync.owner'), 0))")
         } catch {
-            try? execute("ROLLBACK")
+            rollBack()
             throw error
         }
     }
@@ -112,8 +127,8 @@ package final class PostgresDatabase: StoreDatabase {
 
     func leaveTemporaryTable(declared: String, _ table: LeftTable) { leftTables[declared, default: []].append(table) }
 
-    /// How many rollbacks (whole, or to a savepoint) this connection ran: a temporary table made
-    /// since the last one is still there (`PostgresRowBatch`).
+    /// How many rollbacks (whole, or to a savepoint) this connection ran (`rollBack`): a temporary
+    /// table made before the last one may be gone (`PostgresRowBatch`).
     private(set) var rollbacks = 0
 
     /// A statement sent and not read back yet (`send`), and what to do with its outcome.

@@ -176,7 +176,7 @@ final class PostgresRowBatch: RowBatch {
             taken = changed
             if savepoint { try database.execute("RELEASE SAVEPOINT cloudsync_rows") }
         case .failure(let error) where savepoint && error.isUniqueViolation:
-            try database.execute("ROLLBACK TO SAVEPOINT cloudsync_rows")
+            try database.rollBack(toSavepoint: "cloudsync_rows")
             try database.execute(insert)
             taken = database.changes
         case .failure(let error):

@@ -64,7 +64,7 @@ package enum PostgresStoreSchema {
             try body()
             try database.execute("COMMIT")
         } catch {
-            try? database.execute("ROLLBACK")
+            database.rollBack()
             throw error
         }
     }

@@ -33,7 +33,7 @@ public struct DailyQuery: StoreQuery {
                 try database.execute("COMMIT")
                 return version
             } catch {
-                try? database.execute("ROLLBACK")
+                database.rollBack()
                 throw error
             }
         }

@@ -97,7 +97,7 @@ final class DailyTable {
             try connection.execute("COMMIT")
         } catch {
             // The zones let go still have their rows (the deletes are rolled back): they are kept.
-            try? connection.execute("ROLLBACK")
+            connection.rollBack()
             built.insert(contentsOf: evicted, at: 0)
             throw error
         }
