@@ -83,6 +83,13 @@ public final class PostgresCluster: @unchecked Sendable {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// `pg_dump --data-only` of a database: every row of every table, as text (to look for what
+    /// should be gone).
+    public func dumpData(database: String) throws -> String {
+        try run(binaries.appendingPathComponent("pg_dump").path,
+                ["--data-only", "--no-owner", "-h", directory.path, "-p", "\(port)", "-U", user, "-d", database], asServer: false)
+    }
+
     /// Stops the server and removes the folder.
     public func remove() {
         try? stop()
