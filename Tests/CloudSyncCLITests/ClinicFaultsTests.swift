@@ -47,6 +47,30 @@ struct ClinicFaultsTests {
                                 name: name)
     }
 
+    /// A cluster, the clinic's database and one `serve` on it, for `body` (which may put another
+    /// `serve` in its place); all stopped and removed after.
+    static func withClinic(_ body: (PostgresCluster, URL, inout ServeProcess) throws -> Void) throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        _ = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var serve = try clinic(cluster, in: dir)
+        defer { _ = serve.stop() }
+        try body(cluster, dir, &serve)
+    }
+
+    /// `request`'s answer once it is not 503 (the database back after a restart), within 30 s.
+    static func answered(_ request: () throws -> (status: Int, object: [String: Any])) throws -> (status: Int, object: [String: Any]) {
+        let deadline = Date().addingTimeInterval(30)
+        var answer = try request()
+        while answer.status == 503 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.5)
+            answer = try request()
+        }
+        return answer
+    }
+
     /// Makes the fault happen; the serve that is there after it (a new one for a killed instance).
     static func strike(_ fault: Fault, _ serve: ServeProcess, _ cluster: PostgresCluster, in dir: URL) throws -> ServeProcess {
         switch fault {
@@ -64,89 +88,71 @@ struct ClinicFaultsTests {
 
     @Test(arguments: Fault.allCases)
     func anExportCutByAFaultKeepsNothingAndIsTakenWholeSentAgain(_ fault: Fault) throws {
-        let cluster = try PostgresCluster()
-        defer { cluster.remove() }
-        _ = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
-        let dir = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        var serve = try Self.clinic(cluster, in: dir)
-        defer { _ = serve.stop() }
+        try Self.withClinic { cluster, dir, serve in
+            // Three quarters of the body: the import has written rows of it (in its transaction) and waits for the rest.
+            let xml = Data(sampleExport(count: Self.exportCount, type: "HKQuantityTypeIdentifierHeartRate", unit: "count/min").utf8)
+            let socket = try ClinicStoresTests.connect(port: serve.port)
+            let head = "POST /api/v1/exports HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ClinicStoresTests.alice)\r\n"
+                + "Content-Type: application/xml\r\nContent-Length: \(xml.count)\r\n\r\n"
+            try ClinicStoresTests.send(Data(head.utf8) + xml.prefix(xml.count * 3 / 4), to: socket)
+            Thread.sleep(forTimeInterval: 1.5)
+            serve = try Self.strike(fault, serve, cluster, in: dir)
+            // The rest of the body, to a server that may be gone (then the send fails, as the phone's would).
+            try? ClinicStoresTests.send(xml.suffix(from: xml.count * 3 / 4), to: socket)
+            var answer = [UInt8](repeating: 0, count: 4096)
+            let read = recv(socket, &answer, answer.count, 0)
+            close(socket)
+            let said = read > 0 ? String(decoding: answer.prefix(read), as: UTF8.self) : ""
+            #expect(!said.hasPrefix("HTTP/1.1 201"), "an export cut by the fault was acknowledged: \(said)")
+            #expect(try Self.stored(cluster) == 0, "\(fault): half of an export that was not acknowledged was kept")
 
-        // Three quarters of the body: the import has written rows of it (in its transaction) and waits for the rest.
-        let xml = Data(sampleExport(count: Self.exportCount, type: "HKQuantityTypeIdentifierHeartRate", unit: "count/min").utf8)
-        let socket = try ClinicStoresTests.connect(port: serve.port)
-        let head = "POST /api/v1/exports HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ClinicStoresTests.alice)\r\n"
-            + "Content-Type: application/xml\r\nContent-Length: \(xml.count)\r\n\r\n"
-        try ClinicStoresTests.send(Data(head.utf8) + xml.prefix(xml.count * 3 / 4), to: socket)
-        Thread.sleep(forTimeInterval: 1.5)
-        serve = try Self.strike(fault, serve, cluster, in: dir)
-        // The rest of the body, to a server that may be gone (then the send fails, as the phone's would).
-        try? ClinicStoresTests.send(xml.suffix(from: xml.count * 3 / 4), to: socket)
-        var answer = [UInt8](repeating: 0, count: 4096)
-        let read = recv(socket, &answer, answer.count, 0)
-        close(socket)
-        let said = read > 0 ? String(decoding: answer.prefix(read), as: UTF8.self) : ""
-        #expect(!said.hasPrefix("HTTP/1.1 201"), "an export cut by the fault was acknowledged: \(said)")
-        #expect(try Self.stored(cluster) == 0, "\(fault): half of an export that was not acknowledged was kept")
-
-        // Sent again, whole: every sample once.
-        let deadline = Date().addingTimeInterval(30)
-        var again: (status: Int, object: [String: Any]) = (0, [:])
-        repeat {
-            again = try serve.request("POST", "/api/v1/exports", body: xml, token: ClinicStoresTests.alice,
-                                      headers: ["Content-Type": "application/xml"])
-            if again.status == 503 { Thread.sleep(forTimeInterval: 0.5) }
-        } while again.status == 503 && Date() < deadline
-        #expect(again.status == 201 && again.object["stored"] as? Int == Self.exportCount, "\(again.status) \(again.object)")
-        #expect(try Self.stored(cluster) == Self.exportCount)
+            // Sent again, whole: every sample once.
+            let again = try Self.answered {
+                try serve.request("POST", "/api/v1/exports", body: xml, token: ClinicStoresTests.alice, headers: ["Content-Type": "application/xml"])
+            }
+            #expect(again.status == 201 && again.object["stored"] as? Int == Self.exportCount, "\(again.status) \(again.object)")
+            #expect(try Self.stored(cluster) == Self.exportCount)
+        }
     }
 
     @Test(arguments: Fault.allCases)
     func aPushCutByAFaultIsStoredWholeOrNotAtAllAndOnceSentAgain(_ fault: Fault) throws {
-        let cluster = try PostgresCluster()
-        defer { cluster.remove() }
-        _ = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
-        let dir = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        var serve = try Self.clinic(cluster, in: dir)
-        defer { _ = serve.stop() }
-        // The fault a moment after a push has reached the server: a new push each time. On two cores
-        // a push of 20,160 samples takes PostgreSQL about 2 s: the first three strike while it is
-        // stored (nothing kept, no answer or 503), the last after its answer (kept whole).
-        let delays = [0.05, 0.3, 1.0, 4.0]
-        for (round, delay) in delays.enumerated() {
-            let body = Self.push(round: round)
-            let before = try Self.stored(cluster)
-            final class Answer: @unchecked Sendable { var status = 0 }
-            let answer = Answer(), sent = DispatchSemaphore(value: 0)
-            let url = serve.url
-            Thread.detachNewThread {
-                answer.status = (try? ServeProcess.request("POST", url + "/health-auto-export", body: body, token: ClinicStoresTests.alice))?.status ?? 0
-                sent.signal()
+        try Self.withClinic { cluster, dir, serve in
+            // The fault a moment after a push has reached the server: a new push each time. On two cores
+            // a push of 20,160 samples takes PostgreSQL about 2 s: the first three strike while it is
+            // stored (nothing kept, no answer or 503), the last after its answer (kept whole).
+            let delays = [0.05, 0.3, 1.0, 4.0]
+            for (round, delay) in delays.enumerated() {
+                let body = Self.push(round: round)
+                let before = try Self.stored(cluster)
+                final class Answer: @unchecked Sendable { var status = 0 }
+                let answer = Answer(), sent = DispatchSemaphore(value: 0)
+                let url = serve.url
+                Thread.detachNewThread {
+                    answer.status = (try? ServeProcess.request("POST", url + "/health-auto-export", body: body, token: ClinicStoresTests.alice))?.status ?? 0
+                    sent.signal()
+                }
+                Thread.sleep(forTimeInterval: delay)
+                serve = try Self.strike(fault, serve, cluster, in: dir)
+                sent.wait()
+                let added = try Self.stored(cluster) - before
+                let what = "\(fault), round \(round): the push answered \(answer.status) and \(added) of its \(Self.pushCount) samples were stored"
+                if answer.status == 200 {
+                    #expect(added == Self.pushCount, "\(what)")
+                } else {
+                    #expect(answer.status == 0 || answer.status == 503, "\(what)")
+                    #expect(added == 0 || added == Self.pushCount, "\(what)")
+                }
             }
-            Thread.sleep(forTimeInterval: delay)
-            serve = try Self.strike(fault, serve, cluster, in: dir)
-            sent.wait()
-            let added = try Self.stored(cluster) - before
-            let what = "\(fault), round \(round): the push answered \(answer.status) and \(added) of its \(Self.pushCount) samples were stored"
-            if answer.status == 200 {
-                #expect(added == Self.pushCount, "\(what)")
-            } else {
-                #expect(answer.status == 0 || answer.status == 503, "\(what)")
-                #expect(added == 0 || added == Self.pushCount, "\(what)")
-            }
-        }
 
-        // Each push sent again: every sample once, whatever the rounds left.
-        for round in delays.indices {
-            let deadline = Date().addingTimeInterval(30)
-            var again: (status: Int, object: [String: Any]) = (0, [:])
-            repeat {
-                again = try serve.request("POST", "/health-auto-export", body: Self.push(round: round), token: ClinicStoresTests.alice)
-                if again.status == 503 { Thread.sleep(forTimeInterval: 0.5) }
-            } while again.status == 503 && Date() < deadline
-            #expect(again.status == 200, "\(again.status) \(again.object)")
+            // Each push sent again: every sample once, whatever the rounds left.
+            for round in delays.indices {
+                let again = try Self.answered {
+                    try serve.request("POST", "/health-auto-export", body: Self.push(round: round), token: ClinicStoresTests.alice)
+                }
+                #expect(again.status == 200, "\(again.status) \(again.object)")
+            }
+            #expect(try Self.stored(cluster) == delays.count * Self.pushCount)
         }
-        #expect(try Self.stored(cluster) == delays.count * Self.pushCount)
     }
 }
