@@ -35,29 +35,36 @@ struct ClinicFaultsTests {
     }
 
     /// alice's stored samples, as PostgreSQL's superuser reads them (row-level security does not hold it).
-    static func stored(_ cluster: PostgresCluster) throws -> Int {
-        Int(try cluster.psql("SELECT count(*) FROM metric WHERE owner = 'alice'", database: "clinic")) ?? -1
+    static func stored(_ clinic: Clinic) throws -> Int {
+        Int(try clinic.cluster.psql("SELECT count(*) FROM metric WHERE owner = 'alice'", database: "clinic")) ?? -1
     }
 
-    /// The clinic: a database of its own role, and one `serve` on it.
-    static func clinic(_ cluster: PostgresCluster, in dir: URL, name: String = "serve") throws -> ServeProcess {
-        let tokens = dir.appendingPathComponent("tokens").path
-        if !FileManager.default.fileExists(atPath: tokens) { _ = try ClinicStoresTests.tokensFile(in: dir, ClinicStoresTests.everyone) }
-        return try ServeProcess(["--tokens", tokens], directory: dir, database: "postgres://clinic:clinic-password@localhost/clinic?host=\(cluster.directory.path)",
-                                name: name)
+    /// The clinic: its cluster, its database (of a role of its own) and the folder of its `serve`.
+    struct Clinic {
+        let cluster: PostgresCluster
+        let address: String
+        let dir: URL
+
+        /// A `serve` on the clinic's database.
+        func serve(name: String = "serve") throws -> ServeProcess {
+            let tokens = dir.appendingPathComponent("tokens").path
+            if !FileManager.default.fileExists(atPath: tokens) { _ = try ClinicStoresTests.tokensFile(in: dir, ClinicStoresTests.everyone) }
+            return try ServeProcess(["--tokens", tokens], directory: dir, database: address, name: name)
+        }
     }
 
     /// A cluster, the clinic's database and one `serve` on it, for `body` (which may put another
     /// `serve` in its place); all stopped and removed after.
-    static func withClinic(_ body: (PostgresCluster, URL, inout ServeProcess) throws -> Void) throws {
+    static func withClinic(_ body: (Clinic, inout ServeProcess) throws -> Void) throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
-        _ = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        var serve = try clinic(cluster, in: dir)
+        let clinic = Clinic(cluster: cluster, address: address, dir: dir)
+        var serve = try clinic.serve()
         defer { _ = serve.stop() }
-        try body(cluster, dir, &serve)
+        try body(clinic, &serve)
     }
 
     /// `request`'s answer once it is not 503 (the database back after a restart), within 30 s.
@@ -72,23 +79,23 @@ struct ClinicFaultsTests {
     }
 
     /// Makes the fault happen; the serve that is there after it (a new one for a killed instance).
-    static func strike(_ fault: Fault, _ serve: ServeProcess, _ cluster: PostgresCluster, in dir: URL) throws -> ServeProcess {
+    static func strike(_ fault: Fault, _ serve: ServeProcess, _ clinic: Clinic) throws -> ServeProcess {
         switch fault {
         case .instanceKilled:
             kill(serve.process.processIdentifier, SIGKILL)
             serve.process.waitUntilExit()
-            return try clinic(cluster, in: dir, name: "serve-after")
+            return try clinic.serve(name: "serve-after")
         case .databaseRestarted:
-            try cluster.stop()
+            try clinic.cluster.stop()
             Thread.sleep(forTimeInterval: 0.5)
-            try cluster.start()
+            try clinic.cluster.start()
             return serve
         }
     }
 
     @Test(arguments: Fault.allCases)
     func anExportCutByAFaultKeepsNothingAndIsTakenWholeSentAgain(_ fault: Fault) throws {
-        try Self.withClinic { cluster, dir, serve in
+        try Self.withClinic { clinic, serve in
             // Three quarters of the body: the import has written rows of it (in its transaction) and waits for the rest.
             let xml = Data(sampleExport(count: Self.exportCount, type: "HKQuantityTypeIdentifierHeartRate", unit: "count/min").utf8)
             let socket = try ClinicStoresTests.connect(port: serve.port)
@@ -96,7 +103,7 @@ struct ClinicFaultsTests {
                 + "Content-Type: application/xml\r\nContent-Length: \(xml.count)\r\n\r\n"
             try ClinicStoresTests.send(Data(head.utf8) + xml.prefix(xml.count * 3 / 4), to: socket)
             Thread.sleep(forTimeInterval: 1.5)
-            serve = try Self.strike(fault, serve, cluster, in: dir)
+            serve = try Self.strike(fault, serve, clinic)
             // The rest of the body, to a server that may be gone (then the send fails, as the phone's would).
             try? ClinicStoresTests.send(xml.suffix(from: xml.count * 3 / 4), to: socket)
             var answer = [UInt8](repeating: 0, count: 4096)
@@ -104,27 +111,27 @@ struct ClinicFaultsTests {
             close(socket)
             let said = read > 0 ? String(decoding: answer.prefix(read), as: UTF8.self) : ""
             #expect(!said.hasPrefix("HTTP/1.1 201"), "an export cut by the fault was acknowledged: \(said)")
-            #expect(try Self.stored(cluster) == 0, "\(fault): half of an export that was not acknowledged was kept")
+            #expect(try Self.stored(clinic) == 0, "\(fault): half of an export that was not acknowledged was kept")
 
             // Sent again, whole: every sample once.
             let again = try Self.answered {
                 try serve.request("POST", "/api/v1/exports", body: xml, token: ClinicStoresTests.alice, headers: ["Content-Type": "application/xml"])
             }
             #expect(again.status == 201 && again.object["stored"] as? Int == Self.exportCount, "\(again.status) \(again.object)")
-            #expect(try Self.stored(cluster) == Self.exportCount)
+            #expect(try Self.stored(clinic) == Self.exportCount)
         }
     }
 
     @Test(arguments: Fault.allCases)
     func aPushCutByAFaultIsStoredWholeOrNotAtAllAndOnceSentAgain(_ fault: Fault) throws {
-        try Self.withClinic { cluster, dir, serve in
+        try Self.withClinic { clinic, serve in
             // The fault a moment after a push has reached the server: a new push each time. On two cores
             // a push of 20,160 samples takes PostgreSQL about 2 s: the first three strike while it is
             // stored (nothing kept, no answer or 503), the last after its answer (kept whole).
             let delays = [0.05, 0.3, 1.0, 4.0]
             for (round, delay) in delays.enumerated() {
                 let body = Self.push(round: round)
-                let before = try Self.stored(cluster)
+                let before = try Self.stored(clinic)
                 final class Answer: @unchecked Sendable { var status = 0 }
                 let answer = Answer(), sent = DispatchSemaphore(value: 0)
                 let url = serve.url
@@ -133,9 +140,9 @@ struct ClinicFaultsTests {
                     sent.signal()
                 }
                 Thread.sleep(forTimeInterval: delay)
-                serve = try Self.strike(fault, serve, cluster, in: dir)
+                serve = try Self.strike(fault, serve, clinic)
                 sent.wait()
-                let added = try Self.stored(cluster) - before
+                let added = try Self.stored(clinic) - before
                 let what = "\(fault), round \(round): the push answered \(answer.status) and \(added) of its \(Self.pushCount) samples were stored"
                 if answer.status == 200 {
                     #expect(added == Self.pushCount, "\(what)")
@@ -152,7 +159,7 @@ struct ClinicFaultsTests {
                 }
                 #expect(again.status == 200, "\(again.status) \(again.object)")
             }
-            #expect(try Self.stored(cluster) == delays.count * Self.pushCount)
+            #expect(try Self.stored(clinic) == delays.count * Self.pushCount)
         }
     }
 }

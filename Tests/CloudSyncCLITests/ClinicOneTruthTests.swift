@@ -108,19 +108,9 @@ struct ClinicOneTruthTests {
             answers[reader.joined(separator: " ")] = String(decoding: result.stdout, as: UTF8.self)
         }
         let calls = [("overview", "{}"), ("sleep", #"{"timeZone":"America/New_York"}"#), ("sleep", #"{"timeZone":"Europe/Paris"}"#)]
-        let requests = ([#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}"#,
-                         #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#]
-                        + calls.enumerated().map { index, call in
-                            #"{"jsonrpc":"2.0","id":\#(index + 2),"method":"tools/call","params":{"name":"\#(call.0)","arguments":\#(call.1)}}"#
-                        }).joined(separator: "\n") + "\n"
-        let mcp = try CLI.run(["mcp"] + store, stdinBytes: Data(requests.utf8))
-        #expect(mcp.status == 0, "\(mcp.stderr)")
-        for line in String(decoding: mcp.stdout, as: UTF8.self).split(separator: "\n") {
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let id = object["id"] as? Int,
-                  id > 1 else { continue }
-            answers["mcp \(calls[id - 2].0) \(calls[id - 2].1)"] = String(decoding: try JSONSerialization.data(withJSONObject: object["result"] ?? [:],
-                                                                                           options: [.sortedKeys]), as: UTF8.self)
-        }
+        let mcp = try MCPScript.results(of: calls, store)
+        #expect(mcp.run.status == 0, "\(mcp.run.stderr)")
+        for (index, result) in mcp.results { answers["mcp \(calls[index].0) \(calls[index].1)"] = result }
         return answers
     }
 

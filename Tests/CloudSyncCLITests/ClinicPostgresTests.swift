@@ -86,30 +86,15 @@ struct ClinicPostgresTests {
         #expect(ServeProcess.send(request).0 == 403)
 
         // mcp: the same answers from her rows as from the file; its sql tool says it reads files only.
-        let calls = ["sleep", "workouts", "medications", "sql"].enumerated().map { index, tool in
-            let arguments = tool == "sql" ? #"{"query":"SELECT count(*) FROM metrics"}"# : "{}"
-            return #"{"jsonrpc":"2.0","id":\#(index + 2),"method":"tools/call","params":{"name":"\#(tool)","arguments":\#(arguments)}}"#
+        let calls = [("sleep", "{}"), ("workouts", "{}"), ("medications", "{}"), ("sql", #"{"query":"SELECT count(*) FROM metrics"}"#)]
+        let fromFile = try MCPScript.results(of: calls, ["--store", file])
+        let fromClinic = try MCPScript.results(of: calls, ["--store", address, "--user", "alice"])
+        #expect(fromFile.run.status == 0 && fromClinic.run.status == 0, "\(fromFile.run.stderr) | \(fromClinic.run.stderr)")
+        for index in 0...2 {
+            #expect(fromFile.results[index] != nil && fromClinic.results[index] == fromFile.results[index], "tool \(calls[index].0)")
         }
-        let requests = ([#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}"#,
-                         #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#] + calls).joined(separator: "\n") + "\n"
-        func answers(_ arguments: [String]) throws -> [Int: String] {
-            let result = try CLI.run(["mcp"] + arguments, stdinBytes: Data(requests.utf8))
-            #expect(result.status == 0, "\(result.stderr)")
-            var byID: [Int: String] = [:]
-            for line in String(decoding: result.stdout, as: UTF8.self).split(separator: "\n") {
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let id = object["id"] as? Int,
-                      id > 1 else { continue }
-                byID[id] = String(decoding: try JSONSerialization.data(withJSONObject: object["result"] ?? [:], options: [.sortedKeys]), as: UTF8.self)
-            }
-            return byID
-        }
-        let fromFile = try answers(["--store", file])
-        let fromClinic = try answers(["--store", address, "--user", "alice"])
-        for id in 2...4 {
-            #expect(fromFile[id] != nil && fromClinic[id] == fromFile[id], "tool \(calls[id - 2])")
-        }
-        #expect(fromClinic[5]?.contains("reads a store file only") == true && fromClinic[5]?.contains(#""isError":true"#) == true,
-                "\(fromClinic[5] ?? "-")")
+        #expect(fromClinic.results[3]?.contains("reads a store file only") == true && fromClinic.results[3]?.contains(#""isError":true"#) == true,
+                "\(fromClinic.results[3] ?? "-")")
 
         // The clinic's database holds no store for a patient who never sent anything.
         let nobody = try CLI.run(["status", "--store", address, "--user", "dave"])
