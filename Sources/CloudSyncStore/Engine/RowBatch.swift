@@ -17,12 +17,19 @@ package protocol RowBatch: AnyObject {
     func endRow() throws
     /// Writes the rows added since the last flush, in the open transaction.
     func flush() throws
+    /// Writes them as `flush` does, but may leave the database at it while the caller goes on: on
+    /// PostgreSQL the statement is sent, and its outcome (an error too) read before the connection's
+    /// next command. What comes before a commit is a `flush`.
+    func send() throws
     /// Rows given to the flushes so far that the table did not take (an `ON CONFLICT DO NOTHING`
     /// may take fewer).
     var notTaken: Int { get }
 }
 
 extension RowBatch {
+    /// SQLite writes in the caller's thread: there is nothing to leave it at.
+    package func send() throws { try flush() }
+
     package func add(_ value: Int64?) {
         if let value { add(value) } else { addNull() }
     }

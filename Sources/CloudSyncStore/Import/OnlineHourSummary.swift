@@ -139,7 +139,7 @@ final class OnlineHourSummary {
         if type.hours.add(key, value) {
             type.hourCount += 1
             held += 1
-            if held >= Self.heldLimit { try write() }
+            if held >= Self.heldLimit { try write(waiting: false) }
         }
         type.rows += 1
         if !type.dense && type.rows >= denseCount { type.dense = true }
@@ -171,14 +171,18 @@ final class OnlineHourSummary {
     }
 
     /// Adds the hours counted since the last commit to `metric_hour`, in the open transaction.
-    func write() throws {
+    /// `waiting: false` (held hours written between two commits): PostgreSQL adds them while the
+    /// import maps its next rows. Waited for here, the mapping stopped for the metric chunk in
+    /// flight and then the hours' statement, and PostgreSQL stood idle while it went on (the 1 GB
+    /// upload: PostgreSQL busy 0.7 of its time, the import 0.4 of two cores).
+    func write(waiting: Bool = true) throws {
         held = 0
         for case let (typeID, .counted(type)) in types where type.dense { try write(typeID, type) }   // others wait for the judgement
         // In the table's order.
         for key in pending.keys.sorted() {
             try pending[key]!.add(to: upsert, typeID: key.type, key: HourSummaryBuilder.HourKey(unit: key.unit, hour: key.hour))
         }
-        try upsert.flush()
+        if waiting { try upsert.flush() } else { try upsert.send() }
         pending.removeAll()
     }
 

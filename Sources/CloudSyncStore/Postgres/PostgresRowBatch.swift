@@ -134,7 +134,7 @@ final class PostgresRowBatch: RowBatch {
     }
 
     /// The chunk to the server, and its statement sent (see the type's comment).
-    private func send() throws {
+    func send() throws {
         guard rows > 0 else { return }
         let sentRows = rows
         defer {
