@@ -90,7 +90,7 @@ import Testing
         #expect(ExportDateParser.isoEpochSeconds("2024-05-01T08:00:00Z").map { UTCDateFormatter.string($0) } == "2024-05-01T08:00:00Z")
         #expect(ExportDateParser.isoEpochSeconds("2025-05-11T16:27:22.999Z").map { UTCDateFormatter.string($0) } == "2025-05-11T16:27:22Z")
         #expect(ExportDateParser.isoEpochSeconds("2024-05-01T10:00:00.000+02:00").map { UTCDateFormatter.string($0) } == "2024-05-01T08:00:00Z")
-        for invalid in ["2024-05-01 08:00:00Z", "2024-05-01T08:00:00.Z", "2024-05-01T08:00:00", "2024-05-01", ""] {
+        for invalid in ["2024-05-01 08:00:00Z", "2024-05-01T08:00:00.Z", "2024-05-01T08:00:00", "2024-05-01T08:00:00.000", "2024-05-01", ""] {
             #expect(ExportDateParser.isoEpochSeconds(invalid) == nil, "\(invalid)")
         }
     }

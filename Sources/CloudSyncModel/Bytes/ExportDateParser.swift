@@ -13,17 +13,24 @@ public enum ExportDateParser {
     /// (CloudCare), `2025-05-11T16:27:22.000Z` (Flō, steps, a server's backfill window), or with an
     /// offset (`+02:00`). A fraction of a second is dropped: the store's dates, like the export's,
     /// are whole seconds, and the contracts send `.000`.
+    /// Read in the string's own bytes (the receiver reads two a sample): a date with a fraction is
+    /// joined again without it on the stack, not copied into an array.
     public static func isoEpochSeconds(_ text: String) -> Int64? {
-        var bytes = Array(text.utf8)
-        // `yyyy-MM-ddTHH:mm:ss` is 19 bytes; a fraction follows it.
-        if bytes.count > 20, bytes[19] == UInt8(ascii: ".") {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count > 19, bytes[10] == UInt8(ascii: "T") else { return nil }
+            // `yyyy-MM-ddTHH:mm:ss` is 19 bytes; a fraction may follow it.
+            guard bytes.count > 20, bytes[19] == UInt8(ascii: ".") else { return epochSeconds(bytes) }
             var end = 20
             while end < bytes.count, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") { end += 1 }
-            guard end > 20 else { return nil }
-            bytes.removeSubrange(19..<end)
+            guard end > 20, end < bytes.count else { return nil }
+            let count = bytes.count - (end - 19)
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { joined in
+                _ = joined.initialize(from: bytes[..<19])
+                _ = UnsafeMutableBufferPointer(rebasing: joined[19...]).initialize(from: bytes[end...])
+                return epochSeconds(UnsafeBufferPointer(joined))
+            }
         }
-        guard bytes.count > 19, bytes[10] == UInt8(ascii: "T") else { return nil }
-        return bytes.withUnsafeBufferPointer { epochSeconds($0) }
     }
 
     /// Seconds since 1970-01-01T00:00:00Z, or nil when the bytes are not a valid date.
