@@ -25,7 +25,8 @@ final class PostgresRowBatch: RowBatch {
     private let rowsPerChunk: Int
     private let table: String
     private let create, copy, insert: String
-    /// `insert` without its `ON CONFLICT DO NOTHING`, when it has one.
+    /// `insert` without the ending its writer gave it to ignore conflicts
+    /// (`SQLDialect.ignoringConflicts`), when it has it.
     private let plainInsert: String?
     /// The chunk in `COPY`'s text format: tab between cells, a newline after each row.
     private var text: [UInt8] = []
@@ -69,8 +70,8 @@ final class PostgresRowBatch: RowBatch {
         create = "CREATE TEMPORARY TABLE IF NOT EXISTS \(table) (\(declared))"
         copy = "COPY \(table) FROM STDIN"
         insert = sql.replacingOccurrences(of: "{rows}", with: table)
-        let trimmed = insert.trimmingCharacters(in: .whitespacesAndNewlines)
-        plainInsert = trimmed.hasSuffix("ON CONFLICT DO NOTHING") ? String(trimmed.dropLast("ON CONFLICT DO NOTHING".count)) : nil
+        let trimmed = insert.trimmingCharacters(in: .whitespacesAndNewlines), ignoring = SQLDialect.postgres.ignoringConflicts
+        plainInsert = trimmed.hasSuffix(ignoring) ? String(trimmed.dropLast(ignoring.count)) : nil
         text.reserveCapacity(1 << 16)
     }
 
