@@ -174,7 +174,7 @@ import Glibc
         defer { for serve in serves { _ = serve.stop() } }
         try #require(serves.count == 2)
         let body = try Data(contentsOf: URL(fileURLWithPath: Paths.sampleHealthAutoExport))
-        final class Answers: @unchecked Sendable { var stored: [Int] = [0, 0]; var statuses: [Int] = [0, 0] }
+        final class Answers: @unchecked Sendable { var stored: [Int] = [0, 0]; var statuses: [Int] = [0, 0]; var details: [String] = ["", ""] }
         let answers = Answers()
         let urls = serves.map(\.url)
         DispatchQueue.concurrentPerform(iterations: 2) { i in
@@ -182,9 +182,10 @@ import Glibc
             lock.withLock {
                 answers.statuses[i] = answer?.status ?? 0
                 answers.stored[i] = answer?.object["stored"] as? Int ?? -1
+                answers.details[i] = answer?.object["detail"] as? String ?? ""
             }
         }
-        #expect(answers.statuses == [200, 200] && answers.stored.sorted() == [0, 15], "\(answers.statuses) \(answers.stored)")
+        #expect(answers.statuses == [200, 200] && answers.stored.sorted() == [0, 15], "\(answers.statuses) \(answers.stored) \(answers.details)")
     }
 
     /// `serve --store`: an export sent to the server goes into the person's store.

@@ -139,12 +139,15 @@ enum KindTables {
         try kinds.filter { try version(of: $0.name, in: database) < $0.tableVersions.count }
     }
 
-    /// Brings every kind's tables to its current version, each step in the transaction that records it.
+    /// Brings every kind's tables to its current version, in a transaction that records each step.
+    /// The version is read again inside it, which holds the write lock: another process may have
+    /// brought the kind forward meanwhile. Read before it only, two processes making a store at once
+    /// (two `serve`s taking a new patient's first push) both ran ECG's `ALTER TABLE … ADD COLUMN`,
+    /// and the second failed on "duplicate column name" (4 of 360 imports, six at a time into a new store).
     static func upgrade(_ kinds: [any StoredKind.Type], in database: any StoreDatabase) throws {
-        for kind in kinds {
-            let current = try version(of: kind.name, in: database)
-            for step in current..<kind.tableVersions.count {
-                try database.transaction {
+        for kind in kinds where try version(of: kind.name, in: database) < kind.tableVersions.count {
+            try database.transaction {
+                for step in try version(of: kind.name, in: database)..<kind.tableVersions.count {
                     try database.execute(kind.tableVersions[step])
                     try database.prepare("""
                         INSERT INTO kind_schema(kind, version) VALUES (?, ?)

@@ -132,8 +132,7 @@ public final class StagingStore: StoreAccess {
     }
 
     private func configure(_ access: Access, _ database: SQLiteDatabase) throws {
-        let version = Int(try database.scalarInt("PRAGMA user_version") ?? 0)
-        try checkIsStore(version: version, access: access)
+        let version = try checkIsStore(access: access)
         if version > StoreSchema.currentVersion {
             throw StoreError.newerSchema(path, found: version, known: StoreSchema.currentVersion)
         }
@@ -199,20 +198,30 @@ public final class StagingStore: StoreAccess {
     }
 
     /// Refuses an SQLite file that is not a cloudsync store (another program's database), and an
-    /// empty one unless this command makes stores (import).
-    private func checkIsStore(version: Int, access: Access) throws {
-        let tables = try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+    /// empty one unless this command makes stores (import); else the file's schema version. The
+    /// version and the tables are read by one statement, as of one moment: a process making the
+    /// store beside this one commits its tables and its version together, and read one after the
+    /// other they could be its tables without its version ("an SQLite database of another program").
+    private func checkIsStore(access: Access) throws -> Int {
+        let found = try database.prepare("""
+            SELECT (SELECT user_version FROM pragma_user_version),
+                   (SELECT count(*) FROM sqlite_master WHERE type = 'table'),
+                   (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('metric', 'import_run', 'identity'))
+            """)
+        guard try found.step() else { return 0 }
+        let (version, tables, ours) = (Int(found.int64(0)), found.int64(1), found.int64(2))
+        found.reset()
         if version == 0 {
             if tables == 0 {
                 if access != .write { throw StoreError.empty(path) }
-                return
+                return version
             }
             throw StoreError.notAStore(path, "it is an SQLite database of another program (\(counted(Int(tables), "table")), none of cloudsync's); it is left as it is")
         }
-        let ours = try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('metric', 'import_run', 'identity')") ?? 0
         if ours < 3 {
             throw StoreError.notAStore(path, "it is an SQLite database without cloudsync's tables; it is left as it is")
         }
+        return version
     }
 
     /// The `userId` and `deviceId` made once, on the store's first use.
