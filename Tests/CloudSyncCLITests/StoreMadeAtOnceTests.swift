@@ -7,7 +7,7 @@ import Testing
 /// stored once.
 struct StoreMadeAtOnceTests {
     /// Six imports started together, sixty times, each time into a new store. Before the fix, 5 of
-    /// 360 imports failed: a kind's step run twice (ECG's `ALTER TABLE … ADD COLUMN`: "duplicate
+    /// 720 imports (two runs of 360) failed: a kind's step run twice (ECG's `ALTER TABLE … ADD COLUMN`: "duplicate
     /// column name", exit 70), or the store's version and tables read apart ("an SQLite database of
     /// another program", exit 65).
     @Test func importsMakingOneNewStoreAtOnceAllSucceedAndStoreEachSampleOnce() throws {

@@ -147,7 +147,10 @@ enum KindTables {
     static func upgrade(_ kinds: [any StoredKind.Type], in database: any StoreDatabase) throws {
         for kind in kinds where try version(of: kind.name, in: database) < kind.tableVersions.count {
             try database.transaction {
-                for step in try version(of: kind.name, in: database)..<kind.tableVersions.count {
+                // Another process may have brought it to the end meanwhile: `a..<b` traps when a > b.
+                let current = try version(of: kind.name, in: database)
+                guard current < kind.tableVersions.count else { return }
+                for step in current..<kind.tableVersions.count {
                     try database.execute(kind.tableVersions[step])
                     try database.prepare("""
                         INSERT INTO kind_schema(kind, version) VALUES (?, ?)

@@ -208,7 +208,8 @@ public final class StagingStore: StoreAccess {
                    (SELECT count(*) FROM sqlite_master WHERE type = 'table'),
                    (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('metric', 'import_run', 'identity'))
             """)
-        guard try found.step() else { return 0 }
+        // An aggregate without GROUP BY answers one row, always.
+        guard try found.step() else { throw StoreError.notAStore(path, "its schema could not be read; it is left as it is") }
         let (version, tables, ours) = (Int(found.int64(0)), found.int64(1), found.int64(2))
         found.reset()
         if version == 0 {
