@@ -153,7 +153,10 @@ final class MetricWriter: MetricSink {
             try writeCounts()
             lookedUpTo = try database.scalarInt("SELECT max(id) FROM metric") ?? lookedUpTo
         }
-        transaction.afterCommit.append { [unowned self] in committed = counts }
+        transaction.afterCommit.append { [unowned self] in
+            committed = counts
+            hourSummary.committed()
+        }
     }
 
     // MARK: MetricSink
