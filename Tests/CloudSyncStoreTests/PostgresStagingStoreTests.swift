@@ -74,6 +74,50 @@ struct PostgresStagingStoreTests {
         #expect(try Self.truth(aliceAgain) == fileTruth)
     }
 
+    /// Pushes that go on in time: a day after every stored sample is not read from the table (no
+    /// stored row can be there), and still a sample twice in one push, the same push again, a push
+    /// back into stored days and another source's samples are each what a store file makes of them.
+    @Test func pushesAfterTheStoredDaysCountAsOnAStoreFile() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        let fixture = try StoreFixture()
+        let file = try fixture.open()
+        let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
+        let pushes = [
+            HealthAutoExportStoreTests.steps(samples: [("2025-03-01 08:00:00 +0000", 100), ("2025-03-01 09:00:00 +0000", 50)]),
+            // A later day, its first sample twice in the push.
+            HealthAutoExportStoreTests.steps(samples: [("2025-03-03 08:00:00 +0000", 70), ("2025-03-03 08:00:00 +0000", 70),
+                                                       ("2025-03-04 10:00:00 +0000", 30)]),
+            HealthAutoExportStoreTests.steps(samples: [("2025-03-03 08:00:00 +0000", 70), ("2025-03-04 10:00:00 +0000", 30)]),
+            // Back into a stored day, and on to a new one.
+            HealthAutoExportStoreTests.steps(samples: [("2025-03-01 09:00:00 +0000", 50), ("2025-03-01 10:00:00 +0000", 5),
+                                                       ("2025-03-06 10:00:00 +0000", 9)]),
+            HealthAutoExportStoreTests.steps(samples: [("2025-03-06 10:00:00 +0000", 9), ("2025-03-07 10:00:00 +0000", 11)], source: "Phone"),
+            // More days than the import keeps in memory (`StoredSampleWindows.kept`), then the first again.
+            HealthAutoExportStoreTests.steps(samples: (0..<(StoredSampleWindows.kept + 6)).map { day in
+                (Self.date(daysAfter: day, from: "2025-04-01"), Double(day + 1))
+            } + [(Self.date(daysAfter: 0, from: "2025-04-01"), 1)]),
+        ]
+        var counts: [[[Int]]] = []
+        for store in [file, alice] {
+            counts.append(try pushes.map { Self.counts(try HealthAutoExportStoreTests.push($0, into: store)) })
+        }
+        #expect(counts[0] == counts[1])
+        #expect(counts[0][2][0] == 0, "the same samples again add nothing: \(counts[0])")
+        #expect(try Self.truth(alice) == Self.truth(file))
+        #expect(try HealthAutoExportStoreTests.daily(alice, merge: true) == HealthAutoExportStoreTests.daily(file, merge: true))
+        #expect(try HealthAutoExportStoreTests.daily(file, merge: true)["2025-03-03"] == 70)
+    }
+
+    /// "YYYY-MM-DD 08:00:00 +0000", `days` after `day`.
+    static func date(daysAfter days: Int, from day: String) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        let date = formatter.date(from: day)!.addingTimeInterval(Double(days) * 86_400)
+        return formatter.string(from: date) + " 08:00:00 +0000"
+    }
+
     /// A server connected as the cluster's superuser, whom row-level security does not hold, still
     /// keeps each patient's rows apart: a patient's connection acts as `cloudsync_patient`. (Before,
     /// bob's push of alice's samples was "already there": he saw her rows.)

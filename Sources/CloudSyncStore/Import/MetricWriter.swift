@@ -215,6 +215,7 @@ final class MetricWriter: MetricSink {
         } else {
             try flushChunk()
             try insertRow(keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
+            windows?.wrote(type: keys.type, start: metric.startDate)
             guard database.changes > 0 else {
                 // The identity index found it after all (only a store changed by another process since
                 // this import began can get here): the sample is there.

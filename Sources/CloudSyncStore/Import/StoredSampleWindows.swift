@@ -39,8 +39,18 @@ final class StoredSampleWindows {
     /// needs the chunk written before it is read. Writing the chunk before every read cut a batch
     /// of 500 into 16 inserts (5,210 `INSERT … SELECT` and `COPY` for 166,056 received metrics).
     private var unwritten: Set<Window> = []
+    /// Per type, a start no stored row is after, when one is known: a window that begins after it
+    /// holds no row and is not read. Received batches and pushes mostly bring days after every
+    /// stored one, and each such window was a statement that found nothing (31 a batch of 1,000
+    /// metrics, 5,208 of a 166,056-metric upload's 19,300 statements). Read with the first window,
+    /// again after `forget()`.
+    private var storedBefore: [Int64: Int64]?
+    /// Per type, the latest start of a row this import wrote or put in its chunk.
+    private var addedLatest: [Int64: Int64] = [:]
+    private let database: any StoreDatabase
 
     init(database: any StoreDatabase) throws {
+        self.database = database
         select = try database.prepare("""
             SELECT start_date, end_date, source_id, value, unit_id, category_id, created_at, import_id FROM metric
             WHERE type_id = ? AND start_date >= ? AND start_date < ?
@@ -78,6 +88,8 @@ final class StoredSampleWindows {
         guard !loaded.contains(window) else { return }
         if loaded.count >= Self.kept { forget() }
         loaded.insert(window)
+        if storedBefore == nil { storedBefore = try Self.latestStoredStarts(database) }
+        if let stored = storedBefore?[type], window.day * Self.span > max(stored, addedLatest[type] ?? .min) { return }
         defer { select.reset() }
         try select.bind([.int(type), .int(window.day * Self.span), .int((window.day + 1) * Self.span)])
         while try select.step() {
@@ -93,8 +105,14 @@ final class StoredSampleWindows {
         let sample = Sample(type: type, start: start, end: end, source: source, value: value, unit: unit, category: category)
         let window = Window(type: type, day: Self.day(of: start))
         unwritten.insert(window)
+        wrote(type: type, start: start)
         guard loaded.contains(window) else { return }
         rows[sample, default: []].append(Row(created: created, importID: importID))
+    }
+
+    /// A row this import wrote into the table itself (not through its chunk).
+    func wrote(type: Int64, start: Int64) {
+        if start > addedLatest[type, default: .min] { addedLatest[type] = start }
     }
 
     /// Everything read so far: what others wrote between two commits is read again (the chunk's
@@ -102,5 +120,19 @@ final class StoredSampleWindows {
     func forget() {
         loaded.removeAll()
         rows.removeAll()
+        storedBefore = nil
+    }
+
+    /// Per type whose every stored row counts or repeats one (none superseded), the latest end of
+    /// them (`metric_summary`, kept with the rows): no stored row of it starts after. A type with
+    /// superseded rows, or without a summary, is not here: its windows are read.
+    private static func latestStoredStarts(_ database: any StoreDatabase) throws -> [Int64: Int64] {
+        var latest: [Int64: Int64] = [:]
+        let rows = try database.prepare("""
+            SELECT type_id, max(last_end) FROM metric_summary GROUP BY type_id
+            HAVING sum(superseded) = 0 AND count(*) = count(last_end)
+            """)
+        while try rows.step() { latest[rows.int64(0)] = rows.int64(1) }
+        return latest
     }
 }
