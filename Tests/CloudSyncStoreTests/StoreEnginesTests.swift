@@ -108,6 +108,58 @@ import Testing
         #expect(alice.path == "postgres://clinic@localhost/clinic?host=\(cluster.directory.path)")
     }
 
+    /// Rows through each engine's `RowBatch` (PostgreSQL: `COPY`'s binary format into a temporary
+    /// table), in chunks of three: every value reads back as it went in, the texts that `COPY`'s text
+    /// format had to escape too, and an integer given to a real column is its Double.
+    static func batchRows(_ database: some StoreDatabase) throws -> [String] {
+        try database.execute(database.dialect == .sqlite
+            ? "CREATE TABLE cell (start_date INTEGER NOT NULL, value REAL, note TEXT)"
+            : "CREATE TABLE cell (start_date bigint NOT NULL, value double precision, note text)")
+        let batch = try database.rowBatch([.integer, .real, .text],
+                                          sql: "INSERT INTO cell(start_date, value, note) SELECT c0, c1, c2 FROM {rows}", rowsPerChunk: 3)
+        let rows: [(Int64, Double?, String?)] = [
+            (.min, -2.5, "tab\there, newline\nthere, \\N, \\, \r"), (.max, .infinity, ""), (0, -.infinity, nil),
+            (1, 1e-300, "Ünïcödé ❤️ 'quoted'"), (-1, nil, "PGCOPY\n"), (2, 0.1, String(repeating: "x", count: 70_000)),
+        ]
+        try database.transaction {
+            for (start, value, note) in rows {
+                batch.add(start)
+                batch.add(value)
+                batch.add(note)
+                try batch.endRow()
+            }
+            batch.add(Int64(3))
+            batch.add(Int64(72))   // an integer for the real column
+            batch.addNull()
+            try batch.endRow()
+            try batch.flush()
+        }
+        #expect(batch.notTaken == 0)
+        let select = try database.prepare("SELECT start_date, value, note FROM cell ORDER BY start_date")
+        var read: [String] = []
+        while try select.step() {
+            // A long text as its length and the sum of its bytes (a failure prints the rows).
+            let note = select.text(2).map { $0.utf8.count > 100 ? "\($0.utf8.count) bytes, sum \($0.utf8.reduce(0) { $0 + Int($1) })" : $0 }
+            read.append("\(select.int64(0))|\(select.optionalDouble(1).map { "\($0)" } ?? "NULL")|\(note ?? "NULL")")
+        }
+        return read
+    }
+
+    @Test(.enabled(if: PostgresCluster.isAvailable, "PostgreSQL is not installed (Debian: postgresql)"))
+    func rowBatchesGiveTheSameRowsOnBothEngines() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fromSQLite = try Self.batchRows(try SQLiteDatabase(path: dir.appendingPathComponent("cells.sqlite").path))
+        #expect(fromSQLite.count == 7)
+        #expect(fromSQLite.contains("3|72.0|NULL"))
+        #expect(fromSQLite.contains("2|0.1|70000 bytes, sum 8400000"))
+        #expect(fromSQLite.first == "\(Int64.min)|-2.5|tab\there, newline\nthere, \\N, \\, \r")
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let fromPostgres = try Self.batchRows(try PostgresDatabase(address: cluster.url(), owner: "alice"))
+        #expect(fromPostgres == fromSQLite)
+    }
+
     @Test func parametersAreNumberedAsSQLiteNumbersThem() {
         #expect(PlaceholderTranslation.postgres("SELECT ?, ?, ?5, ?") == ("SELECT $1, $2, $5, $6", 6))
         #expect(PlaceholderTranslation.postgres("WHERE a = ?1 AND b = ?1 AND c = ?2") == ("WHERE a = $1 AND b = $1 AND c = $2", 2))

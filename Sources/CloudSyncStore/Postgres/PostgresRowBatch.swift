@@ -2,7 +2,7 @@ import CLibPQ
 import CloudSyncModel
 import Foundation
 
-/// PostgreSQL's `RowBatch`: a chunk's rows go to the server in `COPY`'s text format, into a
+/// PostgreSQL's `RowBatch`: a chunk's rows go to the server in `COPY`'s binary format, into a
 /// temporary table of the connection, and the statement (`INSERT … SELECT c0, c1, … FROM {rows}
 /// … ON CONFLICT …`) moves them into the store's table in one go; the temporary table is emptied
 /// before the next chunk, and left to the connection's next batch of the same columns. One round
@@ -19,6 +19,11 @@ import Foundation
 /// run first as a plain insert under a savepoint: PostgreSQL's speculative insertion for each row
 /// doubled its cost (221,444 metrics of the 100 MB export: 1.5–1.7 s against 0.7–0.8 s). A conflict,
 /// which the writer rules out, rolls back to the savepoint and takes the ignoring form.
+///
+/// Binary, not text: PostgreSQL read each of a metric's 16 cells from its digits (`int8in`,
+/// `float8in`), and the import wrote them as digits; each cell is now its 8 bytes as they are. The
+/// 1 GB export's upload spent 7.8–8.1 s of PostgreSQL's 38–42 s in the chunks' `COPY` (1,809 of
+/// them, 3.2 µs a row) before.
 final class PostgresRowBatch: RowBatch {
     private unowned let database: PostgresDatabase
     private let columns: [RowBatchColumn]
@@ -28,7 +33,8 @@ final class PostgresRowBatch: RowBatch {
     /// `insert` without the ending its writer gave it to ignore conflicts
     /// (`SQLDialect.ignoringConflicts`), when it has it.
     private let plainInsert: String?
-    /// The chunk in `COPY`'s text format: tab between cells, a newline after each row.
+    /// The chunk in `COPY`'s binary format: the header, then each row as its count of cells and
+    /// each cell as its length and bytes (big-endian), then the trailer when it is sent.
     private var text: [UInt8] = []
     private var cell = 0
     private var rows = 0
@@ -68,7 +74,7 @@ final class PostgresRowBatch: RowBatch {
         }
         // Made again when missing: a temporary table made in a transaction that was rolled back is gone.
         create = "CREATE TEMPORARY TABLE IF NOT EXISTS \(table) (\(declared))"
-        copy = "COPY \(table) FROM STDIN"
+        copy = "COPY \(table) FROM STDIN (FORMAT binary)"
         insert = sql.replacingOccurrences(of: "{rows}", with: table)
         let trimmed = insert.trimmingCharacters(in: .whitespacesAndNewlines), ignoring = SQLDialect.postgres.ignoringConflicts
         plainInsert = trimmed.hasSuffix(ignoring) ? String(trimmed.dropLast(ignoring.count)) : nil
@@ -81,49 +87,67 @@ final class PostgresRowBatch: RowBatch {
                                                             deleted: deletedSinceTruncate + (holdsRows ? rowsHeld : 0)))
     }
 
-    private func separate() {
-        if cell > 0 { text.append(UInt8(ascii: "\t")) }
-        cell += 1
+    /// `PGCOPY\n\377\r\n\0`, no flags, no header extension.
+    private static let header: [UInt8] = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [0, 0, 0, 0] + [0, 0, 0, 0]
+
+    private func append<Word: FixedWidthInteger>(_ word: Word) {
+        withUnsafeBytes(of: word.bigEndian) { text.append(contentsOf: $0) }
     }
 
+    /// The next cell's column, after the row's count of cells when it is the first.
+    private func nextCell() -> RowBatchColumn {
+        if cell == 0 {
+            if text.isEmpty { text.append(contentsOf: Self.header) }
+            append(Int16(columns.count))
+        }
+        cell += 1
+        return columns[cell - 1]
+    }
+
+    /// A cell is its column's binary form: a number given for a text column is its digits, an
+    /// integer for a real column its Double, as the text format read them.
     func add(_ value: Int64) {
-        separate()
-        text.append(contentsOf: String(value).utf8)
+        switch nextCell() {
+        case .integer: append(Int32(8)); append(value)
+        case .real: append(Int32(8)); append(Double(value).bitPattern)
+        case .text: cellBytes(String(value).utf8)
+        }
     }
 
     func add(_ value: Double) {
-        separate()
-        // The shortest text that reads back as the same Double.
-        if value.isNaN {
-            text.append(contentsOf: "NaN".utf8)
-        } else if value.isInfinite {
-            text.append(contentsOf: (value < 0 ? "-Infinity" : "Infinity").utf8)
-        } else {
-            text.append(contentsOf: value.description.utf8)
+        switch nextCell() {
+        case .real: append(Int32(8)); append(value.bitPattern)
+        case .integer:
+            guard let exact = Int64(exactly: value) else { preconditionFailure("\(value) given for an integer column") }
+            append(Int32(8)); append(exact)
+        case .text: cellBytes(value.description.utf8)
         }
     }
 
     func add(bytes value: ByteText) {
-        separate()
-        for byte in value {
-            switch byte {
-            case UInt8(ascii: "\\"): text.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\t"): text.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case UInt8(ascii: "\n"): text.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): text.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            default: text.append(byte)
-            }
+        switch nextCell() {
+        case .text: cellBytes(value)
+        case .integer:
+            guard let number = Int64(value.string) else { preconditionFailure("'\(value.string)' given for an integer column") }
+            append(Int32(8)); append(number)
+        case .real:
+            guard let number = Double(value.string) else { preconditionFailure("'\(value.string)' given for a real column") }
+            append(Int32(8)); append(number.bitPattern)
         }
     }
 
+    private func cellBytes<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+        append(Int32(bytes.count))
+        text.append(contentsOf: bytes)
+    }
+
     func addNull() {
-        separate()
-        text.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
+        _ = nextCell()
+        append(Int32(-1))
     }
 
     func endRow() throws {
         precondition(cell == columns.count, "a row of this batch has \(columns.count) cells")
-        text.append(UInt8(ascii: "\n"))
         cell = 0
         rows += 1
         if rows == rowsPerChunk { try send() }
@@ -159,6 +183,7 @@ final class PostgresRowBatch: RowBatch {
             }
             holdsRows = false
         }
+        append(Int16(-1))   // the trailer
         try text.withUnsafeBufferPointer { try database.copy(copy, data: UnsafeRawBufferPointer($0)) }
         if let plainInsert, database.isInTransaction {
             try database.execute("SAVEPOINT cloudsync_rows")
