@@ -156,8 +156,16 @@ import Testing
         #expect(fromSQLite.first == "\(Int64.min)|-2.5|tab\there, newline\nthere, \\N, \\, \r")
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
-        let fromPostgres = try Self.batchRows(try PostgresDatabase(address: cluster.url(), owner: "alice"))
+        let postgres = try PostgresDatabase(address: cluster.url(), owner: "alice")
+        let fromPostgres = try Self.batchRows(postgres)
         #expect(fromPostgres == fromSQLite)
+        // Text that is no number, for a number's column: refused as PostgreSQL refused it in text, no crash.
+        let batch = try postgres.rowBatch([.integer, .real, .text], sql: "INSERT INTO cell(start_date, value, note) SELECT c0, c1, c2 FROM {rows}")
+        var word = "twelve"
+        word.withUTF8 { batch.add(bytes: $0) }
+        batch.add(1.5)
+        batch.addNull()
+        #expect { try batch.endRow() } throws: { ($0 as? PostgresError)?.sqlState == "22P02" && "\($0)".contains(#"bigint: "twelve""#) }
     }
 
     @Test func parametersAreNumberedAsSQLiteNumbersThem() {

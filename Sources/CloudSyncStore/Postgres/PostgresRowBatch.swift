@@ -104,6 +104,15 @@ final class PostgresRowBatch: RowBatch {
         return columns[cell - 1]
     }
 
+    /// A cell its column cannot read (text that is no number for a number's column): the row ends
+    /// in the error PostgreSQL gave when it read the cells as text, and the chunk is not sent.
+    private var unreadable: (text: String, type: String)?
+
+    private func unreadable(_ text: String, _ type: String) {
+        if unreadable == nil { unreadable = (text, type) }
+        append(Int32(-1))
+    }
+
     /// A cell is its column's binary form: a number given for a text column is its digits, an
     /// integer for a real column its Double, as the text format read them.
     func add(_ value: Int64) {
@@ -118,7 +127,7 @@ final class PostgresRowBatch: RowBatch {
         switch nextCell() {
         case .real: append(Int32(8)); append(value.bitPattern)
         case .integer:
-            guard let exact = Int64(exactly: value) else { preconditionFailure("\(value) given for an integer column") }
+            guard let exact = Int64(exactly: value) else { return unreadable("\(value)", "bigint") }
             append(Int32(8)); append(exact)
         case .text: cellBytes(value.description.utf8)
         }
@@ -128,10 +137,10 @@ final class PostgresRowBatch: RowBatch {
         switch nextCell() {
         case .text: cellBytes(value)
         case .integer:
-            guard let number = Int64(value.string) else { preconditionFailure("'\(value.string)' given for an integer column") }
+            guard let number = Int64(value.string) else { return unreadable(value.string, "bigint") }
             append(Int32(8)); append(number)
         case .real:
-            guard let number = Double(value.string) else { preconditionFailure("'\(value.string)' given for a real column") }
+            guard let number = Double(value.string) else { return unreadable(value.string, "double precision") }
             append(Int32(8)); append(number.bitPattern)
         }
     }
@@ -149,6 +158,13 @@ final class PostgresRowBatch: RowBatch {
     func endRow() throws {
         precondition(cell == columns.count, "a row of this batch has \(columns.count) cells")
         cell = 0
+        if let (value, type) = unreadable {
+            unreadable = nil
+            text.removeAll(keepingCapacity: true)
+            rows = 0
+            throw PostgresError(sqlState: "22P02", message: "invalid input syntax for type \(type): \"\(value)\"", sql: insert,
+                                database: database.path)
+        }
         rows += 1
         if rows == rowsPerChunk { try send() }
     }
