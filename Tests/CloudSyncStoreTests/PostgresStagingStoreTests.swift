@@ -38,7 +38,8 @@ struct PostgresStagingStoreTests {
     static let push = HealthAutoExportStoreTests.steps(samples: [("2024-11-02 12:00:00 +0000", 1200), ("2024-11-20 08:00:00 +0000", 40)],
                                                        days: [("2024-11-21", 900)])
 
-    @Test func theSameInputsGiveTheSameStoreOnBothEngines() throws {
+    /// A store file and alice's store in a new cluster's database `clinic`, for `body`.
+    static func withBothEngines(_ body: (_ file: StagingStore, _ alice: StagingStore, _ address: String) throws -> Void) throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
         let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
@@ -46,6 +47,10 @@ struct PostgresStagingStoreTests {
         let file = try fixture.open()
         let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
         #expect(alice.isPostgres && !file.isPostgres)
+        try body(file, alice, address)
+    }
+
+    @Test func theSameInputsGiveTheSameStoreOnBothEngines() throws { try Self.withBothEngines { file, alice, address in
 
         var steps: [[[Int]]] = []
         for store in [file, alice] {
@@ -72,18 +77,12 @@ struct PostgresStagingStoreTests {
         // Opened again (as a reader would), alice's store is what it was.
         let aliceAgain = try StagingStore.open(postgres: address, owner: "alice", access: .read, configuration: .standard)
         #expect(try Self.truth(aliceAgain) == fileTruth)
-    }
+    } }
 
     /// Pushes that go on in time: a day after every stored sample is not read from the table (no
     /// stored row can be there), and still a sample twice in one push, the same push again, a push
     /// back into stored days and another source's samples are each what a store file makes of them.
-    @Test func pushesAfterTheStoredDaysCountAsOnAStoreFile() throws {
-        let cluster = try PostgresCluster()
-        defer { cluster.remove() }
-        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
-        let fixture = try StoreFixture()
-        let file = try fixture.open()
-        let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
+    @Test func pushesAfterTheStoredDaysCountAsOnAStoreFile() throws { try Self.withBothEngines { file, alice, _ in
         let pushes = [
             HealthAutoExportStoreTests.steps(samples: [("2025-03-01 08:00:00 +0000", 100), ("2025-03-01 09:00:00 +0000", 50)]),
             // A later day, its first sample twice in the push.
@@ -108,7 +107,7 @@ struct PostgresStagingStoreTests {
         #expect(try Self.truth(alice) == Self.truth(file))
         #expect(try HealthAutoExportStoreTests.daily(alice, merge: true) == HealthAutoExportStoreTests.daily(file, merge: true))
         #expect(try HealthAutoExportStoreTests.daily(file, merge: true)["2025-03-03"] == 70)
-    }
+    } }
 
     /// "YYYY-MM-DD 08:00:00 +0000", `days` after `day`.
     static func date(daysAfter days: Int, from day: String) -> String {
