@@ -44,6 +44,23 @@ import Testing
         #expect(try Self.daily(store) == ["2024-04-02": 30, "2024-04-03": 500])
     }
 
+    /// Names are told apart by their bytes, as the store's unique index does: a source named in NFD
+    /// ("Jose" and a combining acute) is not the source named in NFC ("José"), which Swift's
+    /// `String` holds equal. (A name table read whole into a dictionary by `String` gave the NFD
+    /// push the NFC source's id, and its sample was "already there".)
+    @Test func namesThatSwiftHoldsEqualAreTwoSources() throws {
+        let fixture = try StoreFixture()
+        let store = try fixture.open()
+        let sample = [("2024-04-02 08:00:00 +0000", 10.0)]
+        let composed = "Jos\u{E9}", decomposed = "Jose\u{301}"
+        #expect(composed == decomposed && Array(composed.utf8) != Array(decomposed.utf8))
+        #expect(try Self.push(Self.steps(samples: sample, source: composed), into: store).new == 1)
+        let second = try Self.push(Self.steps(samples: sample, source: decomposed), into: store)
+        #expect(second.new == 1 && second.already == 0)
+        let third = try Self.push(Self.steps(samples: sample, source: composed), into: store)
+        #expect(third.new == 0 && third.already == 1)
+    }
+
     /// The rule: before the ExportDate the export counts; after it the pushed individual samples; a
     /// day summary only where no individual sample falls in it.
     @Test func eachMomentCountsOnce() throws {

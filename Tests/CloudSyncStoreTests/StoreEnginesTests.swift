@@ -165,7 +165,12 @@ import Testing
         word.withUTF8 { batch.add(bytes: $0) }
         batch.add(1.5)
         batch.addNull()
+        try postgres.beginWriting()
+        try postgres.execute("INSERT INTO cell(start_date) VALUES (99)")
         #expect { try batch.endRow() } throws: { ($0 as? PostgresError)?.sqlState == "22P02" && "\($0)".contains(#"bigint: "twelve""#) }
+        // As PostgreSQL's own error did, it ends the transaction: nothing of it is kept.
+        #expect(!postgres.isInTransaction)
+        #expect(try postgres.scalarInt("SELECT count(*) FROM cell WHERE start_date = 99") == 0)
     }
 
     @Test func parametersAreNumberedAsSQLiteNumbersThem() {

@@ -15,7 +15,9 @@ final class NameTable {
     private let database: any StoreDatabase
     private let select: any StoreStatement
     private let insert: any StoreStatement
-    private var ids: [String: Int64] = [:]
+    /// By the name's bytes, as the table's unique index tells names apart: as `String`s, NFC "José"
+    /// and NFD "José" are one key, and both may be stored.
+    private var ids: [[UInt8]: Int64] = [:]
     private var tableRead = false
     private var lastBytes: [UInt8] = []
     private var lastID: Int64 = -1
@@ -29,9 +31,10 @@ final class NameTable {
 
     func id(_ name: ByteText) throws -> Int64 {
         if lastID >= 0, lastBytes.withUnsafeBufferPointer({ $0.equals(name) }) { return lastID }
-        let key = name.string
+        let key = Array(name)
         if ids[key] == nil, !tableRead {
-            for (id, name) in try database.names(table) { ids[name] = id }
+            let rows = try database.prepare("SELECT id, name FROM \(table)")
+            while try rows.step() { ids[Array(rows.bytes(1))] = rows.int64(0) }
             tableRead = true
         }
         let id: Int64
@@ -50,7 +53,7 @@ final class NameTable {
             select.reset()
             ids[key] = id
         }
-        lastBytes = Array(name)
+        lastBytes = key
         lastID = id
         return id
     }

@@ -39,7 +39,7 @@ final class StoredSampleWindows {
     /// needs the chunk written before it is read. Writing the chunk before every read cut a batch
     /// of 500 into 16 inserts (5,210 `INSERT … SELECT` and `COPY` for 166,056 received metrics).
     private var unwritten: Set<Window> = []
-    /// Per type, a start no stored row is after, when one is known: a window that begins after it
+    /// Per type, the latest start of a stored row, when one is known: a window that begins after it
     /// holds no row and is not read. Received batches and pushes mostly bring days after every
     /// stored one, and each such window was a statement that found nothing (31 a batch of 1,000
     /// metrics, 5,208 of a 166,056-metric upload's 19,300 statements). Read with the first window,
@@ -123,16 +123,18 @@ final class StoredSampleWindows {
         storedBefore = nil
     }
 
-    /// Per type whose every stored row counts or repeats one (none superseded), the latest end of
-    /// them (`metric_summary`, kept with the rows): no stored row of it starts after. A type with
-    /// superseded rows, or without a summary, is not here: its windows are read.
+    /// Per stored type (those `metric_summary` names), the latest start of its rows: one backward
+    /// step in the identity index a type (0.3–0.7 ms for 35 types). Not the summary's latest end: a
+    /// received sample may end before it starts, and its row would lie past that bound.
     private static func latestStoredStarts(_ database: any StoreDatabase) throws -> [Int64: Int64] {
         var latest: [Int64: Int64] = [:]
         let rows = try database.prepare("""
-            SELECT type_id, max(last_end) FROM metric_summary GROUP BY type_id
-            HAVING sum(superseded) = 0 AND count(*) = count(last_end)
+            SELECT t.type_id, (SELECT max(m.start_date) FROM metric m WHERE m.type_id = t.type_id)
+            FROM (SELECT DISTINCT type_id FROM metric_summary) t
             """)
-        while try rows.step() { latest[rows.int64(0)] = rows.int64(1) }
+        while try rows.step() {
+            if !rows.isNull(1) { latest[rows.int64(0)] = rows.int64(1) }
+        }
         return latest
     }
 }

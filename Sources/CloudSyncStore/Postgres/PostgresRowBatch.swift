@@ -105,7 +105,9 @@ final class PostgresRowBatch: RowBatch {
     }
 
     /// A cell its column cannot read (text that is no number for a number's column): the row ends
-    /// in the error PostgreSQL gave when it read the cells as text, and the chunk is not sent.
+    /// in the error PostgreSQL gave when it read the cells as text, and, as that error did, the
+    /// transaction ends with nothing of it kept (a writer that keeps what it wrote on an error, an
+    /// export's import, would otherwise commit its counts of the chunk's rows without the rows).
     private var unreadable: (text: String, type: String)?
 
     private func unreadable(_ text: String, _ type: String) {
@@ -129,7 +131,7 @@ final class PostgresRowBatch: RowBatch {
         case .integer:
             guard let exact = Int64(exactly: value) else { return unreadable("\(value)", "bigint") }
             append(Int32(8)); append(exact)
-        case .text: cellBytes(value.description.utf8)
+        case .text: cellBytes((value.isNaN ? "NaN" : value.isInfinite ? (value < 0 ? "-Infinity" : "Infinity") : value.description).utf8)
         }
     }
 
@@ -162,6 +164,7 @@ final class PostgresRowBatch: RowBatch {
             unreadable = nil
             text.removeAll(keepingCapacity: true)
             rows = 0
+            database.rollBack()
             throw PostgresError(sqlState: "22P02", message: "invalid input syntax for type \(type): \"\(value)\"", sql: insert,
                                 database: database.path)
         }
