@@ -231,6 +231,7 @@ private struct StoredTypes {
         while try last.step() { ends[last.int64(0)] = last.isNull(1) ? .min : last.int64(1) }
     }
 
-    /// `Int64.max` when the type has no summary row (unknown), `Int64.min` when none has an end.
-    func end(of typeID: Int64) -> Int64 { ends[typeID] ?? .max }
+    /// `Int64.min` when the type has no summary row or none has an end: no stored sample that counts
+    /// or repeats one overlaps what comes (as the per-type `max(last_end)` answered, one row always).
+    func end(of typeID: Int64) -> Int64 { ends[typeID] ?? .min }
 }
