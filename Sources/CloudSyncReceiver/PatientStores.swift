@@ -196,7 +196,9 @@ package final class PostgresPatientStores: PatientStores, @unchecked Sendable {
                 return [:]
             }
             self.open.forget(owner)   // their connections' store has no identity after this
-            return try opened.eraseOwnersRows().mapKeys { "store." + $0 }
+            let erased = try opened.eraseOwnersRows().mapKeys { "store." + $0 }
+            StagingStore.dropPartitions(postgres: self.address, owner: owner)
+            return erased
         }.get()
     }
 

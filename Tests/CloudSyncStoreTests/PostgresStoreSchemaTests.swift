@@ -54,6 +54,7 @@ struct PostgresStoreSchemaTests {
         // The store's statements, unchanged, as two patients.
         for owner in ["alice", "bob"] {
             let database = try PostgresDatabase(address: address, owner: owner)
+            try OwnerPartitions.make(database, owner: owner)
             let name = try database.prepare("INSERT INTO metric_type(name) VALUES (?) ON CONFLICT DO NOTHING")
             try name.run([.text("HKQuantityTypeIdentifierHeartRate")])
             try name.run([.text("HKQuantityTypeIdentifierHeartRate")])
@@ -82,6 +83,54 @@ struct PostgresStoreSchemaTests {
         let dave = try PostgresDatabase(address: address, owner: "dave")   // kept: a statement does not keep its connection
         #expect(try NameTable(dave, table: "unit").id(ByteText(literal: "count/min")) != first)
         #expect(try cluster.psql("SELECT owner || ':' || name FROM unit ORDER BY id", database: "clinic") == "carol:count/min\ncarol:count\ndave:count/min")
+    }
+
+    /// A store made before the metric table was partitioned by owner is brought to the partitions as
+    /// it opens: each patient's rows in a partition of their own with their ids, the ids' numbering
+    /// taken on, the counts as before. An erased patient's partition is dropped; the other's stays.
+    @Test func aStoreMadeBeforeOwnerPartitionsIsBroughtToThem() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        let kinds = StagingStore.Configuration.standard.kinds
+        let schema = try PostgresDatabase(address: address, owner: nil)
+        for statement in try PostgresStoreSchema.statements(kinds: kinds, ownerPartitions: false) { try schema.execute(statement) }
+        try schema.execute("CREATE TABLE cloudsync_store (made_by text NOT NULL)")
+        try schema.prepare("INSERT INTO cloudsync_store(made_by) VALUES (?)").run([.text(PostgresStoreSchema.madeBeforePartitions(by: kinds))])
+        #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'metric'", database: "clinic") == "r")
+        for (owner, rows) in [("alice", 3), ("bob", 2)] {
+            let database = try PostgresDatabase(address: address, owner: owner)
+            try database.execute("""
+                INSERT INTO import_run(id, input, started_at, outcome) VALUES (1, 'export.zip', 0, 'ok');
+                INSERT INTO metric_type(id, name) VALUES (1, 'HKQuantityTypeIdentifierStepCount');
+                """)
+            for row in 0..<rows {
+                try database.prepare("""
+                    INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id) VALUES (1, ?, ?, 1, ?, 1, 1, 1)
+                    """).run([.int(1_700_000_000 + Int64(row) * 60), .int(1_700_000_060 + Int64(row) * 60), .double(Double(row + 1))])
+            }
+        }
+        let rows = "SELECT owner || ' ' || id || ' ' || start_date || ' ' || value FROM metric ORDER BY owner, id"
+        let before = try cluster.psql(rows, database: "clinic")
+        #expect(before.split(separator: "\n").count == 5)
+
+        let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
+        #expect(try cluster.psql(rows, database: "clinic") == before)
+        #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'metric'", database: "clinic") == "p")
+        #expect(try cluster.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'metric'::regclass", database: "clinic") == "2")
+        #expect(try cluster.psql("SELECT made_by FROM cloudsync_store", database: "clinic") == PostgresStoreSchema.made(by: kinds))
+        #expect(try alice.database.scalarInt("SELECT count(*) FROM counted_metric") == 3)
+        // The next row is numbered after every row before (alice's and bob's: one numbering).
+        try alice.database.execute("""
+            INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id) VALUES (1, 1700001000, 1700001060, 1, 9, 1, 1, 1)
+            """)
+        #expect(try alice.database.scalarInt("SELECT max(id) FROM metric") == 6)
+        #expect(try alice.database.scalarInt("SELECT count(*) FROM counted_metric") == 4)
+
+        #expect(try alice.eraseOwnersRows()["metric"] == 4)
+        StagingStore.dropPartitions(postgres: address, owner: "alice")
+        #expect(try cluster.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'metric'::regclass", database: "clinic") == "1")
+        #expect(try cluster.psql(rows, database: "clinic") == before.split(separator: "\n").filter { $0.hasPrefix("bob") }.joined(separator: "\n"))
     }
 
     /// Flags changed by the same statements on both engines: the two triggers (SQLite's and
@@ -140,6 +189,8 @@ struct PostgresStoreSchemaTests {
         let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
         let schema = try PostgresDatabase(address: address, owner: nil)
         for statement in try PostgresStoreSchema.statements(kinds: StagingStore.Configuration.standard.kinds) { try schema.execute(statement) }
+        // The patients' own partitions of the metric table, as a store's first write makes them.
+        for owner in ["alice", "bob"] { try OwnerPartitions.make(schema, owner: owner) }
         return (cluster, address)
     }
 

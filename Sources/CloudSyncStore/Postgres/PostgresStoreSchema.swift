@@ -23,7 +23,17 @@ package enum PostgresStoreSchema {
     /// What made a database's store tables: the store's schema version and each kind's. A database
     /// made by another cloudsync is refused rather than written into with other tables in mind.
     static func made(by kinds: [any StoredKind.Type]) -> String {
-        "store \(StoreSchema.currentVersion); " + kinds.map { "\($0.name) \($0.tableVersions.count)" }.sorted().joined(separator: ", ")
+        "store \(StoreSchema.currentVersion); \(OwnerPartitions.layout); " + kindVersions(kinds)
+    }
+
+    /// What made a database's tables before the metric table was partitioned by owner: such a store
+    /// is brought to the partitions as it opens (`partitionByOwner`).
+    static func madeBeforePartitions(by kinds: [any StoredKind.Type]) -> String {
+        "store \(StoreSchema.currentVersion); " + kindVersions(kinds)
+    }
+
+    private static func kindVersions(_ kinds: [any StoredKind.Type]) -> String {
+        kinds.map { "\($0.name) \($0.tableVersions.count)" }.sorted().joined(separator: ", ")
     }
 
     /// Makes the store's tables on first use, in one transaction that holds a lock of its own (two
@@ -37,6 +47,13 @@ package enum PostgresStoreSchema {
         func found() throws -> String? {
             guard try database.hasTable("cloudsync_store") else { return nil }
             return try database.scalarText("SELECT made_by FROM cloudsync_store")
+        }
+        if let made = try found(), made == madeBeforePartitions(by: kinds) {
+            try inSchemaTransaction(database) {
+                guard try found() != wanted else { return }
+                try partitionByOwner(database, kinds: kinds)
+                try database.prepare("UPDATE cloudsync_store SET made_by = ?").run([.text(wanted)])
+            }
         }
         if let made = try found() {
             guard made == wanted else {
@@ -57,7 +74,7 @@ package enum PostgresStoreSchema {
 
     /// Runs `body` in a transaction that holds the schema's own lock (not a patient's: the connection
     /// may be for none): two servers starting at once make the tables and the grants one after the other.
-    private static func inSchemaTransaction(_ database: PostgresDatabase, _ body: () throws -> Void) throws {
+    static func inSchemaTransaction(_ database: PostgresDatabase, _ body: () throws -> Void) throws {
         try database.execute("BEGIN")
         do {
             try database.execute("SELECT pg_advisory_xact_lock(hashtextextended('cloudsync.store-schema', 0))")
@@ -106,7 +123,7 @@ package enum PostgresStoreSchema {
     }
 
     /// A new SQLite store's schema, in memory: what PostgreSQL's is derived from.
-    private static func reference(kinds: [any StoredKind.Type]) throws -> SQLiteDatabase {
+    static func reference(kinds: [any StoredKind.Type]) throws -> SQLiteDatabase {
         let reference = try SQLiteDatabase(path: ":memory:")
         for migration in StoreSchema.migrations { try reference.execute(migration) }
         try KindTables.upgrade(kinds, in: reference)
@@ -118,12 +135,19 @@ package enum PostgresStoreSchema {
         try names(of: "table", in: reference(kinds: kinds))
     }
 
-    /// The statements, in order, that make the tables of a store configured with `kinds`.
-    package static func statements(kinds: [any StoredKind.Type]) throws -> [String] {
+    /// The statements, in order, that make the tables of a store configured with `kinds`
+    /// (`ownerPartitions` false: as a store made before `OwnerPartitions`, for the tests of its upgrade).
+    package static func statements(kinds: [any StoredKind.Type], ownerPartitions: Bool = true) throws -> [String] {
         let reference = try reference(kinds: kinds)
         var statements: [String] = []
         let tables = try names(of: "table", in: reference)
-        for table in tables { statements += try Self.table(table, in: reference) }
+        for table in tables { statements += try Self.table(table, in: reference, partitioned: ownerPartitions) }
+        return try statements + viewsAndTrigger(in: reference)
+    }
+
+    /// The store's views, and the trigger that keeps the counts in step (made after the tables).
+    static func viewsAndTrigger(in reference: SQLiteDatabase) throws -> [String] {
+        var statements: [String] = []
         for (name, sql) in try objects(of: "view", in: reference) {
             guard let select = sql.range(of: " AS ", options: .caseInsensitive) else { continue }
             statements.append("CREATE VIEW \(name) WITH (security_invoker = true) AS " + sql[select.upperBound...])
@@ -132,7 +156,7 @@ package enum PostgresStoreSchema {
     }
 
     /// A table, its unique constraints and indexes, and its row-level security.
-    static func table(_ table: String, in reference: SQLiteDatabase) throws -> [String] {
+    static func table(_ table: String, in reference: SQLiteDatabase, partitioned: Bool = true) throws -> [String] {
         struct Column { var name: String, type: String, notNull: Bool, defaultValue: String?, primaryKey: Int }
         var columns: [Column] = []
         let info = try reference.prepare("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid")
@@ -181,15 +205,22 @@ package enum PostgresStoreSchema {
                                + partial)
             }
         }
-        statements.append("CREATE TABLE \(quoted(table)) (\n    \(lines.joined(separator: ",\n    "))\n)")
+        let byOwner = partitioned && OwnerPartitions.tables.contains(table) ? " PARTITION BY LIST (owner)" : ""
+        statements.append("CREATE TABLE \(quoted(table)) (\n    \(lines.joined(separator: ",\n    "))\n)" + byOwner)
         statements += indexes
-        statements.append("ALTER TABLE \(quoted(table)) ENABLE ROW LEVEL SECURITY")
-        statements.append("ALTER TABLE \(quoted(table)) FORCE ROW LEVEL SECURITY")
-        statements.append("""
+        return statements + ownersOnly(table)
+    }
+
+    /// Row-level security on `table`: forced on the table's owner too, one policy.
+    static func ownersOnly(_ table: String) -> [String] {
+        [
+            "ALTER TABLE \(quoted(table)) ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE \(quoted(table)) FORCE ROW LEVEL SECURITY",
+            """
             CREATE POLICY \(table)_owner ON \(quoted(table)) USING (owner = current_setting('cloudsync.owner'))
                 WITH CHECK (owner = current_setting('cloudsync.owner'))
-            """)
-        return statements
+            """,
+        ]
     }
 
     private static func indexColumns(_ index: String, in reference: SQLiteDatabase) throws -> [String] {
@@ -200,7 +231,7 @@ package enum PostgresStoreSchema {
         return names
     }
 
-    private static func names(of type: String, in reference: SQLiteDatabase) throws -> [String] {
+    static func names(of type: String, in reference: SQLiteDatabase) throws -> [String] {
         try objects(of: type, in: reference).map(\.name)
     }
 

@@ -25,6 +25,13 @@ extension StagingStore {
         }
     }
 
+    /// Removes `owner`'s partitions once their rows are erased (`eraseOwnersRows`), by a connection
+    /// of the server's own role: best effort (`OwnerPartitions.drop`).
+    package static func dropPartitions(postgres address: String, owner: String) {
+        guard let database = try? PostgresDatabase(address: StoreAddress.libpqAddress(address), owner: owner) else { return }
+        OwnerPartitions.drop(database)
+    }
+
     /// Whether the store is a patient's in PostgreSQL (not a file).
     public var isPostgres: Bool { sqlite == nil }
 

@@ -1,0 +1,87 @@
+/// The tables whose rows PostgreSQL keeps in a table of each patient's: the shared table is
+/// partitioned by owner (`PARTITION BY LIST (owner)`), one partition a patient, made at the
+/// patient's first write. The store's SQL still names the shared table, and row-level security
+/// holds on it and on each partition.
+///
+/// Why: a patient's rows in a table of their own can be loaded as a bulk load (`COPY` into a table
+/// without indexes, the indexes built by sort once the rows are in, the table attached when the
+/// import commits), where the shared table keeps every index up to date row by row. Measured on the
+/// 1 GB export's 2.4 million metrics (`Benchmarks/pg-bulk.sh`): 21.8–23.5 s of PostgreSQL's time
+/// through the shared table against about 10.6 s loaded so (docs/performance.md, "Issue 35").
+/// Only `metric`: the table of millions of rows.
+enum OwnerPartitions {
+    static let tables = ["metric"]
+
+    /// What `cloudsync_store.made_by` says of them (a store made before them lacks it, and is
+    /// brought to them as it opens: `PostgresStoreSchema.partitionByOwner`).
+    static let layout = "metric by owner"
+
+    /// `owner`'s partition of `table`: named by a hash of the owner, so that the name is one
+    /// PostgreSQL takes whatever the owner's, and found by one lookup of the catalog.
+    /// (`owner`: the SQL that gives the owner's name, a parameter unless said.)
+    static func nameSQL(of table: String, owner: String = "?::text") -> String { "'\(table)_' || md5(\(owner))" }
+
+    /// Makes `owner`'s partitions that are missing (at the owner's first write), each in a
+    /// transaction of its own under the schema's lock. As the tables' owner (or a superuser):
+    /// before the connection acts as the patient.
+    static func make(_ database: PostgresDatabase, owner: String) throws {
+        for table in tables {
+            // One round trip when it is there (every write opens a connection).
+            guard let name = try missing(table, owner: owner, in: database) else { continue }
+            try PostgresStoreSchema.inSchemaTransaction(database) {
+                guard try missing(table, owner: owner, in: database) != nil else { return }
+                try create(name, like: table, in: database)
+                try secure(name, in: database)
+                try attach(name, to: table, owner: owner, in: database)
+            }
+        }
+    }
+
+    /// The name of `owner`'s partition of `table` when there is none yet. Read from `pg_class` by
+    /// the statement's snapshot: `to_regclass` reads the backend's catalog cache, which a transaction
+    /// that waited for the schema's lock had not yet brought up to date (two first writes of a patient
+    /// at once both made the table: "already exists").
+    private static func missing(_ table: String, owner: String, in database: PostgresDatabase) throws -> String? {
+        try database.scalarText("""
+            SELECT n FROM (SELECT \(nameSQL(of: table)) AS n) name
+            WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = name.n AND c.relnamespace = current_schema()::regnamespace)
+            """, [.text(owner)])
+    }
+
+    /// A table to be `table`'s partition: its columns and defaults, without indexes (attaching it
+    /// makes them, by sort of the rows it holds then).
+    static func create(_ name: String, like table: String, in database: PostgresDatabase) throws {
+        try database.execute("CREATE TABLE \(PostgresStoreSchema.quoted(name)) (LIKE \(PostgresStoreSchema.quoted(table)) INCLUDING DEFAULTS)")
+    }
+
+    /// The same row-level security as every store table's, once the table holds what it is made with.
+    static func secure(_ name: String, in database: PostgresDatabase) throws {
+        for statement in PostgresStoreSchema.ownersOnly(name) { try database.execute(statement) }
+    }
+
+    /// Attaches `name` as `owner`'s partition of `table`, building the shared table's indexes on it
+    /// that it lacks. The lock it takes on the shared table (SHARE UPDATE EXCLUSIVE) lets every
+    /// other patient's reads and writes go on.
+    static func attach(_ name: String, to table: String, owner: String, in database: PostgresDatabase) throws {
+        let attach = try database.scalarText("SELECT format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES IN (%L)', ?::text, ?::text, ?::text)",
+                                             [.text(table), .text(name), .text(owner)])
+        try database.execute(attach ?? "")
+    }
+
+    /// Removes `owner`'s partitions, once their rows are erased: the database keeps no table named
+    /// for them. Best effort, each in a transaction of its own, by a connection that may (the
+    /// tables' owner or a superuser): dropping a partition waits for every statement on the shared
+    /// table, and an erase that waited for a long report to end would say it failed when its rows
+    /// are gone. An empty partition left is harmless, and used again if the patient comes back.
+    /// (`database`: a connection opened for the owner, as the server's own role.)
+    static func drop(_ database: PostgresDatabase) {
+        for table in tables {
+            _ = try? PostgresStoreSchema.inSchemaTransaction(database) {
+                let sql = "SELECT to_regclass(\(nameSQL(of: table, owner: "current_setting('cloudsync.owner')")))::text"
+                guard let name = try database.scalarText(sql) else { return }
+                guard try database.scalarInt("SELECT count(*) FROM \(PostgresStoreSchema.quoted(name))") == 0 else { return }
+                try database.execute("DROP TABLE \(PostgresStoreSchema.quoted(name))")
+            }
+        }
+    }
+}
