@@ -94,7 +94,9 @@ extension ImportOrigin {
     /// An export sent to the server (`POST /api/v1/exports`): the truth up to its date like any
     /// export, but all at once or nothing, so that a connection that drops half-way leaves nothing.
     public static func uploadedExport(input: String) -> ImportOrigin {
-        ImportOrigin(input: input, size: nil, counting: .truthUpToItsDate, commit: .whole, kindName: "export")
+        var origin = ImportOrigin(input: input, size: nil, counting: .truthUpToItsDate, commit: .whole, kindName: "export")
+        origin.loadsInBulk = true
+        return origin
     }
 
     /// A Health Auto Export document (a push's body or a file): counted where no export counts, all

@@ -1,3 +1,4 @@
+import CloudSyncExport
 import CloudSyncHealthAutoExport
 import CloudSyncKinds
 import CloudSyncModel
@@ -157,5 +158,94 @@ struct PostgresStagingStoreTests {
         #expect(throws: StoreError.self) { try StagingStore.open(postgres: address, owner: "alice", access: .read, configuration: .standard) }
         #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", database: "clinic")
             .trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
+    /// A new patient's export sent whole goes into a table of their own as a bulk load
+    /// (`BulkMetricLoad`): its samples written twice, a repeat, an undated sample then the same
+    /// dated, and a hundred others count as on a store file, row by row and flag by flag; the same
+    /// export again adds nothing; the table is the patient's partition, with the shared table's
+    /// indexes. Bob's first export, beside alice's rows, is loaded the same way.
+    @Test func aNewPatientsExportLoadedInBulkCountsAsOnAStoreFile() throws { try Self.withBothEngines { file, alice, address in
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("export.xml").path
+        try Self.exportWithRepeats().write(toFile: path, atomically: true, encoding: .utf8)
+        var said: [[Int]] = []
+        for store in [file, alice] {
+            let first = try store.importExport(ExportInput(path: path), origin: .uploadedExport(input: "an upload"))
+            let again = try store.importExport(ExportInput(path: path), origin: .uploadedExport(input: "an upload"))
+            said.append(Self.counts(first.stored) + Self.counts(again.stored))
+        }
+        #expect(said[0] == said[1])
+        // new, repeats, superseded, already, written twice; then the same export again.
+        #expect(said[0] == [132, 1, 0, 0, 3, 0, 0, 0, 135, 0])
+        #expect(try Self.truth(alice) == Self.truth(file))
+        let rows = """
+            SELECT t.name || ' ' || m.start_date || ' ' || CAST(m.value * 1000 AS BIGINT) || ' ' || m.created_at || ' ' || m.is_repeat
+            FROM metric m JOIN metric_type t ON t.id = m.type_id ORDER BY 1
+            """
+        let hours = "SELECT t.name || ' ' || h.hour || ' ' || CAST(h.sum * 1000 AS BIGINT) || ' ' || h.count FROM metric_hour h JOIN metric_type t ON t.id = h.type_id ORDER BY 1"
+        let aliceRows = try Self.lines(rows, alice.database), fileRows = try Self.lines(rows, file.database)
+        #expect(aliceRows == fileRows, "\(Set(aliceRows).symmetricDifference(fileRows).sorted())")
+        #expect(aliceRows.count == 132)
+        let aliceHours = try Self.lines(hours, alice.database)
+        #expect(aliceHours == (try Self.lines(hours, file.database)))
+        #expect(aliceHours.filter { $0.hasPrefix("HKQuantityTypeIdentifierRestingHeartRate") }.count == 10)
+
+        let bob = try StagingStore.open(postgres: address, owner: "bob", access: .write, configuration: .standard)
+        let bobs = try bob.importExport(ExportInput(path: path), origin: .uploadedExport(input: "an upload"))
+        #expect(Self.counts(bobs.stored) == Array(said[0].prefix(5 + (said[0].count - 10) / 2)))
+        #expect(try Self.lines(rows, bob.database) == Self.lines(rows, file.database))
+        // Each in a partition of their own, with the shared table's indexes (the key, the identity,
+        // the partial ones); the shared table holds no row of its own.
+        let partitions = try PostgresDatabase(address: address, owner: nil)
+        #expect(try partitions.scalarInt("SELECT count(*) FROM pg_inherits WHERE inhparent = 'metric'::regclass") == 2)
+        let indexes = "SELECT count(*) FROM pg_index WHERE indrelid = ?::regclass"
+        let shared = try partitions.scalarInt(indexes, [.text("metric")])
+        for owner in ["alice", "bob"] {
+            let name = try #require(try partitions.scalarText("SELECT 'metric_' || md5(?::text)", [.text(owner)]))
+            #expect(try partitions.scalarInt(indexes, [.text(name)]) == shared)
+        }
+    } }
+
+    /// An export of a hundred heart rates, one of them twice and one again with another creation
+    /// date; two undated step counts, the same twice; then the same dated; thirty resting heart rates.
+    static func exportWithRepeats() -> String {
+        let record = { (type: String, unit: String, start: String, value: String, created: String?) in
+            #"<Record type="\#(type)" sourceName="Watch" unit="\#(unit)" "# + (created.map { #"creationDate="\#($0)" "# } ?? "")
+                + #"startDate="\#(start)" endDate="\#(start)" value="\#(value)"/>"#
+        }
+        var records = (0..<100).map { minute in
+            record("HKQuantityTypeIdentifierHeartRate", "count/min", String(format: "2024-11-02 07:%02d:00 +0000", minute % 60).replacingOccurrences(of: "07:", with: minute < 60 ? "07:" : "08:"),
+                   "\(60 + minute % 7)", "2024-11-02 09:00:00 +0000")
+        }
+        records.append(records[10])   // written twice
+        records.append(record("HKQuantityTypeIdentifierHeartRate", "count/min", "2024-11-02 07:20:00 +0000", "\(60 + 20 % 7)",
+                              "2024-11-03 09:00:00 +0000"))   // a repeat: another creation date
+        let steps = record("HKQuantityTypeIdentifierStepCount", "count", "2024-11-02 10:00:00 +0000", "500", nil)
+        records += [steps, steps, record("HKQuantityTypeIdentifierStepCount", "count", "2024-11-02 10:00:00 +0000", "500", "2024-11-02 10:05:00 +0000")]
+        // A type none of those touch: its hours are the ones the import counted, not rebuilt.
+        records += (0..<30).map { index in
+            record("HKQuantityTypeIdentifierRestingHeartRate", "count/min", String(format: "2024-11-%02d 06:00:00 +0000", 3 + index / 3),
+                   "\(50 + index)", "2024-11-20 09:00:00 +0000")
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2024-11-04 09:00:00 +0000"/>
+             <Me HKCharacteristicTypeIdentifierDateOfBirth=""/>
+            \(records.map { " " + $0 }.joined(separator: "\n"))
+            </HealthData>
+
+            """
+    }
+
+    /// The first column of each row `sql` answers.
+    static func lines(_ sql: String, _ database: some StoreDatabase) throws -> [String] {
+        let rows = try database.prepare(sql)
+        defer { rows.reset() }
+        var lines: [String] = []
+        while try rows.step() { lines.append(rows.text(0) ?? "NULL") }
+        return lines
     }
 }

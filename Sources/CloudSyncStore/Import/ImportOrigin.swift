@@ -36,6 +36,10 @@ public struct ImportOrigin: Sendable {
     /// How many samples the input holds, when it says (a batch of samples): the import's memory of
     /// the samples it added is sized by it (`SeenSamples`), not by the largest export.
     public var samples: Int?
+    /// Whether its metrics are loaded as a bulk load into a patient's store in PostgreSQL that has
+    /// none yet, when it commits whole (`BulkMetricLoad`): an input of millions of rows (an export
+    /// sent to the server), not a batch of a thousand, for which making a table costs more.
+    public var loadsInBulk = false
 
     public init(input: String, size: Int64?, counting: Counting, commit: Commit, kindName: String, pushDetails: PushDetails? = nil) {
         self.input = input

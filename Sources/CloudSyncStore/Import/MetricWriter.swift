@@ -74,6 +74,11 @@ final class MetricWriter: MetricSink {
     @exclusivity(unchecked) private var windows: StoredSampleWindows?
     /// The types of which the store holds samples without a creation date.
     @exclusivity(unchecked) private var undatedTypes: UndatedTypes
+    /// On PostgreSQL, a new patient's export imported whole: its rows loaded into a table of the
+    /// patient's own, decided and indexed when they are in.
+    private let bulk: BulkMetricLoad?
+    /// `finish` ran: the metrics are all in.
+    private var finished = false
     /// The types another process (a push, an import beside this one) wrote rows of between two of
     /// this import's commits (see `lookBeside`): their hour summary is left to the rebuild from the rows.
     @exclusivity(unchecked) private var writtenBeside: Set<Int64> = []
@@ -98,7 +103,8 @@ final class MetricWriter: MetricSink {
         self.transaction = transaction
         self.origin = origin.isPushed ? 1 : 0
         rule = origin.isPushed ? try SupersedeRule(database: database) : nil
-        hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount)
+        bulk = try BulkMetricLoad.begin(database: database, origin: origin)
+        hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount, staging: bulk)
         let dialect = database.dialect
         insert = try database.prepare("""
             \(dialect.insertOrIgnore) INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,
@@ -127,13 +133,14 @@ final class MetricWriter: MetricSink {
             UPDATE import_run SET new_count = ?, duplicate_count = ?, repeat_count = ?, written_twice_count = ? WHERE id = ?
             """)
         summaryStatements = try SummaryCounts.Statements(database)
+        let columns = "type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id, source_version_id, extra, import_id, created_at, is_repeat, summary, superseded, origin"
         // `WHERE true`: PostgreSQL's ON CONFLICT after a SELECT (SQLite's parser needs it there).
-        newRows = try database.rowBatch(Self.rowColumns, sql: """
-            \(dialect.insertOrIgnore) INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,
-                                         source_version_id, extra, import_id, created_at, is_repeat, summary, superseded, origin)
-            SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15 FROM {rows} WHERE true
-            \(dialect.ignoringConflicts)
-            """, rowsPerChunk: 8192)
+        newRows = try bulk?.rows(Self.rowColumns, columns: columns.split(separator: ", ").map(String.init), rowsPerChunk: 8192)
+            ?? database.rowBatch(Self.rowColumns, sql: """
+                \(dialect.insertOrIgnore) INTO metric(\(columns))
+                SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15 FROM {rows} WHERE true
+                \(dialect.ignoringConflicts)
+                """, rowsPerChunk: 8192)
         cellRows = newRows as? CellRows
         types = try NameTable(database, table: "metric_type")
         sources = try NameTable(database, table: "source")
@@ -143,12 +150,15 @@ final class MetricWriter: MetricSink {
         categories = try NameTable(database, table: "category_value")
         storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
         if rule == nil { seen = SeenSamples(samples: origin.samples) }
-        if database.dialect == .postgres { windows = try StoredSampleWindows(database: database) }
+        if database.dialect == .postgres && bulk == nil { windows = try StoredSampleWindows(database: database) }
         undatedTypes = UndatedTypes(database: database)
         dataVersion = try database.othersCommits()
         lookedUpTo = storedBefore
         transaction.afterBegin.append { [unowned self] in try lookBeside() }
         transaction.beforeCommit.append { [unowned self] in
+            // A bulk load's table becomes the patient's partition before anything is committed,
+            // even when its reader never said its metrics ended (an archive without export.xml).
+            if bulk != nil && !finished { try finish() }
             try flushChunk()
             try writeCounts()
             lookedUpTo = try database.scalarInt("SELECT max(id) FROM metric") ?? lookedUpTo
@@ -179,8 +189,9 @@ final class MetricWriter: MetricSink {
         var isRepeat = false
         let maybeAdded = seen?.insert(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
                                       unit: keys.unit, category: keys.category) ?? true
-        if !maybeAdded && storedBefore == 0 {
-            // Into an empty store, a sample this import has not added is new, and no repeat.
+        if bulk != nil || (!maybeAdded && storedBefore == 0) {
+            // Into an empty store, a sample this import has not added is new, and no repeat; in a
+            // bulk load, one it may have added is decided when the rows are in.
         } else {
             // One this import may have added is looked up with its rows in the table; one it has
             // not, among the rows stored before it (the chunk holds only this import's): a new
@@ -209,7 +220,7 @@ final class MetricWriter: MetricSink {
                                          changed: { hourSummary.leave($0) }) ?? 0
         if seen != nil || (windows != nil && created == nil) {
             // An export's, or a push's on PostgreSQL, known new: into the chunk, written with the others.
-            try addToChunk(keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
+            try addToChunk(keys, metric, created: created, isRepeat: isRepeat, undecided: bulk != nil && maybeAdded, superseded: superseded)
             windows?.add(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source, value: metric.value,
                          unit: keys.unit, category: keys.category, created: created ?? StoreSchema.undated, importID: runID)
         } else {
@@ -314,14 +325,16 @@ final class MetricWriter: MetricSink {
     }
 
     /// A row known new, into the chunk (the metadata as `insertRow` writes it).
-    private func addToChunk(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, isRepeat: Bool, superseded: Int64) throws {
-        if let cellRows { try addToChunk(cellRows, keys, metric, created: created, isRepeat: isRepeat, superseded: superseded) } else {
-            try addToChunk(newRows, keys, metric, created: created, isRepeat: isRepeat, superseded: superseded)
+    private func addToChunk(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, isRepeat: Bool, undecided: Bool = false,
+                            superseded: Int64) throws {
+        let repeatFlag = undecided ? BulkMetricLoad.undecided : Int64(isRepeat ? 1 : 0)
+        if let cellRows { try addToChunk(cellRows, keys, metric, created: created, repeatFlag: repeatFlag, superseded: superseded) } else {
+            try addToChunk(newRows, keys, metric, created: created, repeatFlag: repeatFlag, superseded: superseded)
         }
     }
 
     private func addToChunk<Rows: RowBatch>(_ newRows: Rows, _ keys: SampleKeys, _ metric: MappedMetric, created: Int64?,
-                                            isRepeat: Bool, superseded: Int64) throws {
+                                            repeatFlag: Int64, superseded: Int64) throws {
         let (device, version, hasExtra) = try details(of: metric)
         if created == nil { undatedTypes.insert(keys.type) }
         newRows.add(keys.type)
@@ -336,10 +349,11 @@ final class MetricWriter: MetricSink {
         if hasExtra { metadata.withBytes { newRows.add(bytes: $0) } } else { newRows.addNull() }
         newRows.add(runID)
         newRows.add(created ?? StoreSchema.undated)
-        newRows.add(Int64(isRepeat ? 1 : 0))
+        newRows.add(repeatFlag)
         newRows.add(Int64(metric.isSummary ? 1 : 0))
         newRows.add(superseded)
         newRows.add(origin)
+        if let bulk { newRows.add(try bulk.nextID()) }
         try newRows.endRow()
     }
 
@@ -457,7 +471,9 @@ final class MetricWriter: MetricSink {
     /// (in the open transaction, committed with the import's last rows), and the filter's memory
     /// goes back before the archive's other files are read (the import's peak RSS came there).
     func finish() throws {
+        finished = true
         try flushChunk()
+        if let bulk { try settle(bulk) }
         flushTypeCount()
         // The counts first: they widen the types' dirty hours, which the hour summary then marks
         // current for the types it counted (written at the commit, they left every type dirty, and
@@ -465,6 +481,23 @@ final class MetricWriter: MetricSink {
         try summary.write(using: summaryStatements)
         try hourSummary.finish()
         seen = nil
+    }
+
+    /// A bulk load's rows are in: those decided otherwise than new move in the counts, and their
+    /// types' hours are rebuilt from the rows.
+    private func settle(_ bulk: BulkMetricLoad) throws {
+        for row in try bulk.settle() {
+            switch row.outcome {
+            case .writtenTwice:
+                counts.new -= 1
+                counts.writtenTwice += 1
+                summary.recount(type: row.type, unit: row.unit, source: row.source, as: nil)
+            case .repeated:
+                counts.repeats += 1
+                summary.recount(type: row.type, unit: row.unit, source: row.source, as: .repeated)
+            }
+            hourSummary.leave(row.type)
+        }
     }
 
     /// The input was damaged or the run was stopped: an export keeps every metric written so far.

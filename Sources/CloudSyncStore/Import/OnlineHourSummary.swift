@@ -73,23 +73,34 @@ final class OnlineHourSummary {
 
     private let denseCount: Int
 
-    init(database: any StoreDatabase, denseCount: Int) throws {
+    /// A bulk load's: the hours go to its staging table, and are added to `metric_hour` at `finish`.
+    private let staging: BulkMetricLoad?
+
+    init(database: any StoreDatabase, denseCount: Int, staging: BulkMetricLoad? = nil) throws {
         self.database = database
         self.denseCount = denseCount
-        let dialect = database.dialect
-        // `WHERE true`: SQLite's parser needs it between a SELECT and its ON CONFLICT. The columns
-        // are named with their table's: PostgreSQL reads a bare `count` as `excluded`'s or the table's.
-        upsert = try database.rowBatch(HourSummaryBuilder.HourStatistics.cellTypes, sql: """
-            INSERT INTO metric_hour AS h(\(HourSummaryBuilder.HourStatistics.columns))
-            SELECT \(HourSummaryBuilder.HourStatistics.cells) FROM {rows} WHERE true
-            ON CONFLICT(\(dialect.conflictTarget("type_id, unit_id, hour"))) DO UPDATE SET
-                count = h.count + excluded.count, sum = h.sum + excluded.sum,
-                minimum = \(dialect.least("h.minimum", "excluded.minimum")),
-                maximum = \(dialect.greatest("h.maximum", "excluded.maximum")),
-                merged_count = h.merged_count + excluded.merged_count, merged_sum = h.merged_sum + excluded.merged_sum,
-                merged_minimum = \(dialect.least("h.merged_minimum", "excluded.merged_minimum")),
-                merged_maximum = \(dialect.greatest("h.merged_maximum", "excluded.merged_maximum"))
-            """)
+        self.staging = staging
+        // `WHERE true`: SQLite's parser needs it between a SELECT and its ON CONFLICT.
+        upsert = try staging?.hourRows(HourSummaryBuilder.HourStatistics.cellTypes, columns: HourSummaryBuilder.HourStatistics.columns)
+            ?? database.rowBatch(HourSummaryBuilder.HourStatistics.cellTypes, sql: """
+                INSERT INTO metric_hour AS h(\(HourSummaryBuilder.HourStatistics.columns))
+                SELECT \(HourSummaryBuilder.HourStatistics.cells) FROM {rows} WHERE true
+                \(Self.addedToStored(database.dialect))
+                """)
+    }
+
+    /// What an hour's statistics add to the same hour's stored ones. The columns are named with their
+    /// table's (`AS h`): PostgreSQL reads a bare `count` as `excluded`'s or the table's.
+    static func addedToStored(_ dialect: SQLDialect) -> String {
+        """
+        ON CONFLICT(\(dialect.conflictTarget("type_id, unit_id, hour"))) DO UPDATE SET
+            count = h.count + excluded.count, sum = h.sum + excluded.sum,
+            minimum = \(dialect.least("h.minimum", "excluded.minimum")),
+            maximum = \(dialect.greatest("h.maximum", "excluded.maximum")),
+            merged_count = h.merged_count + excluded.merged_count, merged_sum = h.merged_sum + excluded.merged_sum,
+            merged_minimum = \(dialect.least("h.merged_minimum", "excluded.merged_minimum")),
+            merged_maximum = \(dialect.greatest("h.merged_maximum", "excluded.merged_maximum"))
+        """
     }
 
     /// A new row of the type (`typeName` is read only the first time the type is seen).
@@ -192,6 +203,7 @@ final class OnlineHourSummary {
             if !type.dense { judge(typeID, type) }
         }
         try write()
+        try staging?.addStagedHours(columns: HourSummaryBuilder.HourStatistics.columns)
         var current: [Int64] = [], without: [Int64] = []
         for (typeID, fate) in types {
             switch fate {

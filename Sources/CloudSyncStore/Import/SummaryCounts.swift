@@ -57,6 +57,15 @@ struct SummaryCounts {
         current!.entry.add(state, start: start, end: end)
     }
 
+    /// A row added as counted turned out a repeat (`.repeated`), or a sample that was there (nil):
+    /// its count moves. Its range stays: a row alike with the same dates is kept.
+    mutating func recount(type: Int64, unit: Int64, source: Int64, as state: RowState?) {
+        flushCurrent()
+        let key = Key(type: type, unit: unit, source: source)
+        entries[key, default: Entry()].counted -= 1
+        if state == .repeated { entries[key, default: Entry()].repeats += 1 }
+    }
+
     private mutating func flushCurrent() {
         guard let (key, entry) = current else { return }
         entries[key, default: Entry()].merge(entry)

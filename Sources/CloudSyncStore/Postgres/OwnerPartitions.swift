@@ -8,22 +8,23 @@
 /// import commits), where the shared table keeps every index up to date row by row. Measured on the
 /// 1 GB export's 2.4 million metrics (`Benchmarks/pg-bulk.sh`): 21.8–23.5 s of PostgreSQL's time
 /// through the shared table against about 10.6 s loaded so (docs/performance.md, "Issue 35").
-/// Only `metric`: the table of millions of rows.
+/// `metric`, the table of millions of rows, and `metric_hour`, its hours (765,336 rows for the same
+/// export: inserted into the shared table, 6.8 s of PostgreSQL's time).
 enum OwnerPartitions {
-    static let tables = ["metric"]
+    static let tables = ["metric", "metric_hour"]
 
     /// What `cloudsync_store.made_by` says of them (a store made before them lacks it, and is
     /// brought to them as it opens: `PostgresStoreSchema.partitionByOwner`).
-    static let layout = "metric by owner"
+    static let layout = "metric and metric_hour by owner"
 
     /// `owner`'s partition of `table`: named by a hash of the owner, so that the name is one
     /// PostgreSQL takes whatever the owner's, and found by one lookup of the catalog.
     /// (`owner`: the SQL that gives the owner's name, a parameter unless said.)
     static func nameSQL(of table: String, owner: String = "?::text") -> String { "'\(table)_' || md5(\(owner))" }
 
-    /// Makes `owner`'s partitions that are missing (at the owner's first write), each in a
-    /// transaction of its own under the schema's lock. As the tables' owner (or a superuser):
-    /// before the connection acts as the patient.
+    /// Makes `owner`'s partitions that are missing, each in a transaction of its own under the
+    /// schema's lock, as the tables' owner (or a superuser): for a database written by statements of
+    /// its own (the tests). A store's writer makes its owner's in its transaction (`makeOwn`).
     static func make(_ database: PostgresDatabase, owner: String) throws {
         for table in tables {
             // One round trip when it is there (every write opens a connection).
@@ -37,20 +38,64 @@ enum OwnerPartitions {
         }
     }
 
-    /// The name of `owner`'s partition of `table` when there is none yet. Read from `pg_class` by
+    /// The name of the connection's owner's partition of `table` when there is none yet.
+    static func missingOwn(_ table: String, in database: PostgresDatabase) throws -> String? {
+        try missing(table, owner: nil, in: database)
+    }
+
+    /// Makes the connection's owner's partition `name` of `table`, in the caller's transaction (a
+    /// writer's first), as the tables' owner. The lock its attaching takes on the shared table is
+    /// held to the commit: another new patient's first write waits for it (patients already there
+    /// do not).
+    static func makeOwn(_ name: String, of table: String, in database: PostgresDatabase) throws {
+        try asTablesOwner(database) { _ in
+            try create(name, like: table, in: database)
+            try secure(name, in: database)
+            try attach(name, to: table, owner: nil, in: database)
+        }
+    }
+
+    /// Runs `body` as the tables' owner, in the caller's transaction. A privileged server's
+    /// connection acts as the patients' role (`PostgresStoreSchema.actAsPatient`): its own role is
+    /// taken back for `body` (which is told the role it acted as, nil when none), and the patient's
+    /// again after. Within the transaction, so that an error anywhere leaves the patient's role with
+    /// the transaction's rollback.
+    static func asTablesOwner<T>(_ database: PostgresDatabase, _ body: (_ acting: String?) throws -> T) throws -> T {
+        precondition(database.isInTransaction, "the role is taken back within a transaction only")
+        guard let acting = try database.scalarText("SELECT CASE WHEN current_user = session_user THEN NULL ELSE current_user::text END") else {
+            return try body(nil)
+        }
+        try database.execute("RESET ROLE")
+        do {
+            let result = try body(acting)
+            try database.execute("SET ROLE " + PostgresStoreSchema.quoted(acting))
+            return result
+        } catch {
+            try? database.execute("SET ROLE " + PostgresStoreSchema.quoted(acting))
+            throw error
+        }
+    }
+
+    /// The name of `owner`'s (nil: the connection's owner's) partition of `table` when there is none yet. Read from `pg_class` by
     /// the statement's snapshot: `to_regclass` reads the backend's catalog cache, which a transaction
     /// that waited for the schema's lock had not yet brought up to date (two first writes of a patient
     /// at once both made the table: "already exists").
-    private static func missing(_ table: String, owner: String, in database: PostgresDatabase) throws -> String? {
+    private static func missing(_ table: String, owner: String?, in database: PostgresDatabase) throws -> String? {
         try database.scalarText("""
-            SELECT n FROM (SELECT \(nameSQL(of: table)) AS n) name
-            WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = name.n AND c.relnamespace = current_schema()::regnamespace)
-            """, [.text(owner)])
+            SELECT n FROM (SELECT \(nameSQL(of: table, owner: owner == nil ? currentOwner : "?::text")) AS n) name
+            WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = name.n AND c.relnamespace = current_schema()::regnamespace
+                              AND c.relispartition)
+            """, owner.map { [.text($0)] } ?? [])
     }
+
+    /// The connection's owner, in SQL.
+    static let currentOwner = "current_setting('cloudsync.owner')"
 
     /// A table to be `table`'s partition: its columns and defaults, without indexes (attaching it
     /// makes them, by sort of the rows it holds then).
+    /// A table of the name that is no partition was left by a load that never attached it: replaced.
     static func create(_ name: String, like table: String, in database: PostgresDatabase) throws {
+        try database.execute("DROP TABLE IF EXISTS \(PostgresStoreSchema.quoted(name))")
         try database.execute("CREATE TABLE \(PostgresStoreSchema.quoted(name)) (LIKE \(PostgresStoreSchema.quoted(table)) INCLUDING DEFAULTS)")
     }
 
@@ -62,9 +107,10 @@ enum OwnerPartitions {
     /// Attaches `name` as `owner`'s partition of `table`, building the shared table's indexes on it
     /// that it lacks. The lock it takes on the shared table (SHARE UPDATE EXCLUSIVE) lets every
     /// other patient's reads and writes go on.
-    static func attach(_ name: String, to table: String, owner: String, in database: PostgresDatabase) throws {
-        let attach = try database.scalarText("SELECT format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES IN (%L)', ?::text, ?::text, ?::text)",
-                                             [.text(table), .text(name), .text(owner)])
+    static func attach(_ name: String, to table: String, owner: String?, in database: PostgresDatabase) throws {
+        let attach = try database.scalarText("""
+            SELECT format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES IN (%L)', ?::text, ?::text, \(owner == nil ? currentOwner : "?::text"))
+            """, [.text(table), .text(name)] + (owner.map { [.text($0)] } ?? []))
         try database.execute(attach ?? "")
     }
 
@@ -77,9 +123,11 @@ enum OwnerPartitions {
     static func drop(_ database: PostgresDatabase) {
         for table in tables {
             _ = try? PostgresStoreSchema.inSchemaTransaction(database) {
-                let sql = "SELECT to_regclass(\(nameSQL(of: table, owner: "current_setting('cloudsync.owner')")))::text"
+                let sql = "SELECT to_regclass(\(nameSQL(of: table, owner: currentOwner)))::text"
                 guard let name = try database.scalarText(sql) else { return }
                 guard try database.scalarInt("SELECT count(*) FROM \(PostgresStoreSchema.quoted(name))") == 0 else { return }
+                // Every other statement on the shared table waits behind a drop that waits: not long.
+                try database.execute("SET LOCAL lock_timeout = '2s'")
                 try database.execute("DROP TABLE \(PostgresStoreSchema.quoted(name))")
             }
         }

@@ -55,10 +55,30 @@ final class PostgresRowBatch: RowBatch {
     private let declared: String
     /// For `deinit` only, which must not reach a connection that went first.
     private weak var home: PostgresDatabase?
+    /// Whether each chunk is copied straight into `table` (`init(database:columns:copyInto:…)`).
+    private let direct: Bool
+
+    /// Each chunk copied straight into `table`'s `names` (a bulk load's table: no row-level security,
+    /// no index to keep up to date, nobody else's rows), with no statement after: the rows are the
+    /// table's once the copy returns.
+    init(database: PostgresDatabase, columns: [RowBatchColumn], copyInto table: String, names: [String], rowsPerChunk: Int) {
+        self.database = database
+        self.columns = columns
+        self.rowsPerChunk = rowsPerChunk
+        self.table = table
+        direct = true
+        declared = ""
+        create = ""
+        copy = "COPY \(table)(\(names.joined(separator: ", "))) FROM STDIN (FORMAT binary)"
+        insert = copy
+        plainInsert = nil
+        text.reserveCapacity(1 << 16)
+    }
 
     init(database: PostgresDatabase, columns: [RowBatchColumn], sql: String, rowsPerChunk: Int) {
         self.database = database
         home = database
+        direct = false
         self.columns = columns
         self.rowsPerChunk = rowsPerChunk
         declared = columns.enumerated().map { index, column in
@@ -186,6 +206,10 @@ final class PostgresRowBatch: RowBatch {
             rows = 0
         }
         try database.finishSent()   // the previous chunk's statement, which reads the table
+        if direct {
+            append(Int16(-1))   // the trailer
+            return try text.withUnsafeBufferPointer { try database.copy(copy, data: UnsafeRawBufferPointer($0)) }
+        }
         if madeAtRollbacks != database.rollbacks {
             // After a rollback the table may be the one a committed chunk left rows in: emptied too.
             if madeAtRollbacks != nil { (holdsRows, rowsHeld) = (true, rowsPerChunk) }

@@ -2,41 +2,51 @@ extension PostgresStoreSchema {
     /// Brings a store made before `OwnerPartitions` to them, in the caller's transaction (under the
     /// schema's lock): each partitioned table is made again as the partitioned one, each owner's
     /// rows moved into their partition with their ids, and the ids' numbering taken on. The views
-    /// and the counting trigger, which read the table, are made again with it.
+    /// and the counting trigger, which read the tables, are made again with them.
     static func partitionByOwner(_ database: PostgresDatabase, kinds: [any StoredKind.Type]) throws {
         let reference = try reference(kinds: kinds)
         for view in try names(of: "view", in: reference) { try database.execute("DROP VIEW IF EXISTS \(quoted(view)) CASCADE") }
         try database.execute("DROP FUNCTION IF EXISTS metric_counting() CASCADE")
+        let old = { (table: String) in quoted(table + "_before_partitions") }
+        var lastIDs: [String: Int64] = [:]
         for table in OwnerPartitions.tables {
-            let old = quoted(table + "_before_partitions")
-            try database.execute("ALTER TABLE \(quoted(table)) RENAME TO \(old)")
-            try database.execute("DROP POLICY IF EXISTS \(table)_owner ON \(old)")
-            try database.execute("ALTER TABLE \(old) NO FORCE ROW LEVEL SECURITY")
-            try database.execute("ALTER TABLE \(old) DISABLE ROW LEVEL SECURITY")
+            try database.execute("ALTER TABLE \(quoted(table)) RENAME TO \(old(table))")
+            try database.execute("DROP POLICY IF EXISTS \(table)_owner ON \(old(table))")
+            try database.execute("ALTER TABLE \(old(table)) NO FORCE ROW LEVEL SECURITY")
+            try database.execute("ALTER TABLE \(old(table)) DISABLE ROW LEVEL SECURITY")
             // Its key's, constraints' and indexes' names, and its identity's sequence, are the new table's.
             for constraint in try texts("SELECT conname FROM pg_constraint WHERE conrelid = ?::regclass AND contype IN ('p', 'u')",
                                         table + "_before_partitions", in: database) {
-                try database.execute("ALTER TABLE \(old) DROP CONSTRAINT \(quoted(constraint))")
+                try database.execute("ALTER TABLE \(old(table)) DROP CONSTRAINT \(quoted(constraint))")
             }
             for index in try texts("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = ?::regclass",
                                    table + "_before_partitions", in: database) {
                 try database.execute("DROP INDEX \(quoted(index))")
             }
-            let lastID = try database.scalarInt("SELECT max(id) FROM \(old)")
-            try database.execute("ALTER TABLE \(old) ALTER COLUMN id DROP IDENTITY IF EXISTS")
+            if try texts("SELECT name FROM pragma_table_info(?) WHERE name = 'id'", table, in: reference).count == 1 {
+                lastIDs[table] = try database.scalarInt("SELECT max(id) FROM \(old(table))")
+                try database.execute("ALTER TABLE \(old(table)) ALTER COLUMN id DROP IDENTITY IF EXISTS")
+            }
+        }
+        // Every owner of a row of any of them gets a partition of each (one with metrics and no
+        // hours yet will have hours).
+        let owners = try texts(OwnerPartitions.tables.map { "SELECT owner FROM \(old($0))" }.joined(separator: " UNION "), in: database)
+        for table in OwnerPartitions.tables {
             for statement in try Self.table(table, in: reference) { try database.execute(statement) }
             let columns = try (["owner"] + texts("SELECT name FROM pragma_table_info(?) ORDER BY cid", table, in: reference))
                 .map(quoted).joined(separator: ", ")
-            for owner in try texts("SELECT DISTINCT owner FROM \(old)", in: database) {
+            for owner in owners {
                 let partition = try database.scalarText("SELECT \(OwnerPartitions.nameSQL(of: table))", [.text(owner)]) ?? ""
                 try OwnerPartitions.create(partition, like: table, in: database)
-                try database.prepare("INSERT INTO \(quoted(partition))(\(columns)) SELECT \(columns) FROM \(old) WHERE owner = ?")
+                try database.prepare("INSERT INTO \(quoted(partition))(\(columns)) SELECT \(columns) FROM \(old(table)) WHERE owner = ?")
                     .run([.text(owner)])
                 try OwnerPartitions.secure(partition, in: database)
                 try OwnerPartitions.attach(partition, to: table, owner: owner, in: database)
             }
-            if let lastID { _ = try database.scalarInt("SELECT setval(pg_get_serial_sequence(?, 'id'), ?)", [.text(table), .int(lastID)]) }
-            try database.execute("DROP TABLE \(old)")
+            if let lastID = lastIDs[table] {
+                _ = try database.scalarInt("SELECT setval(pg_get_serial_sequence(?, 'id'), ?)", [.text(table), .int(lastID)])
+            }
+            try database.execute("DROP TABLE \(old(table))")
         }
         for statement in try viewsAndTrigger(in: reference) { try database.execute(statement) }
         if try isPrivileged(database) { try grantPatientRole(database, kinds: kinds) }

@@ -121,8 +121,6 @@ public final class StagingStore: StoreAccess {
             // SQLite's busy timeout does for a file.
             try database.execute("SET lock_timeout = '\(Int(configuration.writeWait * 1000))ms'")
             try PostgresStoreSchema.prepare(database, kinds: configuration.kinds, access: access, name: path)
-            // The patient's own partitions, before their first row (as the tables' owner).
-            if access != .read { try OwnerPartitions.make(database, owner: owner) }
             try PostgresStoreSchema.actAsPatient(database)
             if access != .read {
                 try makeIdentity()
