@@ -39,8 +39,7 @@ final class BulkMetricLoad {
     /// empty (nil).
     static func begin(database: any StoreDatabase, origin: ImportOrigin) throws -> BulkMetricLoad? {
         guard let postgres = database as? PostgresDatabase else { return nil }
-        var missing: [String: String] = [:]
-        for table in OwnerPartitions.tables { missing[table] = try OwnerPartitions.missingOwn(table, in: postgres) }
+        let missing = try OwnerPartitions.missingOwn(in: postgres)
         guard !missing.isEmpty else { return nil }
         guard origin.commit == .whole, origin.loadsInBulk, let name = missing["metric"], let hourName = missing["metric_hour"] else {
             for (table, name) in missing.sorted(by: { $0.key < $1.key }) { try OwnerPartitions.makeOwn(name, of: table, in: postgres) }

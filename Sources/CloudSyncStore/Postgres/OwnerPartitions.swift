@@ -20,7 +20,10 @@ enum OwnerPartitions {
     /// `owner`'s partition of `table`: named by a hash of the owner, so that the name is one
     /// PostgreSQL takes whatever the owner's, and found by one lookup of the catalog.
     /// (`owner`: the SQL that gives the owner's name, a parameter unless said.)
-    static func nameSQL(of table: String, owner: String = "?::text") -> String { "'\(table)_' || md5(\(owner))" }
+    static func nameSQL(of table: String, owner: String = "?::text") -> String { nameSQL(tableSQL: "'\(table)'", owner: owner) }
+
+    /// The same, of the table that `tableSQL` names in SQL.
+    static func nameSQL(tableSQL: String, owner: String) -> String { "\(tableSQL) || '_' || md5(\(owner))" }
 
     /// Makes `owner`'s partitions that are missing, each in a transaction of its own under the
     /// schema's lock, as the tables' owner (or a superuser): for a database written by statements of
@@ -38,9 +41,19 @@ enum OwnerPartitions {
         }
     }
 
-    /// The name of the connection's owner's partition of `table` when there is none yet.
-    static func missingOwn(_ table: String, in database: PostgresDatabase) throws -> String? {
-        try missing(table, owner: nil, in: database)
+    /// The names of the connection's owner's partitions that are missing, by table: one round trip
+    /// (each import asks, a received batch of 1,000 metrics included).
+    static func missingOwn(in database: PostgresDatabase) throws -> [String: String] {
+        let rows = try database.prepare("""
+            SELECT t, n FROM (VALUES \(tables.map { "('\($0)')" }.joined(separator: ", "))) AS tables(t),
+                LATERAL (SELECT \(nameSQL(tableSQL: "t", owner: currentOwner)) AS n) name
+            WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = name.n AND c.relnamespace = current_schema()::regnamespace
+                              AND c.relispartition)
+            """)
+        defer { rows.reset() }
+        var missing: [String: String] = [:]
+        while try rows.step() { missing[rows.text(0) ?? ""] = rows.text(1) }
+        return missing
     }
 
     /// Makes the connection's owner's partition `name` of `table`, in the caller's transaction (a
