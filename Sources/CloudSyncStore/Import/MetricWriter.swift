@@ -103,7 +103,8 @@ final class MetricWriter: MetricSink {
         self.transaction = transaction
         self.origin = origin.isPushed ? 1 : 0
         rule = origin.isPushed ? try SupersedeRule(database: database) : nil
-        bulk = try BulkMetricLoad.begin(database: database, origin: origin)
+        storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
+        bulk = try BulkMetricLoad.begin(database: database, origin: origin, storedBefore: storedBefore)
         hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount, staging: bulk)
         let dialect = database.dialect
         insert = try database.prepare("""
@@ -148,7 +149,6 @@ final class MetricWriter: MetricSink {
         devices = try NameTable(database, table: "device")
         versions = try NameTable(database, table: "source_version")
         categories = try NameTable(database, table: "category_value")
-        storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
         if rule == nil { seen = SeenSamples(samples: origin.samples) }
         if database.dialect == .postgres && bulk == nil { windows = try StoredSampleWindows(database: database) }
         undatedTypes = UndatedTypes(database: database)
