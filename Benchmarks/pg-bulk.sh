@@ -59,6 +59,9 @@ CREATE UNLOGGED TABLE src AS SELECT $columns FROM metric;
 GRANT SELECT ON src TO cloudsync_patient;
 COPY src TO '$WORK/pg/rows.txt';
 SELECT set_config('cloudsync.owner', 'bob', false);
+-- Bob's partition of the metric table (partitioned by owner), as his first write makes it.
+CREATE TABLE metric_bob_rows (LIKE metric INCLUDING DEFAULTS);
+ALTER TABLE metric ATTACH PARTITION metric_bob_rows FOR VALUES IN ('bob');
 \\timing on
 \\echo A: INSERT … SELECT into the metric table, as a patient
 SET ROLE cloudsync_patient;
