@@ -135,6 +135,16 @@ struct PostgresStagingStoreTests {
         }
         #expect(try cluster.psql("SELECT owner || ' ' || count(*) FROM metric GROUP BY owner ORDER BY owner", database: "clinic")
             .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) } == ["alice 2", "bob 2"])
+        // A new patient's export, loaded in bulk by a connection that takes its own role back for
+        // the tables it makes and the ids it takes.
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("export.xml").path
+        try Self.exportWithRepeats().write(toFile: path, atomically: true, encoding: .utf8)
+        let carol = try StagingStore.open(postgres: address, owner: "carol", access: .write, configuration: .standard)
+        #expect(Self.counts(try carol.importExport(ExportInput(path: path), origin: .uploadedExport(input: "an upload")).stored) == [132, 1, 0, 0, 3])
+        #expect(try StatusQuery(carol).status().metrics == 131)
+        #expect(try cluster.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'metric'::regclass", database: "clinic") == "3")
     }
 
     /// A refused push leaves nothing in PostgreSQL either: one transaction, rolled back.

@@ -76,11 +76,14 @@ final class BulkMetricLoad {
             // back: a row of another patient's that took an id meanwhile is below the jump, and two
             // loads never take the same ids (a patient's own are all in their partition: its key is
             // the owner and the id, so ids below another patient's are no conflict).
-            try database.execute("SELECT pg_advisory_lock(hashtextextended('cloudsync.metric-ids', 0))")
-            defer { _ = try? database.execute("SELECT pg_advisory_unlock(hashtextextended('cloudsync.metric-ids', 0))") }
-            let first = try database.scalarInt("""
-                SELECT setval(pg_get_serial_sequence('metric', 'id'), nextval(pg_get_serial_sequence('metric', 'id')) + \(Self.idsTaken - 1))
-                """) ?? 0
+            // As the tables' owner: `setval` needs a right the patients' role has not.
+            let first = try OwnerPartitions.asTablesOwner(database) { _ in
+                try database.execute("SELECT pg_advisory_lock(hashtextextended('cloudsync.metric-ids', 0))")
+                defer { _ = try? database.execute("SELECT pg_advisory_unlock(hashtextextended('cloudsync.metric-ids', 0))") }
+                return try database.scalarInt("""
+                    SELECT setval(pg_get_serial_sequence('metric', 'id'), nextval(pg_get_serial_sequence('metric', 'id')) + \(Self.idsTaken - 1))
+                    """) ?? 0
+            }
             ids = (first - Self.idsTaken + 1)..<(first + 1)
         }
         return ids.popFirst()!

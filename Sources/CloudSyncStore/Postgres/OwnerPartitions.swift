@@ -128,21 +128,32 @@ enum OwnerPartitions {
     }
 
     /// Removes `owner`'s partitions, once their rows are erased: the database keeps no table named
-    /// for them. Best effort, each in a transaction of its own, by a connection that may (the
-    /// tables' owner or a superuser): dropping a partition waits for every statement on the shared
-    /// table, and an erase that waited for a long report to end would say it failed when its rows
-    /// are gone. An empty partition left is harmless, and used again if the patient comes back.
-    /// (`database`: a connection opened for the owner, as the server's own role.)
+    /// for them. All of them or none, in a transaction of its own that holds the patient's turn (a
+    /// write's: `beginWriting`), so that a push that came after the erase is either committed and
+    /// counted here (then nothing is dropped) or waits and finds no partition (and makes them
+    /// again). Best effort, by a connection that may (the tables' owner or a superuser): dropping a
+    /// partition waits for every statement on the shared table, and an erase that waited for a
+    /// long report to end would say it failed when its rows are gone. Partitions left are harmless,
+    /// and used again if the patient comes back. (`database`: a connection opened for the owner, as
+    /// the server's own role.)
     static func drop(_ database: PostgresDatabase) {
-        for table in tables {
-            _ = try? PostgresStoreSchema.inSchemaTransaction(database) {
-                let sql = "SELECT to_regclass(\(nameSQL(of: table, owner: currentOwner)))::text"
-                guard let name = try database.scalarText(sql) else { return }
-                guard try database.scalarInt("SELECT count(*) FROM \(PostgresStoreSchema.quoted(name))") == 0 else { return }
-                // Every other statement on the shared table waits behind a drop that waits: not long.
-                try database.execute("SET LOCAL lock_timeout = '2s'")
-                try database.execute("DROP TABLE \(PostgresStoreSchema.quoted(name))")
+        do {
+            try database.beginWriting()
+            // Every other statement on the shared tables waits behind a drop that waits: not long.
+            try database.execute("SET LOCAL lock_timeout = '2s'")
+            var names: [String] = []
+            for table in tables {
+                guard let name = try database.scalarText("SELECT to_regclass(\(nameSQL(of: table, owner: currentOwner)))::text") else { continue }
+                let quoted = PostgresStoreSchema.quoted(name)
+                // Locked before it is counted: no row can come between the count and the drop.
+                try database.execute("LOCK TABLE \(quoted) IN ACCESS EXCLUSIVE MODE")
+                guard try database.scalarInt("SELECT count(*) FROM \(quoted)") == 0 else { return database.rollBack() }
+                names.append(quoted)
             }
+            for name in names { try database.execute("DROP TABLE \(name)") }
+            try database.execute("COMMIT")
+        } catch {
+            database.rollBack()
         }
     }
 }
