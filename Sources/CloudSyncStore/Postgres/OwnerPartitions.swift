@@ -34,9 +34,7 @@ enum OwnerPartitions {
             guard let name = try missing(table, owner: owner, in: database) else { continue }
             try PostgresStoreSchema.inSchemaTransaction(database) {
                 guard try missing(table, owner: owner, in: database) != nil else { return }
-                try create(name, like: table, in: database)
-                try secure(name, in: database)
-                try attach(name, to: table, owner: owner, in: database)
+                try makeEmpty(name, of: table, owner: owner, in: database)
             }
         }
     }
@@ -61,11 +59,15 @@ enum OwnerPartitions {
     /// held to the commit: another new patient's first write waits for it (patients already there
     /// do not).
     static func makeOwn(_ name: String, of table: String, in database: PostgresDatabase) throws {
-        try asTablesOwner(database) { _ in
-            try create(name, like: table, in: database)
-            try secure(name, in: database)
-            try attach(name, to: table, owner: nil, in: database)
-        }
+        try asTablesOwner(database) { _ in try makeEmpty(name, of: table, owner: nil, in: database) }
+    }
+
+    /// An empty partition `name` of `table` for `owner` (nil: the connection's), secured and
+    /// attached, in the caller's transaction.
+    static func makeEmpty(_ name: String, of table: String, owner: String?, in database: PostgresDatabase) throws {
+        try create(name, like: table, in: database)
+        try secure(name, in: database)
+        try attach(name, to: table, owner: owner, in: database)
     }
 
     /// Runs `body` as the tables' owner, in the caller's transaction. A privileged server's

@@ -41,9 +41,7 @@ extension PostgresStoreSchema {
                 .map(quoted).joined(separator: ", ")
             for owner in owners {
                 let partition = try database.scalarText("SELECT \(OwnerPartitions.nameSQL(of: table))", [.text(owner)]) ?? ""
-                try OwnerPartitions.create(partition, like: table, in: database)
-                try OwnerPartitions.secure(partition, in: database)
-                try OwnerPartitions.attach(partition, to: table, owner: owner, in: database)
+                try OwnerPartitions.makeEmpty(partition, of: table, owner: owner, in: database)
             }
             // Every owner's rows in one pass, each to its partition (one statement an owner read the
             // whole table each time). Not held by the owner's policy meanwhile: the connection is one

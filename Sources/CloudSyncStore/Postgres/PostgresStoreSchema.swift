@@ -13,7 +13,9 @@ import Foundation
 ///   only by a connection opened for its owner (`PostgresDatabase(address:owner:)`).
 ///
 /// Types: INTEGER → bigint, REAL → double precision, TEXT → text, BLOB → bytea. A row's own id
-/// (`id INTEGER PRIMARY KEY`) becomes an identity column (numbered across owners), keyed with its owner like any other key,
+/// (`id INTEGER PRIMARY KEY`) becomes an identity column (one numbering for every owner; a patient's
+/// first export loaded in bulk takes a block of it, which another patient's row taken in the same
+/// instant may share: no conflict, the key is the owner and the id), keyed with its owner like any other key,
 /// `(owner, …)`, so `ON CONFLICT` names the owner first on PostgreSQL (`SQLDialect.conflictTarget`). Foreign keys are
 /// left out, as SQLite leaves them unchecked (`PRAGMA foreign_keys` is off): each check would cost
 /// PostgreSQL a lookup per row. Views read with the caller's rights (`security_invoker`), so that the
