@@ -105,6 +105,11 @@ final class BulkMetricLoad {
 
     private static let stagedHours = "cloudsync_staged_hours"
 
+    /// The hours staged of these types go: they are rebuilt from the rows.
+    func forgetStagedHours(of types: Set<Int64>) throws {
+        try database.execute("DELETE FROM \(Self.stagedHours) WHERE type_id IN (\(types.sorted().map(String.init).joined(separator: ", ")))")
+    }
+
     /// The staged hours, each hour's parts added up, into a table that becomes the patient's
     /// partition of `metric_hour`, its key built by sort as it is attached. Inserted into the shared
     /// table (its key kept up to date row by row), the 765,336 hours cost 6.8 s of PostgreSQL's time.

@@ -203,17 +203,41 @@ final class OnlineHourSummary {
             if !type.dense { judge(typeID, type) }
         }
         try write()
+        let rebuilt = try staging.map { try rebuildLeftTypes(into: $0) } ?? [:]
         try staging?.addStagedHours(columns: HourSummaryBuilder.HourStatistics.columns)
         var current: [Int64] = [], without: [Int64] = []
         for (typeID, fate) in types {
             switch fate {
             case .counted(let type) where type.dense: current.append(typeID)
             case .counted, .without: without.append(typeID)
-            case .rebuilt: break
+            case .rebuilt:
+                if let dense = rebuilt[typeID] { dense ? current.append(typeID) : without.append(typeID) }
             }
         }
         try mark(current, summarised: 1)
         try mark(without, summarised: -1)
+    }
+
+    /// A bulk load's types left to the rebuild from the rows (merged values of sources listed one
+    /// after the other, rows decided repeats when the rows were in) are rebuilt now, in its
+    /// transaction, from its rows (attached by now: read by their index), into its staged hours in
+    /// place of what was counted of them here. Rebuilt after the commit, a transaction a type, their
+    /// hours were deleted and inserted again into the shared table, its key kept up to date row by
+    /// row: the 1 GB export's heart rate, steps, distance and active energy, 5.5 s of the upload's
+    /// 39 s. Whether each is dense, by type.
+    private func rebuildLeftTypes(into staging: BulkMetricLoad) throws -> [Int64: Bool] {
+        let left = Set(types.compactMap { id, fate in if case .rebuilt = fate { id } else { nil } })
+        guard !left.isEmpty else { return [:] }
+        try staging.forgetStagedHours(of: left)
+        let builder = HourSummaryBuilder(database: database, denseCount: denseCount)
+        var dense: [Int64: Bool] = [:]
+        for type in try builder.dirtyTypes() where left.contains(type.id) {
+            let computed = try builder.hours(of: type)
+            for (key, hour) in computed.hours { try hour.add(to: upsert, typeID: type.id, key: key) }
+            dense[type.id] = computed.dense
+        }
+        try upsert.flush()
+        return dense
     }
 
     /// One statement for the types (their ids written in it: integers), not one a type.
