@@ -148,6 +148,14 @@ package final class PostgresDatabase: StoreDatabase {
     func finishSent() throws {
         guard let (sql, then) = sent else { return }
         sent = nil
+        if copyQueued {
+            // The copy's rows left in libpq's buffer go now, waited for.
+            copyQueued = false
+            PQsetnonblocking(connection, 0)
+            var flushed: Int32 = 1
+            while flushed == 1 { flushed = PQflush(connection) }
+            if flushed < 0 { throw error(nil, sql: sql) }
+        }
         var outcome: Result<Int, PostgresError>?
         while let result = PQgetResult(connection) {
             if outcome == nil {
@@ -161,9 +169,41 @@ package final class PostgresDatabase: StoreDatabase {
         try then(outcome ?? .failure(error(nil, sql: sql)))
     }
 
-    /// Runs `COPY … FROM STDIN` (`sql`) with `data`, in `COPY`'s text format.
-    func copy(_ sql: String, data: UnsafeRawBufferPointer) throws {
+    /// A copy's rows queued in libpq's buffer (`copy(…, waiting: false)`), sent a part at a time
+    /// by `pump` while the caller goes on, and the rest by `finishSent`.
+    private var copyQueued = false
+
+    /// Runs `COPY … FROM STDIN` (`sql`) with `data`, in `COPY`'s text format. Not `waiting`: the
+    /// rows are queued and the copy's outcome read as a sent statement's (`send`), PostgreSQL
+    /// taking them in while the caller fills the next chunk (`pump`). Waited for, a bulk load's
+    /// chunk of 8,192 metrics held the import 14 ms, 4.1 s of the 1 GB upload's 16 s of streaming.
+    func copy(_ sql: String, data: UnsafeRawBufferPointer, waiting: Bool = true) throws {
         try finishSent()
+        if !waiting {
+            guard let started = PQexec(connection, sql) else { throw error(nil, sql: sql) }
+            defer { PQclear(started) }
+            guard PQresultStatus(started) == PGRES_COPY_IN else { throw error(started, sql: sql) }
+            // Queued whole (libpq's buffer grows to hold it; nonblocking, it sends what the socket takes).
+            PQsetnonblocking(connection, 1)
+            var queued = true
+            if data.count > 0, let base = data.baseAddress {
+                queued = PQputCopyData(connection, base.assumingMemoryBound(to: CChar.self), Int32(data.count)) == 1
+            }
+            if queued { queued = PQputCopyEnd(connection, nil) == 1 }
+            if queued {
+                copyQueued = true
+            } else {
+                // Not queued (a broken connection, or a buffer that could not grow): the copy ends failed.
+                PQsetnonblocking(connection, 0)
+                _ = PQputCopyEnd(connection, "the rows could not be sent")
+            }
+            sent = (sql, { outcome in
+                if case .success(let changed) = outcome { self.changes = changed }
+                guard queued else { throw self.error(nil, sql: sql) }
+                _ = try outcome.get()
+            })
+            return
+        }
         guard let started = PQexec(connection, sql) else { throw error(nil, sql: sql) }
         guard PQresultStatus(started) == PGRES_COPY_IN else {
             defer { PQclear(started) }
@@ -185,6 +225,11 @@ package final class PostgresDatabase: StoreDatabase {
         }
         if let failure { throw failure }
         if !sent || !ended { throw error(nil, sql: sql) }
+    }
+
+    /// Sends what the socket takes of a queued copy's rows, without waiting (see `copy`).
+    func pump() {
+        if copyQueued { _ = PQflush(connection) }
     }
 
     /// The statements run more than once on this connection, prepared on the server by name (parsed

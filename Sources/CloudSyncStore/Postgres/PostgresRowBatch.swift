@@ -189,7 +189,7 @@ final class PostgresRowBatch: RowBatch {
                                 database: database.path)
         }
         rows += 1
-        if rows == rowsPerChunk { try send() }
+        if rows == rowsPerChunk { try send() } else if direct && rows & 63 == 0 { database.pump() }
     }
 
     func flush() throws {
@@ -208,7 +208,7 @@ final class PostgresRowBatch: RowBatch {
         try database.finishSent()   // the previous chunk's statement, which reads the table
         if direct {
             append(Int16(-1))   // the trailer
-            return try text.withUnsafeBufferPointer { try database.copy(copy, data: UnsafeRawBufferPointer($0)) }
+            return try text.withUnsafeBufferPointer { try database.copy(copy, data: UnsafeRawBufferPointer($0), waiting: false) }
         }
         if madeAtRollbacks != database.rollbacks {
             // After a rollback the table may be the one a committed chunk left rows in: emptied too.
