@@ -52,7 +52,10 @@ extension RouteKind: ArchiveRecordKind {
             points.add(value.verticalAccuracy)
             try points.endRow()
         }
-        try points.flush()
+        // Sent, not waited for: on PostgreSQL the points go in while the next GPX file is read (its
+        // outcome, an error too, is read before the connection's next command). Waited for, the 1 GB
+        // export's 195 routes (666,586 points) held the upload 4 s, PostgreSQL's 3.3 s and the reading.
+        try points.send()
         return true
     }
 
