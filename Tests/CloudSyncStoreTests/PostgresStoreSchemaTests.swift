@@ -85,6 +85,50 @@ struct PostgresStoreSchemaTests {
         #expect(try cluster.psql("SELECT owner || ':' || name FROM unit ORDER BY id", database: "clinic") == "carol:count/min\ncarol:count\ndave:count/min")
     }
 
+    /// A store whose partitioned tables' keys began with the owner has them made again with the owner
+    /// last as it opens: on the shared tables and on each patient's partition, the rows as they were,
+    /// a sample written again still refused by the identity index.
+    @Test func aStoreWhoseKeysBeganWithTheOwnerHasThemEndWithIt() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        let kinds = StagingStore.Configuration.standard.kinds
+        let schema = try PostgresDatabase(address: address, owner: nil)
+        for statement in try PostgresStoreSchema.statements(kinds: kinds, ownerLast: false) { try schema.execute(statement) }
+        try schema.execute("CREATE TABLE cloudsync_store (made_by text NOT NULL)")
+        try schema.prepare("INSERT INTO cloudsync_store(made_by) VALUES (?)").run([.text(PostgresStoreSchema.madeWithOwnerFirst(by: kinds))])
+        let insert = """
+            INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id) VALUES (1, ?, ?, 1, ?, 1, 1, 1)
+            ON CONFLICT DO NOTHING
+            """
+        for (owner, rows) in [("alice", 3), ("bob", 2)] {
+            try OwnerPartitions.make(schema, owner: owner)
+            let database = try PostgresDatabase(address: address, owner: owner)
+            for row in 0..<rows { try database.prepare(insert).run([.int(1_700_000_000 + Int64(row) * 60), .int(1_700_000_060 + Int64(row) * 60), .double(1)]) }
+        }
+        // Every index of the shared tables and of their partitions, its columns.
+        let indexes = """
+            SELECT c.relname || ' ' || regexp_replace(pg_get_indexdef(i.indexrelid), '^.* USING btree ', '') FROM pg_index i
+            JOIN pg_class c ON c.oid = i.indrelid WHERE c.relname IN ('metric', 'metric_hour') OR c.relispartition ORDER BY 1
+            """
+        let before = try cluster.psql(indexes, database: "clinic").split(separator: "\n").map(String.init)
+        #expect(before.count == 3 * (5 + 1))   // metric's key, identity and three partial; metric_hour's key
+        #expect(before.allSatisfy { $0.contains("(owner, ") }, "\(before)")
+        let rows = "SELECT owner || ' ' || id || ' ' || start_date FROM metric ORDER BY owner, id"
+        let rowsBefore = try cluster.psql(rows, database: "clinic")
+
+        let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
+        #expect(try cluster.psql("SELECT made_by FROM cloudsync_store", database: "clinic") == PostgresStoreSchema.made(by: kinds))
+        let after = try cluster.psql(indexes, database: "clinic").split(separator: "\n").map(String.init)
+        #expect(after.count == before.count)
+        #expect(after.allSatisfy { $0.hasSuffix(", owner)") || $0.contains(", owner) WHERE ") }, "\(after)")
+        #expect(try cluster.psql(rows, database: "clinic") == rowsBefore)
+        // The identity index still refuses a sample written again.
+        try alice.database.prepare(insert).run([.int(1_700_000_000), .int(1_700_000_060), .double(1)])
+        #expect(alice.database.changes == 0)
+        #expect(try alice.database.scalarInt("SELECT count(*) FROM counted_metric") == 3)
+    }
+
     /// A store made before the metric table was partitioned by owner is brought to the partitions as
     /// it opens: each patient's rows in a partition of their own with their ids, the ids' numbering
     /// taken on, the counts as before. An erased patient's partition is dropped; the other's stays.

@@ -14,8 +14,10 @@ enum OwnerPartitions {
     static let tables = ["metric", "metric_hour"]
 
     /// What `cloudsync_store.made_by` says of them (a store made before them lacks it, and is
-    /// brought to them as it opens: `PostgresStoreSchema.partitionByOwner`).
-    static let layout = "metric and metric_hour by owner"
+    /// brought to them as it opens: `PostgresStoreSchema.partitionByOwner`; one whose keys began
+    /// with the owner says `layoutWithOwnerFirst`: `PostgresStoreSchema.ownerLastInKeys`).
+    static let layout = "metric and metric_hour by owner, the owner last in their keys"
+    static let layoutWithOwnerFirst = "metric and metric_hour by owner"
 
     /// `owner`'s partition of `table`: named by a hash of the owner, so that the name is one
     /// PostgreSQL takes whatever the owner's, and found by one lookup of the catalog.

@@ -58,6 +58,24 @@ extension PostgresStoreSchema {
         if try isPrivileged(database) { try grantPatientRole(database, kinds: kinds) }
     }
 
+    /// Makes the partitioned tables' keys, unique constraints and indexes again with the owner last
+    /// (`table`), in the caller's transaction (under the schema's lock). Dropped from the shared
+    /// table, they go from every partition; made on it, they are built on each.
+    static func ownerLastInKeys(_ database: PostgresDatabase, kinds: [any StoredKind.Type]) throws {
+        let reference = try reference(kinds: kinds)
+        for table in OwnerPartitions.tables {
+            for constraint in try texts("SELECT conname FROM pg_constraint WHERE conrelid = ?::regclass AND contype IN ('p', 'u')",
+                                        table, in: database) {
+                try database.execute("ALTER TABLE \(quoted(table)) DROP CONSTRAINT \(quoted(constraint))")
+            }
+            for index in try texts("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = ?::regclass",
+                                   table, in: database) {
+                try database.execute("DROP INDEX \(quoted(index))")
+            }
+            for statement in try Self.table(table, in: reference, keysOnly: true) { try database.execute(statement) }
+        }
+    }
+
     /// The first column of each row `sql` answers, as text (`argument`: its one parameter).
     private static func texts(_ sql: String, _ argument: String? = nil, in database: some StoreDatabase) throws -> [String] {
         let rows = try database.prepare(sql)
