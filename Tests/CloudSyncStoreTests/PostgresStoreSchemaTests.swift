@@ -85,18 +85,26 @@ struct PostgresStoreSchemaTests {
         #expect(try cluster.psql("SELECT owner || ':' || name FROM unit ORDER BY id", database: "clinic") == "carol:count/min\ncarol:count\ndave:count/min")
     }
 
+    /// A database `clinic` whose store tables `statements` made, as `madeBy` says (an older
+    /// cloudsync's): its address, and a connection for no owner.
+    static func storeOfAnOlderCloudSync(in cluster: PostgresCluster, statements: [String], madeBy: String) throws -> (String, PostgresDatabase) {
+        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        let schema = try PostgresDatabase(address: address, owner: nil)
+        for statement in statements { try schema.execute(statement) }
+        try schema.execute("CREATE TABLE cloudsync_store (made_by text NOT NULL)")
+        try schema.prepare("INSERT INTO cloudsync_store(made_by) VALUES (?)").run([.text(madeBy)])
+        return (address, schema)
+    }
+
     /// A store whose partitioned tables' keys began with the owner has them made again with the owner
     /// last as it opens: on the shared tables and on each patient's partition, the rows as they were,
     /// a sample written again still refused by the identity index.
     @Test func aStoreWhoseKeysBeganWithTheOwnerHasThemEndWithIt() throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
-        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
         let kinds = StagingStore.Configuration.standard.kinds
-        let schema = try PostgresDatabase(address: address, owner: nil)
-        for statement in try PostgresStoreSchema.statements(kinds: kinds, ownerLast: false) { try schema.execute(statement) }
-        try schema.execute("CREATE TABLE cloudsync_store (made_by text NOT NULL)")
-        try schema.prepare("INSERT INTO cloudsync_store(made_by) VALUES (?)").run([.text(PostgresStoreSchema.madeWithOwnerFirst(by: kinds))])
+        let (address, schema) = try Self.storeOfAnOlderCloudSync(in: cluster, statements: PostgresStoreSchema.statements(kinds: kinds, ownerLast: false),
+                                                                 madeBy: PostgresStoreSchema.madeWithOwnerFirst(by: kinds))
         let insert = """
             INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id) VALUES (1, ?, ?, 1, ?, 1, 1, 1)
             ON CONFLICT DO NOTHING
@@ -135,12 +143,9 @@ struct PostgresStoreSchemaTests {
     @Test func aStoreMadeBeforeOwnerPartitionsIsBroughtToThem() throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
-        let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
         let kinds = StagingStore.Configuration.standard.kinds
-        let schema = try PostgresDatabase(address: address, owner: nil)
-        for statement in try PostgresStoreSchema.statements(kinds: kinds, ownerPartitions: false) { try schema.execute(statement) }
-        try schema.execute("CREATE TABLE cloudsync_store (made_by text NOT NULL)")
-        try schema.prepare("INSERT INTO cloudsync_store(made_by) VALUES (?)").run([.text(PostgresStoreSchema.madeBeforePartitions(by: kinds))])
+        let (address, _) = try Self.storeOfAnOlderCloudSync(in: cluster, statements: PostgresStoreSchema.statements(kinds: kinds, ownerPartitions: false),
+                                                            madeBy: PostgresStoreSchema.madeBeforePartitions(by: kinds))
         #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'metric'", database: "clinic") == "r")
         for (owner, rows) in [("alice", 3), ("bob", 2)] {
             let database = try PostgresDatabase(address: address, owner: owner)
