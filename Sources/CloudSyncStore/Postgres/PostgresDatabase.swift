@@ -149,11 +149,18 @@ package final class PostgresDatabase: StoreDatabase {
         guard let (sql, then) = sent else { return }
         sent = nil
         if copyQueued {
-            // The copy's rows left in libpq's buffer go now, waited for.
+            // The copy's rows left in libpq's buffer go now, waited for as libpq asks: for the socket
+            // to take more, or to bring something to read first. (Setting the connection blocking
+            // while rows are left fails and leaves it nonblocking: a flush that spun.)
             copyQueued = false
+            var flushed = PQflush(connection)
+            while flushed == 1 {
+                var socket = pollfd(fd: PQsocket(connection), events: Int16(POLLIN | POLLOUT), revents: 0)
+                _ = poll(&socket, 1, -1)
+                if socket.revents & Int16(POLLIN) != 0 { _ = PQconsumeInput(connection) }
+                flushed = PQflush(connection)
+            }
             PQsetnonblocking(connection, 0)
-            var flushed: Int32 = 1
-            while flushed == 1 { flushed = PQflush(connection) }
             if flushed < 0 { throw error(nil, sql: sql) }
         }
         var outcome: Result<Int, PostgresError>?
