@@ -204,7 +204,8 @@ package final class PostgresDatabase: StoreDatabase {
                 PQsetnonblocking(connection, 0)
                 _ = PQputCopyEnd(connection, "the rows could not be sent")
             }
-            sent = (sql, { outcome in
+            // Unowned: held by the connection itself, which a strong reference would keep open.
+            sent = (sql, { [unowned self] outcome in
                 if case .success(let changed) = outcome { self.changes = changed }
                 guard queued else { throw self.error(nil, sql: sql) }
                 _ = try outcome.get()
