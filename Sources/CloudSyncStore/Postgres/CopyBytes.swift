@@ -9,8 +9,8 @@ struct CopyBytes: ~Copyable {
     private(set) var count = 0
 
     init(capacity: Int = 1 << 16) {
-        self.capacity = capacity
-        base = .allocate(byteCount: capacity, alignment: 8)
+        self.capacity = max(capacity, 8)
+        base = .allocate(byteCount: self.capacity, alignment: 8)
     }
 
     deinit { base.deallocate() }

@@ -165,6 +165,13 @@ package final class PostgresDatabase: StoreDatabase {
         }
         var outcome: Result<Int, PostgresError>?
         while let result = PQgetResult(connection) {
+            // A copy never ended (its end could not be queued) is ended failed, or the results would
+            // never run out.
+            if PQresultStatus(result) == PGRES_COPY_IN, PQputCopyEnd(connection, "the copy was not ended") != 1 {
+                outcome = outcome ?? .failure(error(result, sql: sql))
+                PQclear(result)
+                break
+            }
             if outcome == nil {
                 switch PQresultStatus(result) {
                 case PGRES_COMMAND_OK, PGRES_TUPLES_OK: outcome = .success(Int(String(cString: PQcmdTuples(result))) ?? 0)
@@ -197,18 +204,16 @@ package final class PostgresDatabase: StoreDatabase {
                 queued = PQputCopyData(connection, base.assumingMemoryBound(to: CChar.self), Int32(data.count)) == 1
             }
             if queued { queued = PQputCopyEnd(connection, nil) == 1 }
-            if queued {
-                copyQueued = true
-            } else {
-                // Not queued (a broken connection, or a buffer that could not grow): the copy ends failed.
-                PQsetnonblocking(connection, 0)
-                _ = PQputCopyEnd(connection, "the rows could not be sent")
-            }
+            // Not queued (a broken connection, or a buffer that could not grow): the copy ends failed.
+            if !queued { _ = PQputCopyEnd(connection, "the rows could not be sent") }
+            // Either way what is queued is flushed, and the connection made blocking, by `finishSent`.
+            copyQueued = true
             // Unowned: held by the connection itself, which a strong reference would keep open.
             sent = (sql, { [unowned self] outcome in
-                if case .success(let changed) = outcome { self.changes = changed }
+                // The server's failure first, when it said one.
+                let changed = try outcome.get()
                 guard queued else { throw self.error(nil, sql: sql) }
-                _ = try outcome.get()
+                self.changes = changed
             })
             return
         }
@@ -228,6 +233,11 @@ package final class PostgresDatabase: StoreDatabase {
         var failure: PostgresError?
         while let result = PQgetResult(connection) {
             if failure == nil, PQresultStatus(result) != PGRES_COMMAND_OK { failure = error(result, sql: sql) }
+            // Not ended (see `finishSent`): ended failed, or the results would never run out.
+            if PQresultStatus(result) == PGRES_COPY_IN, PQputCopyEnd(connection, "the copy was not ended") != 1 {
+                PQclear(result)
+                break
+            }
             if failure == nil { changes = Int(String(cString: PQcmdTuples(result))) ?? 0 }
             PQclear(result)
         }

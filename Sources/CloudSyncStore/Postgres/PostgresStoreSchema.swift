@@ -62,8 +62,10 @@ package enum PostgresStoreSchema {
                 guard let made = try found(), made != wanted else { return }
                 if made == madeBeforePartitions(by: kinds) {
                     try partitionByOwner(database, kinds: kinds)
-                } else {
+                } else if made == madeWithOwnerFirst(by: kinds) {
                     try ownerLastInKeys(database, kinds: kinds)
+                } else {
+                    return   // another version's, made meanwhile: refused below
                 }
                 try database.prepare("UPDATE cloudsync_store SET made_by = ?").run([.text(wanted)])
             }
