@@ -15,14 +15,7 @@ extension PostgresStoreSchema {
             try database.execute("ALTER TABLE \(old(table)) NO FORCE ROW LEVEL SECURITY")
             try database.execute("ALTER TABLE \(old(table)) DISABLE ROW LEVEL SECURITY")
             // Its key's, constraints' and indexes' names, and its identity's sequence, are the new table's.
-            for constraint in try texts("SELECT conname FROM pg_constraint WHERE conrelid = ?::regclass AND contype IN ('p', 'u')",
-                                        table + "_before_partitions", in: database) {
-                try database.execute("ALTER TABLE \(old(table)) DROP CONSTRAINT \(quoted(constraint))")
-            }
-            for index in try texts("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = ?::regclass",
-                                   table + "_before_partitions", in: database) {
-                try database.execute("DROP INDEX \(quoted(index))")
-            }
+            try dropKeysAndIndexes(of: table + "_before_partitions", in: database)
             if try texts("SELECT name FROM pragma_table_info(?) WHERE name = 'id'", table, in: reference).count == 1 {
                 // Where the numbering stood (past the last row's id when rows were erased): it never goes back.
                 lastIDs[table] = try database.scalarInt("""
@@ -64,15 +57,20 @@ extension PostgresStoreSchema {
     static func ownerLastInKeys(_ database: PostgresDatabase, kinds: [any StoredKind.Type]) throws {
         let reference = try reference(kinds: kinds)
         for table in OwnerPartitions.tables {
-            for constraint in try texts("SELECT conname FROM pg_constraint WHERE conrelid = ?::regclass AND contype IN ('p', 'u')",
-                                        table, in: database) {
-                try database.execute("ALTER TABLE \(quoted(table)) DROP CONSTRAINT \(quoted(constraint))")
-            }
-            for index in try texts("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = ?::regclass",
-                                   table, in: database) {
-                try database.execute("DROP INDEX \(quoted(index))")
-            }
+            try dropKeysAndIndexes(of: table, in: database)
             for statement in try Self.table(table, in: reference, keysOnly: true) { try database.execute(statement) }
+        }
+    }
+
+    /// Drops `table`'s key, unique constraints and indexes (of a partitioned table: its partitions' too).
+    private static func dropKeysAndIndexes(of table: String, in database: PostgresDatabase) throws {
+        for constraint in try texts("SELECT conname FROM pg_constraint WHERE conrelid = ?::regclass AND contype IN ('p', 'u')",
+                                    table, in: database) {
+            try database.execute("ALTER TABLE \(quoted(table)) DROP CONSTRAINT \(quoted(constraint))")
+        }
+        for index in try texts("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = ?::regclass",
+                               table, in: database) {
+            try database.execute("DROP INDEX \(quoted(index))")
         }
     }
 
