@@ -211,7 +211,8 @@ struct PostgresStagingStoreTests {
         #expect(Self.counts(bobs.stored) == Array(said[0].prefix(5 + (said[0].count - 10) / 2)))
         #expect(try Self.lines(rows, bob.database) == Self.lines(rows, file.database))
         // Each in a partition of their own, with the shared table's indexes (the key, the identity,
-        // the partial ones); the shared table holds no row of its own.
+        // the partial ones, each once: those made with the bulk load's table are the ones attached);
+        // the shared table holds no row of its own, and no check made for the attach is left.
         let partitions = try PostgresDatabase(address: address, owner: nil)
         #expect(try partitions.scalarInt("SELECT count(*) FROM pg_inherits WHERE inhparent = 'metric'::regclass") == 2)
         let indexes = "SELECT count(*) FROM pg_index WHERE indrelid = ?::regclass"
@@ -219,6 +220,9 @@ struct PostgresStagingStoreTests {
         for owner in ["alice", "bob"] {
             let name = try #require(try partitions.scalarText("SELECT 'metric_' || md5(?::text)", [.text(owner)]))
             #expect(try partitions.scalarInt(indexes, [.text(name)]) == shared)
+            #expect(try partitions.scalarInt("""
+                SELECT count(*) FROM pg_constraint WHERE conrelid IN (?::regclass, ('metric_hour_' || md5(?::text))::regclass) AND contype = 'c'
+                """, [.text(name), .text(owner)]) == 0)
         }
     } }
 

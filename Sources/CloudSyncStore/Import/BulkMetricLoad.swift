@@ -14,7 +14,9 @@
 ///   import's filter says it may have added before (`SeenSamples`: its repeats, and about 1 in 700
 ///   that it did not add) is written undecided (`is_repeat` −1), and decided by one join when the
 ///   rows are in (`settle`): written twice (removed), a repeat, or new after all.
-/// - Attaching the table builds the shared table's indexes on it by sort, and takes a lock that lets
+/// - Attaching the table builds the shared table's key and identity index on it by sort (its partial
+///   indexes, which hold few rows, and a check that every row is the patient's are made with the
+///   table: `OwnerPartitions.readyToAttach`), and takes a lock that lets
 ///   the other patients' reads and writes go on. Until the commit nobody else sees any of it; a
 ///   connection that drops, or an input that fails, leaves nothing (the table goes with the rollback).
 final class BulkMetricLoad {
@@ -53,6 +55,7 @@ final class BulkMetricLoad {
             let defaults = try postgres.scalarText("SELECT format('ALTER TABLE %I ALTER COLUMN owner SET DEFAULT %L', ?::text, \(OwnerPartitions.currentOwner))",
                                                    [.text(name)])
             try postgres.execute(defaults ?? "")
+            try OwnerPartitions.readyToAttach(name, of: "metric", in: postgres)
             if let acting { try postgres.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(PostgresStoreSchema.quoted(name)) TO \(PostgresStoreSchema.quoted(acting))") }
         }
         return BulkMetricLoad(database: postgres, name: name, hourName: hourName)
@@ -116,6 +119,7 @@ final class BulkMetricLoad {
     func addStagedHours(columns: String) throws {
         try OwnerPartitions.asTablesOwner(database) { _ in
             try OwnerPartitions.create(hourName, like: "metric_hour", in: database)
+            try OwnerPartitions.readyToAttach(hourName, of: "metric_hour", in: database)
             try database.execute("""
                 INSERT INTO \(hourTable)(owner, \(columns))
                 SELECT \(OwnerPartitions.currentOwner), type_id, unit_id, hour, sum("count"), sum("sum"), min(minimum), max(maximum),
@@ -158,6 +162,7 @@ final class BulkMetricLoad {
         let wait = try database.scalarText("SELECT current_setting('lock_timeout')") ?? "0"
         try database.execute("SET LOCAL lock_timeout = '60s'")
         try OwnerPartitions.attach(name, to: table, owner: nil, in: database)
+        try OwnerPartitions.attached(name, in: database)
         try database.prepare("SELECT set_config('lock_timeout', ?, true)").run([.text(wait)])
     }
 
