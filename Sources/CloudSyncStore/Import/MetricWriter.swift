@@ -49,6 +49,9 @@ final class MetricWriter: MetricSink {
     /// `newRows` on SQLite, as its own type: the chunk is filled by code specialised for it (through
     /// the protocol, a call per cell cost the 48 MB import 22 M instructions more, callgrind).
     private let cellRows: CellRows?
+    /// A bulk load's rows that the import may have added before, kept apart to be decided when the
+    /// rows are in (`BulkMetricLoad.settle`).
+    private let undecidedRows: (any RowBatch)?
     /// `newRows.notTaken` as the counts last said.
     private var notTakenCounted = 0
     /// Rows the chunk was sure of but the table did not take (the store changed under the import):
@@ -142,6 +145,7 @@ final class MetricWriter: MetricSink {
                 SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15 FROM {rows} WHERE true
                 \(dialect.ignoringConflicts)
                 """, rowsPerChunk: 8192)
+        undecidedRows = try bulk?.undecidedRows(Self.rowColumns, columns: columns.split(separator: ", ").map(String.init))
         cellRows = newRows as? CellRows
         types = try NameTable(database, table: "metric_type")
         sources = try NameTable(database, table: "source")
@@ -327,8 +331,10 @@ final class MetricWriter: MetricSink {
     /// A row known new, into the chunk (the metadata as `insertRow` writes it).
     private func addToChunk(_ keys: SampleKeys, _ metric: MappedMetric, created: Int64?, isRepeat: Bool, undecided: Bool = false,
                             superseded: Int64) throws {
-        let repeatFlag = undecided ? BulkMetricLoad.undecided : Int64(isRepeat ? 1 : 0)
-        if let cellRows { try addToChunk(cellRows, keys, metric, created: created, repeatFlag: repeatFlag, superseded: superseded) } else {
+        let repeatFlag = Int64(isRepeat ? 1 : 0)
+        if undecided, let undecidedRows {
+            try addToChunk(undecidedRows, keys, metric, created: created, repeatFlag: repeatFlag, superseded: superseded)
+        } else if let cellRows { try addToChunk(cellRows, keys, metric, created: created, repeatFlag: repeatFlag, superseded: superseded) } else {
             try addToChunk(newRows, keys, metric, created: created, repeatFlag: repeatFlag, superseded: superseded)
         }
     }
@@ -360,6 +366,7 @@ final class MetricWriter: MetricSink {
     /// Writes the chunk's rows (before a look at the store, and before each commit).
     private func flushChunk() throws {
         try newRows.flush()
+        try undecidedRows?.flush()
         windows?.chunkWritten()
         let missed = newRows.notTaken - notTakenCounted
         guard missed > 0 else { return }

@@ -22,7 +22,7 @@ struct SeenSamples {
 
     /// `samples`: how many the input holds, when it says.
     init(samples: Int? = nil) {
-        wordCount = samples.map { min(Self.exportWordCount, max(64, $0)) } ?? Self.exportWordCount
+        wordCount = samples.map { min(Self.exportWordCount, max(1, $0)) } ?? Self.exportWordCount
         words = [UInt64](repeating: 0, count: wordCount)
     }
 
