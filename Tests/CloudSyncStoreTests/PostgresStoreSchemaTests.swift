@@ -98,30 +98,41 @@ struct PostgresStoreSchemaTests {
 
     /// A store whose partitioned tables' keys began with the owner has them made again with the owner
     /// last as it opens: on the shared tables and on each patient's partition, the rows as they were,
-    /// a sample written again still refused by the identity index.
-    @Test func aStoreWhoseKeysBeganWithTheOwnerHasThemEndWithIt() throws {
+    /// a sample written again still refused by the identity index. Its route points, and those of a
+    /// store made with the owner last but before they were partitioned (`ownerFirst` false), are
+    /// partitioned too, a partition a patient, the rows as they were.
+    @Test(arguments: [true, false])
+    func aStoreWhoseKeysBeganWithTheOwnerHasThemEndWithIt(ownerFirst: Bool) throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
         let kinds = StagingStore.Configuration.standard.kinds
-        let (address, schema) = try Self.storeOfAnOlderCloudSync(in: cluster, statements: PostgresStoreSchema.statements(kinds: kinds, ownerLast: false),
-                                                                 madeBy: PostgresStoreSchema.madeWithOwnerFirst(by: kinds))
+        let (address, schema) = try Self.storeOfAnOlderCloudSync(
+            in: cluster, statements: PostgresStoreSchema.statements(kinds: kinds, partitioned: OwnerPartitions.tablesBeforeRoutePoints, ownerLast: !ownerFirst),
+            madeBy: ownerFirst ? PostgresStoreSchema.madeWithOwnerFirst(by: kinds) : PostgresStoreSchema.madeBeforeRoutePoints(by: kinds))
         let insert = """
             INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id) VALUES (1, ?, ?, 1, ?, 1, 1, 1)
             ON CONFLICT DO NOTHING
             """
         for (owner, rows) in [("alice", 3), ("bob", 2)] {
-            try OwnerPartitions.make(schema, owner: owner)
+            try OwnerPartitions.make(schema, owner: owner, partitioned: OwnerPartitions.tablesBeforeRoutePoints)
             let database = try PostgresDatabase(address: address, owner: owner)
             for row in 0..<rows { try database.prepare(insert).run([.int(1_700_000_000 + Int64(row) * 60), .int(1_700_000_060 + Int64(row) * 60), .double(1)]) }
+            for seq in 0..<rows {
+                try database.prepare("INSERT INTO route_point(route_id, seq, latitude, longitude) VALUES (1, ?, 51.5, ?)").run([.int(Int64(seq)), .double(Double(rows))])
+            }
         }
+        let points = "SELECT owner || ' ' || route_id || ' ' || seq || ' ' || longitude FROM route_point ORDER BY 1"
+        let pointsBefore = try cluster.psql(points, database: "clinic")
+        #expect(pointsBefore.split(separator: "\n").count == 5)
         // Every index of the shared tables and of their partitions, its columns.
         let indexes = """
             SELECT c.relname || ' ' || regexp_replace(pg_get_indexdef(i.indexrelid), '^.* USING btree ', '') FROM pg_index i
-            JOIN pg_class c ON c.oid = i.indrelid WHERE c.relname IN ('metric', 'metric_hour') OR c.relispartition ORDER BY 1
+            JOIN pg_class c ON c.oid = i.indrelid
+            WHERE c.relname IN ('metric', 'metric_hour') OR c.relispartition AND c.relname NOT LIKE 'route_point%' ORDER BY 1
             """
         let before = try cluster.psql(indexes, database: "clinic").split(separator: "\n").map(String.init)
         #expect(before.count == 3 * (5 + 1))   // metric's key, identity and three partial; metric_hour's key
-        #expect(before.allSatisfy { $0.contains("(owner, ") }, "\(before)")
+        if ownerFirst { #expect(before.allSatisfy { $0.contains("(owner, ") }, "\(before)") }
         let rows = "SELECT owner || ' ' || id || ' ' || start_date FROM metric ORDER BY owner, id"
         let rowsBefore = try cluster.psql(rows, database: "clinic")
 
@@ -131,6 +142,11 @@ struct PostgresStoreSchemaTests {
         #expect(after.count == before.count)
         #expect(after.allSatisfy { $0.hasSuffix(", owner)") || $0.contains(", owner) WHERE ") }, "\(after)")
         #expect(try cluster.psql(rows, database: "clinic") == rowsBefore)
+        #expect(try cluster.psql(points, database: "clinic") == pointsBefore)
+        #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'route_point'", database: "clinic") == "p")
+        #expect(try cluster.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'route_point'::regclass", database: "clinic") == "2")
+        #expect(try cluster.psql("SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = 'route_point'::regclass", database: "clinic")
+            .hasSuffix("(route_id, seq, owner)"))
         // The identity index still refuses a sample written again.
         try alice.database.prepare(insert).run([.int(1_700_000_000), .int(1_700_000_060), .double(1)])
         #expect(alice.database.changes == 0)
@@ -144,7 +160,7 @@ struct PostgresStoreSchemaTests {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
         let kinds = StagingStore.Configuration.standard.kinds
-        let (address, _) = try Self.storeOfAnOlderCloudSync(in: cluster, statements: PostgresStoreSchema.statements(kinds: kinds, ownerPartitions: false),
+        let (address, _) = try Self.storeOfAnOlderCloudSync(in: cluster, statements: PostgresStoreSchema.statements(kinds: kinds, partitioned: []),
                                                             madeBy: PostgresStoreSchema.madeBeforePartitions(by: kinds))
         #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'metric'", database: "clinic") == "r")
         for (owner, rows) in [("alice", 3), ("bob", 2)] {
@@ -167,6 +183,7 @@ struct PostgresStoreSchemaTests {
         #expect(try cluster.psql(rows, database: "clinic") == before)
         #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'metric'", database: "clinic") == "p")
         #expect(try cluster.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'metric'::regclass", database: "clinic") == "2")
+        #expect(try cluster.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'route_point'::regclass", database: "clinic") == "2")
         #expect(try cluster.psql("SELECT made_by FROM cloudsync_store", database: "clinic") == PostgresStoreSchema.made(by: kinds))
         #expect(try alice.database.scalarInt("SELECT count(*) FROM counted_metric") == 3)
         // The next row is numbered after every row before (alice's and bob's: one numbering).

@@ -47,10 +47,11 @@ final class BulkMetricLoad {
         guard let postgres = database as? PostgresDatabase, storedBefore == 0 else { return nil }
         let missing = try OwnerPartitions.missingOwn(in: postgres)
         guard !missing.isEmpty else { return nil }
-        guard origin.commit == .whole, origin.loadsInBulk, let name = missing["metric"], let hourName = missing["metric_hour"] else {
-            for (table, name) in missing.sorted(by: { $0.key < $1.key }) { try OwnerPartitions.makeOwn(name, of: table, in: postgres) }
-            return nil
+        let inBulk = origin.commit == .whole && origin.loadsInBulk && missing["metric"] != nil && missing["metric_hour"] != nil
+        for (table, name) in missing.sorted(by: { $0.key < $1.key }) where !inBulk || !["metric", "metric_hour"].contains(table) {
+            try OwnerPartitions.makeOwn(name, of: table, in: postgres)
         }
+        guard inBulk, let name = missing["metric"], let hourName = missing["metric_hour"] else { return nil }
         try OwnerPartitions.asTablesOwner(postgres) { acting in
             try OwnerPartitions.create(name, like: "metric", in: postgres)
             // The owner a constant, not read a row at a time.

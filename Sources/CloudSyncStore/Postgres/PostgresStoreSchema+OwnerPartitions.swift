@@ -1,15 +1,18 @@
 extension PostgresStoreSchema {
     /// Brings a store made before `OwnerPartitions` to them, in the caller's transaction (under the
-    /// schema's lock): each partitioned table is made again as the partitioned one, each owner's
-    /// rows moved into their partition with their ids, and the ids' numbering taken on. The views
-    /// and the counting trigger, which read the tables, are made again with them.
-    static func partitionByOwner(_ database: PostgresDatabase, kinds: [any StoredKind.Type]) throws {
+    /// schema's lock): each of `tables` is made again as the partitioned one, each owner's rows moved
+    /// into their partition with their ids, and the ids' numbering taken on. The views and the
+    /// counting trigger, which read the tables, are made again with them. Every owner with a row in
+    /// them, or a partition of another table, gets a partition of each: a patient with rows finds
+    /// their partitions there (`BulkMetricLoad.begin` asks only a patient without).
+    static func partitionByOwner(_ database: PostgresDatabase, kinds: [any StoredKind.Type],
+                                 tables: [String] = OwnerPartitions.tables) throws {
         let reference = try reference(kinds: kinds)
         for view in try names(of: "view", in: reference) { try database.execute("DROP VIEW IF EXISTS \(quoted(view)) CASCADE") }
         try database.execute("DROP FUNCTION IF EXISTS metric_counting() CASCADE")
         let old = { (table: String) in quoted(table + "_before_partitions") }
         var lastIDs: [String: Int64] = [:]
-        for table in OwnerPartitions.tables {
+        for table in tables {
             try database.execute("ALTER TABLE \(quoted(table)) RENAME TO \(old(table))")
             try database.execute("DROP POLICY IF EXISTS \(table)_owner ON \(old(table))")
             try database.execute("ALTER TABLE \(old(table)) NO FORCE ROW LEVEL SECURITY")
@@ -27,12 +30,18 @@ extension PostgresStoreSchema {
         }
         // Every owner of a row of any of them gets a partition of each (one with metrics and no
         // hours yet will have hours).
-        let owners = try texts(OwnerPartitions.tables.map { "SELECT owner FROM \(old($0))" }.joined(separator: " UNION "), in: database)
-        for table in OwnerPartitions.tables {
+        var owners = Set(try texts(tables.map { "SELECT owner FROM \(old($0))" }.joined(separator: " UNION "), in: database))
+        for table in OwnerPartitions.tables where !tables.contains(table) {
+            for partition in try texts("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = ?::regclass",
+                                       table, in: database) {
+                owners.formUnion(try texts("SELECT owner FROM \(quoted(partition)) LIMIT 1", in: database))
+            }
+        }
+        for table in tables {
             for statement in try Self.table(table, in: reference) { try database.execute(statement) }
             let columns = try (["owner"] + texts("SELECT name FROM pragma_table_info(?) ORDER BY cid", table, in: reference))
                 .map(quoted).joined(separator: ", ")
-            for owner in owners {
+            for owner in owners.sorted() {
                 let partition = try database.scalarText("SELECT \(OwnerPartitions.nameSQL(of: table))", [.text(owner)]) ?? ""
                 try OwnerPartitions.makeEmpty(partition, of: table, owner: owner, in: database)
             }
@@ -56,7 +65,7 @@ extension PostgresStoreSchema {
     /// table, they go from every partition; made on it, they are built on each.
     static func ownerLastInKeys(_ database: PostgresDatabase, kinds: [any StoredKind.Type]) throws {
         let reference = try reference(kinds: kinds)
-        for table in OwnerPartitions.tables {
+        for table in OwnerPartitions.tablesBeforeRoutePoints {
             try dropKeysAndIndexes(of: table, in: database)
             for statement in try Self.table(table, in: reference, keysOnly: true) { try database.execute(statement) }
         }

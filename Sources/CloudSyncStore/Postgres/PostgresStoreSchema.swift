@@ -41,6 +41,25 @@ package enum PostgresStoreSchema {
         "store \(StoreSchema.currentVersion); \(OwnerPartitions.layoutWithOwnerFirst); " + kindVersions(kinds)
     }
 
+    /// What made a database's tables before the route points were partitioned by owner: such a
+    /// store's `route_point` is partitioned as it opens (`partitionByOwner`).
+    static func madeBeforeRoutePoints(by kinds: [any StoredKind.Type]) -> String {
+        "store \(StoreSchema.currentVersion); \(OwnerPartitions.layoutBeforeRoutePoints); " + kindVersions(kinds)
+    }
+
+    /// How a store made by an older cloudsync is brought to this one's layout, by what made it.
+    private static func upgrades(kinds: [any StoredKind.Type]) -> [String: (PostgresDatabase) throws -> Void] {
+        let routePoints = ["route_point"]
+        return [
+            madeBeforePartitions(by: kinds): { try partitionByOwner($0, kinds: kinds) },
+            madeWithOwnerFirst(by: kinds): {
+                try ownerLastInKeys($0, kinds: kinds)
+                try partitionByOwner($0, kinds: kinds, tables: routePoints)
+            },
+            madeBeforeRoutePoints(by: kinds): { try partitionByOwner($0, kinds: kinds, tables: routePoints) },
+        ]
+    }
+
     private static func kindVersions(_ kinds: [any StoredKind.Type]) -> String {
         kinds.map { "\($0.name) \($0.tableVersions.count)" }.sorted().joined(separator: ", ")
     }
@@ -57,16 +76,12 @@ package enum PostgresStoreSchema {
             guard try database.hasTable("cloudsync_store") else { return nil }
             return try database.scalarText("SELECT made_by FROM cloudsync_store")
         }
-        if let made = try found(), made == madeBeforePartitions(by: kinds) || made == madeWithOwnerFirst(by: kinds) {
+        let upgrades = upgrades(kinds: kinds)
+        if let made = try found(), upgrades[made] != nil {
             try inSchemaTransaction(database) {
-                guard let made = try found(), made != wanted else { return }
-                if made == madeBeforePartitions(by: kinds) {
-                    try partitionByOwner(database, kinds: kinds)
-                } else if made == madeWithOwnerFirst(by: kinds) {
-                    try ownerLastInKeys(database, kinds: kinds)
-                } else {
-                    return   // another version's, made meanwhile: refused below
-                }
+                // Another version's, made meanwhile: refused below.
+                guard let made = try found(), let upgrade = upgrades[made] else { return }
+                try upgrade(database)
                 try database.prepare("UPDATE cloudsync_store SET made_by = ?").run([.text(wanted)])
             }
         }
@@ -151,13 +166,15 @@ package enum PostgresStoreSchema {
     }
 
     /// The statements, in order, that make the tables of a store configured with `kinds`
-    /// (`ownerPartitions` false: as a store made before `OwnerPartitions`; `ownerLast` false: as one
-    /// whose partitioned tables' keys began with the owner; both for the tests of their upgrades).
-    package static func statements(kinds: [any StoredKind.Type], ownerPartitions: Bool = true, ownerLast: Bool = true) throws -> [String] {
+    /// (`partitioned`: the tables partitioned by owner, fewer as a store made before some were;
+    /// `ownerLast` false: as one whose partitioned tables' keys began with the owner; both for the
+    /// tests of their upgrades).
+    package static func statements(kinds: [any StoredKind.Type], partitioned: [String] = OwnerPartitions.tables,
+                                   ownerLast: Bool = true) throws -> [String] {
         let reference = try reference(kinds: kinds)
         var statements: [String] = []
         let tables = try names(of: "table", in: reference)
-        for table in tables { statements += try Self.table(table, in: reference, partitioned: ownerPartitions, ownerLast: ownerLast) }
+        for table in tables { statements += try Self.table(table, in: reference, partitioned: partitioned, ownerLast: ownerLast) }
         return try statements + viewsAndTrigger(in: reference)
     }
 
@@ -180,9 +197,9 @@ package enum PostgresStoreSchema {
     /// them as its table is attached: over the 1 GB export's 2.4 million metrics, the identity index
     /// took 4.2–4.4 s with the owner first, 2.5–2.9 s with it last (PostgreSQL sorts by an integer
     /// first column with code of its own), the key 1.2 s and 1.0 s.
-    static func table(_ table: String, in reference: SQLiteDatabase, partitioned: Bool = true, ownerLast: Bool = true,
+    static func table(_ table: String, in reference: SQLiteDatabase, partitioned: [String] = OwnerPartitions.tables, ownerLast: Bool = true,
                       keysOnly: Bool = false) throws -> [String] {
-        let byOwner = partitioned && OwnerPartitions.tables.contains(table)
+        let byOwner = partitioned.contains(table)
         let keyed = { (columns: [String]) in
             (byOwner && ownerLast ? columns + ["owner"] : ["owner"] + columns).joined(separator: ", ")
         }
