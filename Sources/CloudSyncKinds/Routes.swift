@@ -34,11 +34,9 @@ extension RouteKind: ArchiveRecordKind {
         guard try insert.step() else { return false }
         let routeID = insert.int64(0)
         insert.reset()
-        let points = try rows.rowBatch([.integer, .integer, .integer] + Array(repeating: .real, count: 7), """
-            INSERT INTO route_point(route_id, seq, time, latitude, longitude, elevation, speed, course,
-                                    horizontal_accuracy, vertical_accuracy)
-            SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 FROM {rows}
-            """)
+        let points = try rows.addedRows([.integer, .integer, .integer] + Array(repeating: .real, count: 7), into: "route_point",
+                                        names: ["route_id", "seq", "time", "latitude", "longitude", "elevation", "speed", "course",
+                                                "horizontal_accuracy", "vertical_accuracy"])
         for (seq, value) in route.points.enumerated() {
             points.add(routeID)
             points.add(Int64(seq))

@@ -171,7 +171,7 @@ struct PostgresStagingStoreTests {
     }
 
     /// A new patient's export sent whole goes into a table of their own as a bulk load
-    /// (`BulkMetricLoad`): its samples written twice, a repeat, an undated sample then the same
+    /// (`BulkLoad`): its samples written twice, a repeat, an undated sample then the same
     /// dated, and a hundred others count as on a store file, row by row and flag by flag; the same
     /// export again adds nothing; the table is the patient's partition, with the shared table's
     /// indexes. Bob's first export, beside alice's rows, is loaded the same way.

@@ -37,7 +37,7 @@ public struct ImportOrigin: Sendable {
     /// the samples it added is sized by it (`SeenSamples`), not by the largest export.
     public var samples: Int?
     /// Whether its metrics are loaded as a bulk load into a patient's store in PostgreSQL that has
-    /// none yet, when it commits whole (`BulkMetricLoad`): an input of millions of rows (an export
+    /// none yet, when it commits whole (`BulkLoad`): an input of millions of rows (an export
     /// sent to the server), not a batch of a thousand, for which making a table costs more.
     public var loadsInBulk = false
 

@@ -50,7 +50,7 @@ final class MetricWriter: MetricSink {
     /// the protocol, a call per cell cost the 48 MB import 22 M instructions more, callgrind).
     private let cellRows: CellRows?
     /// A bulk load's rows that the import may have added before, kept apart to be decided when the
-    /// rows are in (`BulkMetricLoad.settle`).
+    /// rows are in (`BulkLoad.settle`).
     private let undecidedRows: (any RowBatch)?
     /// `newRows.notTaken` as the counts last said.
     private var notTakenCounted = 0
@@ -78,8 +78,8 @@ final class MetricWriter: MetricSink {
     /// The types of which the store holds samples without a creation date.
     @exclusivity(unchecked) private var undatedTypes: UndatedTypes
     /// On PostgreSQL, a new patient's export imported whole: its rows loaded into a table of the
-    /// patient's own, decided and indexed when they are in.
-    private let bulk: BulkMetricLoad?
+    /// patient's own, decided and indexed when they are in (its route points too: `RecordWriter`).
+    let bulk: BulkLoad?
     /// `finish` ran: the metrics are all in.
     private var finished = false
     /// The types another process (a push, an import beside this one) wrote rows of between two of
@@ -107,7 +107,7 @@ final class MetricWriter: MetricSink {
         self.origin = origin.isPushed ? 1 : 0
         rule = origin.isPushed ? try SupersedeRule(database: database) : nil
         storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
-        bulk = try BulkMetricLoad.begin(database: database, origin: origin, storedBefore: storedBefore)
+        bulk = try BulkLoad.begin(database: database, origin: origin, storedBefore: storedBefore)
         hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount, staging: bulk)
         let dialect = database.dialect
         insert = try database.prepare("""
@@ -492,7 +492,7 @@ final class MetricWriter: MetricSink {
 
     /// A bulk load's rows are in: those decided otherwise than new move in the counts, and their
     /// types' hours are rebuilt from the rows.
-    private func settle(_ bulk: BulkMetricLoad) throws {
+    private func settle(_ bulk: BulkLoad) throws {
         for row in try bulk.settle() {
             switch row.outcome {
             case .writtenTwice:

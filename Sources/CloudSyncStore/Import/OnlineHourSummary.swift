@@ -74,9 +74,9 @@ final class OnlineHourSummary {
     private let denseCount: Int
 
     /// A bulk load's: the hours go to its staging table, and are added to `metric_hour` at `finish`.
-    private let staging: BulkMetricLoad?
+    private let staging: BulkLoad?
 
-    init(database: any StoreDatabase, denseCount: Int, staging: BulkMetricLoad? = nil) throws {
+    init(database: any StoreDatabase, denseCount: Int, staging: BulkLoad? = nil) throws {
         self.database = database
         self.denseCount = denseCount
         self.staging = staging
@@ -225,7 +225,7 @@ final class OnlineHourSummary {
     /// hours were deleted and inserted again into the shared table, its key kept up to date row by
     /// row: the 1 GB export's heart rate, steps, distance and active energy, 5.5 s of the upload's
     /// 39 s. Whether each is dense, by type.
-    private func rebuildLeftTypes(into staging: BulkMetricLoad) throws -> [Int64: Bool] {
+    private func rebuildLeftTypes(into staging: BulkLoad) throws -> [Int64: Bool] {
         let left = Set(types.compactMap { id, fate in if case .rebuilt = fate { id } else { nil } })
         guard !left.isEmpty else { return [:] }
         try staging.forgetStagedHours(of: left)

@@ -20,12 +20,17 @@ final class RecordWriter: FileRecordSink {
     /// As of the last commit.
     private var committed: [String: Imported] = [:]
 
-    init(database: any StoreDatabase, runID: Int64, kinds: [any StoredKind.Type], transaction: ImportTransaction) {
+    /// `bulk`: the import's bulk load, whose new partitions take the rows a kind adds as they are
+    /// (route points), attached before the commit.
+    init(database: any StoreDatabase, runID: Int64, kinds: [any StoredKind.Type], transaction: ImportTransaction, bulk: BulkLoad? = nil) {
         self.kinds = Set(kinds.map { $0.name })
         self.runID = runID
         self.transaction = transaction
-        rows = KindRows(database: database, runID: runID)
-        transaction.beforeCommit.append { [unowned self] in try saveCounts() }
+        rows = KindRows(database: database, runID: runID, bulk: bulk)
+        transaction.beforeCommit.append { [unowned self] in
+            try saveCounts()
+            try bulk?.attachAddedRows()
+        }
         transaction.afterCommit.append { [unowned self] in committed = imported }
     }
 

@@ -76,7 +76,7 @@ public final class StoreImport: StoreAccess {
         do {
             metrics = try MetricWriter(database: database, runID: runID, origin: origin, transaction: transaction,
                                        denseCount: configuration.hourSummaryDenseCount)
-            records = RecordWriter(database: database, runID: runID, kinds: configuration.kinds, transaction: transaction)
+            records = RecordWriter(database: database, runID: runID, kinds: configuration.kinds, transaction: transaction, bulk: metrics.bulk)
         } catch {
             transaction.rollBack()
             throw error

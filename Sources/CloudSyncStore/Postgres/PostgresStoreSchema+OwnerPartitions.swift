@@ -4,7 +4,7 @@ extension PostgresStoreSchema {
     /// into their partition with their ids, and the ids' numbering taken on. The views and the
     /// counting trigger, which read the tables, are made again with them. Every owner with a row in
     /// them, or a partition of another table, gets a partition of each: a patient with rows finds
-    /// their partitions there (`BulkMetricLoad.begin` asks only a patient without).
+    /// their partitions there (`BulkLoad.begin` asks only a patient without).
     static func partitionByOwner(_ database: PostgresDatabase, kinds: [any StoredKind.Type],
                                  tables: [String] = OwnerPartitions.tables) throws {
         let reference = try reference(kinds: kinds)

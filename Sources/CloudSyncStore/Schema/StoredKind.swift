@@ -52,10 +52,13 @@ public final class KindRows {
     public let runID: Int64?
     private var statements: [String: any StoreStatement] = [:]
     private var batches: [String: any RowBatch] = [:]
+    /// The import's bulk load, when it is one: the tables it makes new partitions of take their rows straight.
+    private let bulk: BulkLoad?
 
-    init(database: any StoreDatabase, runID: Int64? = nil) {
+    init(database: any StoreDatabase, runID: Int64? = nil, bulk: BulkLoad? = nil) {
         self.database = database
         self.runID = runID
+        self.bulk = bulk
     }
 
     /// `sql` prepared once for the life of these rows, reset for each use.
@@ -75,6 +78,19 @@ public final class KindRows {
         if let batch = batches[sql] { return batch }
         let batch = try database.rowBatch(columns, sql: sql)
         batches[sql] = batch
+        return batch
+    }
+
+    /// Rows of `table` (its columns `names`, declared `columns`) added as they are, with no conflict
+    /// to look for, written a chunk at a time and kept for the life of these rows. A bulk load's new
+    /// partition of the table takes them straight (`BulkLoad.addedRows`).
+    package func addedRows(_ columns: [RowBatchColumn], into table: String, names: [String]) throws -> any RowBatch {
+        let key = "added " + table
+        if let batch = batches[key] { return batch }
+        let batch = try bulk?.addedRows(columns, into: table, names: names) ?? database.rowBatch(columns, sql: """
+            INSERT INTO \(table)(\(names.joined(separator: ", "))) SELECT \(names.indices.map { "c\($0)" }.joined(separator: ", ")) FROM {rows}
+            """)
+        batches[key] = batch
         return batch
     }
 

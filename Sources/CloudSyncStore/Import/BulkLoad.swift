@@ -1,7 +1,8 @@
-/// A new patient's export on PostgreSQL, imported whole (`POST /api/v1/exports`): its metrics and
-/// their hours are loaded as a bulk load into the patient's own partitions of `metric` and
-/// `metric_hour` (`OwnerPartitions`), made for it in the import's transaction and attached when the
-/// rows are in.
+/// A new patient's export on PostgreSQL, imported whole (`POST /api/v1/exports`): its metrics,
+/// their hours and its route points are loaded as a bulk load into the patient's own partitions of
+/// `metric`, `metric_hour` and `route_point` (`OwnerPartitions`), made for it in the import's
+/// transaction and attached when their rows are in (the route points' as the import commits:
+/// `attachAddedRows`).
 ///
 /// - Each chunk is copied straight into the table, which has no index yet and no row-level security
 ///   (nobody else can see it before the commit), with its ids (`nextID`); its owner is the table's
@@ -24,44 +25,73 @@
 ///   table: `OwnerPartitions.readyToAttach`), and takes a lock that lets
 ///   the other patients' reads and writes go on. Until the commit nobody else sees any of it; a
 ///   connection that drops, or an input that fails, leaves nothing (the table goes with the rollback).
-final class BulkMetricLoad {
+final class BulkLoad {
     private let database: PostgresDatabase
     /// The partitions to be (of `metric` and of `metric_hour`), quoted.
     private let table, hourTable: String
     private let name, hourName: String
+    /// The partitions to be of the tables whose rows are added as they are (`route_point`), by
+    /// table: each chunk copied straight in (`addedRows`), the table attached as the import commits.
+    private let added: [String: String]
 
-    private init(database: PostgresDatabase, name: String, hourName: String) {
+    private init(database: PostgresDatabase, name: String, hourName: String, added: [String: String]) {
         self.database = database
         self.name = name
         self.hourName = hourName
+        self.added = added
         table = PostgresStoreSchema.quoted(name)
         hourTable = PostgresStoreSchema.quoted(hourName)
     }
+
+    /// The tables of `OwnerPartitions` loaded so, beside `metric` and `metric_hour`. Through the
+    /// shared table (a temporary table's copy, then an insert whose key and row-level security are
+    /// checked row by row), the 1 GB export's 666,586 route points cost PostgreSQL 3.3 s.
+    private static let addedTables = ["route_point"]
 
     /// On PostgreSQL, in the import's transaction: when the patient has no partitions yet, an export
     /// imported whole is loaded into new ones (returned); any other write makes those missing now,
     /// empty (nil). A patient with rows (`storedBefore`, the last row's id) has their partitions:
     /// nothing is asked. (Asked at each received batch, the receiver's CPU a stored metric was 2–7%
     /// above the unpartitioned store's in five pairs; not asked, −5 to +4% in three.)
-    static func begin(database: any StoreDatabase, origin: ImportOrigin, storedBefore: Int64) throws -> BulkMetricLoad? {
+    static func begin(database: any StoreDatabase, origin: ImportOrigin, storedBefore: Int64) throws -> BulkLoad? {
         guard let postgres = database as? PostgresDatabase, storedBefore == 0 else { return nil }
         let missing = try OwnerPartitions.missingOwn(in: postgres)
         guard !missing.isEmpty else { return nil }
         let inBulk = origin.commit == .whole && origin.loadsInBulk && missing["metric"] != nil && missing["metric_hour"] != nil
-        for (table, name) in missing.sorted(by: { $0.key < $1.key }) where !inBulk || !["metric", "metric_hour"].contains(table) {
+        let loaded = inBulk ? ["metric", "metric_hour"] + addedTables : []
+        for (table, name) in missing.sorted(by: { $0.key < $1.key }) where !loaded.contains(table) {
             try OwnerPartitions.makeOwn(name, of: table, in: postgres)
         }
         guard inBulk, let name = missing["metric"], let hourName = missing["metric_hour"] else { return nil }
+        let added = missing.filter { addedTables.contains($0.key) }
         try OwnerPartitions.asTablesOwner(postgres) { acting in
-            try OwnerPartitions.create(name, like: "metric", in: postgres)
-            // The owner a constant, not read a row at a time.
-            let defaults = try postgres.scalarText("SELECT format('ALTER TABLE %I ALTER COLUMN owner SET DEFAULT %L', ?::text, \(OwnerPartitions.currentOwner))",
-                                                   [.text(name)])
-            try postgres.execute(defaults ?? "")
-            try OwnerPartitions.readyToAttach(name, of: "metric", in: postgres)
-            if let acting { try postgres.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(PostgresStoreSchema.quoted(name)) TO \(PostgresStoreSchema.quoted(acting))") }
+            for (table, name) in [("metric", name)] + added.sorted(by: { $0.key < $1.key }) {
+                try OwnerPartitions.create(name, like: table, in: postgres)
+                // The owner a constant, not read a row at a time.
+                let defaults = try postgres.scalarText("SELECT format('ALTER TABLE %I ALTER COLUMN owner SET DEFAULT %L', ?::text, \(OwnerPartitions.currentOwner))",
+                                                       [.text(name)])
+                try postgres.execute(defaults ?? "")
+                try OwnerPartitions.readyToAttach(name, of: table, in: postgres)
+                if let acting { try postgres.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(PostgresStoreSchema.quoted(name)) TO \(PostgresStoreSchema.quoted(acting))") }
+            }
         }
-        return BulkMetricLoad(database: postgres, name: name, hourName: hourName)
+        return BulkLoad(database: postgres, name: name, hourName: hourName, added: added)
+    }
+
+    /// Rows of `table` added as they are, copied a chunk at a time straight into the patient's new
+    /// partition of it; nil when this load makes none (its rows go through the shared table).
+    func addedRows(_ cells: [RowBatchColumn], into table: String, names: [String]) -> (any RowBatch)? {
+        guard let partition = added[table] else { return nil }
+        return PostgresRowBatch(database: database, columns: cells, copyInto: PostgresStoreSchema.quoted(partition), names: names,
+                                rowsPerChunk: 8192)
+    }
+
+    /// The import is about to commit: the partitions of the rows added as they are are attached
+    /// (their keys built by sort), as `settle` attached the metrics'.
+    func attachAddedRows() throws {
+        try OwnerPartitions.asTablesOwner(database) { _ in
+            for (table, name) in added.sorted(by: { $0.key < $1.key }) { try attachAsEveryPartition(name, to: table) }
+        }
     }
 
     /// The rows, copied a chunk at a time into the table (`columns` of the metric table, as `cells`
@@ -165,13 +195,18 @@ final class BulkMetricLoad {
         // table for each undecided row was one).
         try OwnerPartitions.asTablesOwner(database) { _ in
             try database.execute("ANALYZE \(table)")
-            // As every partition's: the owner read from the connection.
-            try database.execute("ALTER TABLE \(table) ALTER COLUMN owner SET DEFAULT \(OwnerPartitions.currentOwner)")
-            try OwnerPartitions.secure(name, in: database)
-            try attach(name, to: "metric")
+            try attachAsEveryPartition(name, to: "metric")
         }
         try database.execute("ANALYZE \(Self.undecidedRows)")
         return try decide()
+    }
+
+    /// Attaches the table made by `begin` as the patient's partition, made like every other first:
+    /// the owner read from the connection, the row-level security.
+    private func attachAsEveryPartition(_ name: String, to table: String) throws {
+        try database.execute("ALTER TABLE \(PostgresStoreSchema.quoted(name)) ALTER COLUMN owner SET DEFAULT \(OwnerPartitions.currentOwner)")
+        try OwnerPartitions.secure(name, in: database)
+        try attach(name, to: table)
     }
 
     /// Attaching waits for another new patient's first write, which holds the same lock to its
