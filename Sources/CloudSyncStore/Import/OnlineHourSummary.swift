@@ -203,8 +203,14 @@ final class OnlineHourSummary {
             if !type.dense { judge(typeID, type) }
         }
         try write()
-        let rebuilt = try staging.map { try rebuildLeftTypes(into: $0) } ?? [:]
-        try staging?.addStagedHours(columns: HourSummaryBuilder.HourStatistics.columns)
+        var rebuilt: [Int64: Bool] = [:]
+        if let staging {
+            let left = Set(types.compactMap { id, fate in if case .rebuilt = fate { id } else { nil } })
+            try staging.addStagedHours(columns: HourSummaryBuilder.HourStatistics.columns, rebuilt: left)
+            rebuilt = try rebuild(left, into: staging.rebuiltHours(HourSummaryBuilder.HourStatistics.cellTypes,
+                                                                   columns: HourSummaryBuilder.HourStatistics.columns))
+            try staging.attachHours()
+        }
         var current: [Int64] = [], without: [Int64] = []
         for (typeID, fate) in types {
             switch fate {
@@ -220,23 +226,21 @@ final class OnlineHourSummary {
 
     /// A bulk load's types left to the rebuild from the rows (merged values of sources listed one
     /// after the other, rows decided repeats when the rows were in) are rebuilt now, in its
-    /// transaction, from its rows (attached by now: read by their index), into its staged hours in
-    /// place of what was counted of them here. Rebuilt after the commit, a transaction a type, their
-    /// hours were deleted and inserted again into the shared table, its key kept up to date row by
-    /// row: the 1 GB export's heart rate, steps, distance and active energy, 5.5 s of the upload's
-    /// 39 s. Whether each is dense, by type.
-    private func rebuildLeftTypes(into staging: BulkLoad) throws -> [Int64: Bool] {
-        let left = Set(types.compactMap { id, fate in if case .rebuilt = fate { id } else { nil } })
+    /// transaction, from its rows (attached by now: read by their index), into its hour table in
+    /// place of what was counted of them here (`hours`). Rebuilt after the commit, a transaction a
+    /// type, their hours were deleted and inserted again into the shared table, its key kept up to
+    /// date row by row: the 1 GB export's heart rate, steps, distance and active energy, 5.5 s of
+    /// the upload's 39 s. Whether each is dense, by type.
+    private func rebuild(_ left: Set<Int64>, into hours: any RowBatch) throws -> [Int64: Bool] {
         guard !left.isEmpty else { return [:] }
-        try staging.forgetStagedHours(of: left)
         let builder = HourSummaryBuilder(database: database, denseCount: denseCount)
         var dense: [Int64: Bool] = [:]
         for type in try builder.dirtyTypes() where left.contains(type.id) {
             let computed = try builder.hours(of: type)
-            for (key, hour) in computed.hours { try hour.add(to: upsert, typeID: type.id, key: key) }
+            for (key, hour) in computed.hours { try hour.add(to: hours, typeID: type.id, key: key) }
             dense[type.id] = computed.dense
         }
-        try upsert.flush()
+        try hours.flush()
         return dense
     }
 
