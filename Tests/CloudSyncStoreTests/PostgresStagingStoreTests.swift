@@ -142,8 +142,8 @@ struct PostgresStagingStoreTests {
         let path = dir.appendingPathComponent("export.xml").path
         try Self.exportWithRepeats().write(toFile: path, atomically: true, encoding: .utf8)
         let carol = try StagingStore.open(postgres: address, owner: "carol", access: .write, configuration: .standard)
-        #expect(Self.counts(try carol.importExport(ExportInput(path: path), origin: .uploadedExport(input: "an upload")).stored) == [136, 1, 0, 0, 3])
-        #expect(try StatusQuery(carol).status().metrics == 135)
+        #expect(Self.counts(try carol.importExport(ExportInput(path: path), origin: .uploadedExport(input: "an upload")).stored) == [137, 1, 0, 0, 3])
+        #expect(try StatusQuery(carol).status().metrics == 136)
         #expect(try cluster.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'metric'::regclass", database: "clinic") == "3")
     }
 
@@ -194,7 +194,7 @@ struct PostgresStagingStoreTests {
         }
         #expect(said[0] == said[1])
         // new, repeats, superseded, already, written twice; then the same export again.
-        #expect(said[0] == [136, 1, 0, 0, 3, 0, 0, 0, 139, 0])
+        #expect(said[0] == [137, 1, 0, 0, 3, 0, 0, 0, 140, 0])
         #expect(try Self.truth(alice) == Self.truth(file))
         let rows = """
             SELECT t.name || ' ' || m.start_date || ' ' || CAST(m.value * 1000 AS BIGINT) || ' ' || m.created_at || ' ' || m.is_repeat
@@ -207,7 +207,7 @@ struct PostgresStagingStoreTests {
             """
         let aliceRows = try Self.lines(rows, alice.database), fileRows = try Self.lines(rows, file.database)
         #expect(aliceRows == fileRows, "\(Set(aliceRows).symmetricDifference(fileRows).sorted())")
-        #expect(aliceRows.count == 136)
+        #expect(aliceRows.count == 137)
         let aliceHours = try Self.lines(hours, alice.database)
         #expect(aliceHours == (try Self.lines(hours, file.database)))
         #expect(aliceHours.filter { $0.hasPrefix("HKQuantityTypeIdentifierRestingHeartRate") }.count == 10)
@@ -246,6 +246,9 @@ struct PostgresStagingStoreTests {
         records.append(records[10])   // written twice
         records.append(record("HKQuantityTypeIdentifierHeartRate", "count/min", "2024-11-02 07:20:00 +0000", "\(60 + 20 % 7)",
                               "2024-11-03 09:00:00 +0000"))   // a repeat: another creation date
+        // Back in time again: the repeat's hour is written before the rows are in, and the hour of
+        // the two rows decided then loses them as written (`HourRun.remove`, its entry of −1).
+        records.append(record("HKQuantityTypeIdentifierHeartRate", "count/min", "2024-11-02 06:50:00 +0000", "58", "2024-11-02 09:00:00 +0000"))
         let steps = record("HKQuantityTypeIdentifierStepCount", "count", "2024-11-02 10:00:00 +0000", "500", nil)
         records += [steps, steps, record("HKQuantityTypeIdentifierStepCount", "count", "2024-11-02 10:00:00 +0000", "500", "2024-11-02 10:05:00 +0000")]
         // The phone's steps listed after the watch's, overlapping them and starting before: their

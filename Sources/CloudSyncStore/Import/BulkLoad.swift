@@ -192,7 +192,8 @@ final class BulkLoad {
     /// What an undecided row turned out to be, when it was not new.
     struct Decided {
         enum Outcome { case writtenTwice, repeated }
-        var type, unit, source: Int64
+        var type, unit, source, start: Int64
+        var value: Double
         var outcome: Outcome
     }
 
@@ -244,7 +245,7 @@ final class BulkLoad {
     private func decide() throws -> [Decided] {
         let pairs = try database.prepare([1, 0].map { inTable in
             """
-            SELECT x.id, x.type_id, x.unit_id, x.source_id, x.created_at, \(inTable), m.id, m.created_at
+            SELECT x.id, x.type_id, x.unit_id, x.source_id, x.created_at, \(inTable), m.id, m.created_at, x.start_date, x.value
             FROM \(Self.undecidedRows) x JOIN \(inTable == 1 ? table : Self.undecidedRows) m ON m.type_id = x.type_id
                 AND m.start_date = x.start_date AND m.end_date = x.end_date AND m.source_id = x.source_id AND m.value = x.value
                 AND m.unit_id = x.unit_id AND m.category_id = x.category_id AND m.id < x.id
@@ -252,12 +253,13 @@ final class BulkLoad {
         }.joined(separator: "\nUNION ALL\n") + "\nORDER BY 1, 7")
         /// A row alike, of the table or undecided.
         struct Row { var inTable: Bool, id, created: Int64 }
-        struct Undecided { var id, created, type, unit, source: Int64; var before: [Row] }
+        struct Undecided { var id, created, type, unit, source, start: Int64; var value: Double; var before: [Row] }
         var found: [Undecided] = []
         while try pairs.step() {
             let id = pairs.int64(0)
             if found.last?.id != id {
                 found.append(Undecided(id: id, created: pairs.int64(4), type: pairs.int64(1), unit: pairs.int64(2), source: pairs.int64(3),
+                                       start: pairs.int64(8), value: pairs.double(9),
                                        before: []))
             }
             found[found.count - 1].before.append(Row(inTable: pairs.int64(5) == 1, id: pairs.int64(6), created: pairs.int64(7)))
@@ -281,7 +283,8 @@ final class BulkLoad {
                 outcome = .repeated
             }
             if outcome == .writtenTwice { removed.insert(undecided.id) }
-            decided.append(Decided(type: undecided.type, unit: undecided.unit, source: undecided.source, outcome: outcome))
+            decided.append(Decided(type: undecided.type, unit: undecided.unit, source: undecided.source, start: undecided.start,
+                                   value: undecided.value, outcome: outcome))
         }
         let ids = { (ids: [Int64]) in StoreValue.text("{" + ids.map(String.init).joined(separator: ",") + "}") }
         // A row dated may be a repeat too (an undecided one): its flag is set below, after.

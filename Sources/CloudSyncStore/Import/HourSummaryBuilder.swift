@@ -313,6 +313,18 @@ struct HourRun {
         return false
     }
 
+    /// Takes a sample counted before out of its hour, whose extremes another sample of the same value
+    /// keeps (`OnlineHourSummary.uncount`). An hour no longer here (written) gets an entry of −1
+    /// sample, which the hours' sum adds to it.
+    mutating func remove(_ key: HourSummaryBuilder.HourKey, _ value: Double) {
+        if let index = index(of: key) {
+            hours[index].statistics.count -= 1
+            hours[index].statistics.sum -= value
+        } else {
+            hours.append((key, HourSummaryBuilder.HourStatistics(count: -1, sum: -value)))
+        }
+    }
+
     /// Counts a sample's merged value (0: nothing). An hour no longer here (the import wrote it at a
     /// commit) gets an entry of its merged part, which the upsert adds to it.
     mutating func addMerged(_ key: HourSummaryBuilder.HourKey, _ value: Double) {

@@ -503,7 +503,7 @@ final class MetricWriter: MetricSink {
                 counts.repeats += 1
                 summary.recount(type: row.type, unit: row.unit, source: row.source, as: .repeated)
             }
-            hourSummary.leave(row.type)
+            if !hourSummary.uncount(type: row.type, unit: row.unit, start: row.start, value: row.value) { hourSummary.leave(row.type) }
         }
     }
 
