@@ -155,8 +155,8 @@ final class BulkLoad {
     /// partition of `metric_hour` (`attachHours`); those of the types `rebuilt` are left out, their
     /// hours copied in whole from the rows (`rebuiltHours`). Inserted into the shared table (its key
     /// kept up to date row by row), the 765,336 hours cost 6.8 s of PostgreSQL's time. The rebuilt
-    /// types' hours, staged and added up with the others, were 275,263 of them (heart rate, steps,
-    /// distance, active energy), deleted from the staged ones first.
+    /// types' staged hours were deleted, and their 275,263 rebuilt ones (heart rate, steps, distance,
+    /// active energy) staged and added up with the others, for nothing: each is whole.
     func addStagedHours(columns: String, rebuilt: Set<Int64>) throws {
         try OwnerPartitions.asTablesOwner(database) { acting in
             try OwnerPartitions.create(hourName, like: "metric_hour", in: database)

@@ -490,8 +490,8 @@ final class MetricWriter: MetricSink {
         seen = nil
     }
 
-    /// A bulk load's rows are in: those decided otherwise than new move in the counts, and their
-    /// types' hours are rebuilt from the rows.
+    /// A bulk load's rows are in: those decided otherwise than new move in the counts, and are taken
+    /// out of their hours (or their types' hours rebuilt from the rows, when their values merge).
     private func settle(_ bulk: BulkLoad) throws {
         for row in try bulk.settle() {
             switch row.outcome {

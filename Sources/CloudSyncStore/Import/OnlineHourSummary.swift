@@ -156,7 +156,7 @@ final class OnlineHourSummary {
     /// Its twin, which counts, is the same sample in the same hour, so the hour's extremes stay;
     /// its count and sum lose it. False when the type is left to the rebuild instead: its merged
     /// values depend on its neighbours. (The 1 GB export's 11 repeats of heart rate made its 742,039
-    /// rows be read again to rebuild its hours: 0.9 s.)
+    /// rows be read again to rebuild its hours: 0.8–0.9 s.)
     func uncount(type typeID: Int64, unit: Int64, start: Int64, value: Double) -> Bool {
         guard case .counted(let type) = types[typeID], !type.cumulative else { return false }
         type.hours.remove(HourSummaryBuilder.HourKey(unit: unit, hour: HourSummaryBuilder.hour(of: start)), value)
