@@ -66,16 +66,23 @@ final class BulkLoad {
         let added = missing.filter { addedTables.contains($0.key) }
         try OwnerPartitions.asTablesOwner(postgres) { acting in
             for (table, name) in [("metric", name)] + added.sorted(by: { $0.key < $1.key }) {
-                try OwnerPartitions.create(name, like: table, in: postgres)
-                // The owner a constant, not read a row at a time.
-                let defaults = try postgres.scalarText("SELECT format('ALTER TABLE %I ALTER COLUMN owner SET DEFAULT %L', ?::text, \(OwnerPartitions.currentOwner))",
-                                                       [.text(name)])
-                try postgres.execute(defaults ?? "")
-                try OwnerPartitions.readyToAttach(name, of: table, in: postgres)
-                if let acting { try postgres.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(PostgresStoreSchema.quoted(name)) TO \(PostgresStoreSchema.quoted(acting))") }
+                try makeTable(name, like: table, acting: acting, in: postgres)
             }
         }
         return BulkLoad(database: postgres, name: name, hourName: hourName, added: added)
+    }
+
+    /// A new table `name` to be the patient's partition of `table`, made as the tables' owner: its
+    /// owner a constant (not read a row at a time), ready to attach (`OwnerPartitions.readyToAttach`),
+    /// and written by the role the connection acts as (`acting`), which copies into it by its name.
+    /// Attached by `attachAsEveryPartition`.
+    private static func makeTable(_ name: String, like table: String, acting: String?, in database: PostgresDatabase) throws {
+        try OwnerPartitions.create(name, like: table, in: database)
+        let defaults = try database.scalarText("SELECT format('ALTER TABLE %I ALTER COLUMN owner SET DEFAULT %L', ?::text, \(OwnerPartitions.currentOwner))",
+                                               [.text(name)])
+        try database.execute(defaults ?? "")
+        try OwnerPartitions.readyToAttach(name, of: table, in: database)
+        if let acting { try database.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(PostgresStoreSchema.quoted(name)) TO \(PostgresStoreSchema.quoted(acting))") }
     }
 
     /// Rows of `table` added as they are, copied a chunk at a time straight into the patient's new
@@ -159,9 +166,7 @@ final class BulkLoad {
     /// active energy) staged and added up with the others, for nothing: each is whole.
     func addStagedHours(columns: String, rebuilt: Set<Int64>) throws {
         try OwnerPartitions.asTablesOwner(database) { acting in
-            try OwnerPartitions.create(hourName, like: "metric_hour", in: database)
-            try OwnerPartitions.readyToAttach(hourName, of: "metric_hour", in: database)
-            if let acting { try database.execute("GRANT SELECT, INSERT ON \(hourTable) TO \(PostgresStoreSchema.quoted(acting))") }
+            try Self.makeTable(hourName, like: "metric_hour", acting: acting, in: database)
             try database.execute("""
                 INSERT INTO \(hourTable)(owner, \(columns))
                 SELECT \(OwnerPartitions.currentOwner), type_id, unit_id, hour, sum("count"), sum("sum"), min(minimum), max(maximum),
@@ -183,10 +188,7 @@ final class BulkLoad {
 
     /// The hours are all in: their table becomes the patient's partition, its key built by sort.
     func attachHours() throws {
-        try OwnerPartitions.asTablesOwner(database) { _ in
-            try OwnerPartitions.secure(hourName, in: database)
-            try attach(hourName, to: "metric_hour")
-        }
+        try OwnerPartitions.asTablesOwner(database) { _ in try attachAsEveryPartition(hourName, to: "metric_hour") }
     }
 
     /// What an undecided row turned out to be, when it was not new.
