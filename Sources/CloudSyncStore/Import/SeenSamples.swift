@@ -7,7 +7,7 @@
 /// 3 GB export's import peaked at 97 MiB, over the 96 MiB goal; sized by the export (2 MiB for
 /// 256 MB, 12 MiB for 10 GB) it made `Benchmarks/scale.sh` fail: 21 MiB more at 10 GB than at 256 MB.
 ///
-/// Blocked: a sample's three bits are in one 64-bit word, so a sample costs one cache miss. With
+/// Blocked (`BlockedBloomFilter`): a sample's three bits are in one 64-bit word. With
 /// two bits anywhere in the 16 MiB, the two misses were 5% of all the import's CPU samples (the
 /// store thread's largest entry after SQLite's own). About 1 in 700 samples is looked up for
 /// nothing at 2.4 million samples, 1 in 60 at 7 million, 1 in 5 at 24 million.
@@ -17,39 +17,28 @@
 /// receiver's CPU (perf), and four batches at once held 40 MiB.
 struct SeenSamples {
     private static let exportWordCount = 5 << 18
-    private let wordCount: Int
-    private var words: [UInt64]
+    private var filter: BlockedBloomFilter
 
     /// `samples`: how many the input holds, when it says.
     init(samples: Int? = nil) {
-        wordCount = samples.map { min(Self.exportWordCount, max(1, $0)) } ?? Self.exportWordCount
-        words = [UInt64](repeating: 0, count: wordCount)
+        filter = BlockedBloomFilter(wordCount: Self.wordCount(samples: samples, most: Self.exportWordCount))
     }
+
+    /// A word a key, for an input that says how many it holds (at least one word); else `most`.
+    static func wordCount(samples: Int?, most: Int) -> Int { samples.map { min(most, max(1, $0)) } ?? most }
 
     /// Adds the sample; true when it may have been added before.
     mutating func insert(type: Int64, start: Int64, end: Int64, source: Int64, value: Double, unit: Int64, category: Int64) -> Bool {
         // 0.0 and -0.0 are the same value to SQLite: give them the same bits.
         let valueBits = value == 0 ? 0 : value.bitPattern
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15
-        @inline(__always) func mix(_ part: UInt64) {
-            h = (h ^ part) &* 0xBF58_476D_1CE4_E5B9
-            h ^= h >> 31
-        }
-        // Unrolled: an array of the parts was an allocation per sample.
-        mix(UInt64(bitPattern: type))
-        mix(UInt64(bitPattern: start))
-        mix(UInt64(bitPattern: end))
-        mix(UInt64(bitPattern: source))
-        mix(valueBits)
-        mix(UInt64(bitPattern: unit))
-        mix(UInt64(bitPattern: category))
-        // The low 32 bits scaled to the word count (any count, not only powers of two).
-        let word = Int(((h & 0xFFFF_FFFF) &* UInt64(wordCount)) >> 32)
-        let bits: UInt64 = 1 << ((h >> 32) & 63) | 1 << ((h >> 38) & 63) | 1 << ((h >> 44) & 63)
-        return words.withUnsafeMutableBufferPointer { words in
-            let seen = words[word] & bits == bits
-            words[word] |= bits
-            return seen
-        }
+        var hash = FilterHash()
+        hash.mix(type)
+        hash.mix(start)
+        hash.mix(end)
+        hash.mix(source)
+        hash.mix(valueBits)
+        hash.mix(unit)
+        hash.mix(category)
+        return filter.insert(hash)
     }
 }
