@@ -232,6 +232,39 @@ struct PostgresStagingStoreTests {
         }
     } }
 
+    /// A type left to the rebuild from its rows after some of its hours were written (the import
+    /// holds at most 8,192 hours before it writes them): the watch's steps an hour apart over 8,300
+    /// hours, then the phone's, back in time. Its hours written as the rows came are replaced by the
+    /// rebuilt ones (`BulkLoad.removeHours`), as on a store file.
+    @Test func aTypeLeftToTheRebuildAfterItsHoursWereWrittenCountsAsOnAStoreFile() throws { try Self.withBothEngines { file, alice, _ in
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("export.xml").path
+        let first = Date(timeIntervalSince1970: 1_700_000_000)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+        let steps = { (source: String, hour: Int, value: Int) in
+            let start = formatter.string(from: first.addingTimeInterval(Double(hour) * 3600))
+            return #" <Record type="HKQuantityTypeIdentifierStepCount" sourceName="\#(source)" unit="count" "#
+                + #"creationDate="\#(start)" startDate="\#(start)" endDate="\#(start)" value="\#(value)"/>"#
+        }
+        let records = (0..<8_300).map { steps("Watch", $0, 10 + $0 % 50) } + (0..<5).map { steps("Phone", $0 * 1_000 + 1, 7) }
+        try ("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2025-01-01 09:00:00 +0000"/>
+
+            """ + records.joined(separator: "\n") + "\n</HealthData>\n").write(toFile: path, atomically: true, encoding: .utf8)
+        for store in [file, alice] { _ = try store.importExport(ExportInput(path: path), origin: .uploadedExport(input: "an upload")) }
+        let hours = "SELECT hour || ' ' || count || ' ' || CAST(sum AS BIGINT) || ' ' || merged_count || ' ' || CAST(merged_sum AS BIGINT) FROM metric_hour ORDER BY hour"
+        let aliceHours = try Self.lines(hours, alice.database)
+        #expect(aliceHours == (try Self.lines(hours, file.database)))
+        #expect(aliceHours.count == 8_300)
+        #expect(try Self.truth(alice) == Self.truth(file))
+    } }
+
     /// An export of a hundred heart rates, one of them twice and one again with another creation
     /// date; two undated step counts, the same twice; then the same dated; thirty resting heart rates.
     static func exportWithRepeats() -> String {

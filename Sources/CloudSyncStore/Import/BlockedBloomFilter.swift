@@ -5,9 +5,11 @@ struct BlockedBloomFilter {
     private let wordCount: Int
     private var words: [UInt64]
 
-    init(wordCount: Int) {
-        self.wordCount = max(1, wordCount)
-        words = [UInt64](repeating: 0, count: self.wordCount)
+    /// A word a key for an input that says how many it holds (`keys`), up to `most` words, at least one;
+    /// `most` when it does not say.
+    init(keys: Int?, most: Int) {
+        wordCount = keys.map { min(most, max(1, $0)) } ?? most
+        words = [UInt64](repeating: 0, count: wordCount)
     }
 
     /// Adds the key; true when it may have been added before.

@@ -10,7 +10,8 @@
 ///   date row by row (`Benchmarks/pg-bulk.sh`: 21.8–23.5 s of PostgreSQL's time for the 1 GB
 ///   export's 2.4 million rows, against 7.1–7.8 s for the copy and about 7 s for the indexes built
 ///   by sort).
-/// - The hours the import counts are staged and added up at the end (`addStagedHours`).
+/// - The hours the import counts are copied straight into the patient's new hour table, those
+///   written twice added up once it is attached (`BulkHours`).
 /// - Nothing is looked up in the store while the rows come: the patient had none. A sample the
 ///   import's filter says it may have added before (`SeenSamples`: its repeats, and about 1 in 700
 ///   that it did not add) is copied into a temporary table of undecided rows, and decided once the
@@ -33,12 +34,16 @@ final class BulkLoad {
     /// The partitions to be of the tables whose rows are added as they are (`route_point`), by
     /// table: each chunk copied straight in (`addedRows`), the table attached as the import commits.
     private let added: [String: String]
+    /// How many samples the input holds, when it says: the hours' filter is sized by it.
+    private let samples: Int?
+    private var hours: BulkHours?
 
-    private init(database: PostgresDatabase, name: String, hourName: String, added: [String: String]) {
+    private init(database: PostgresDatabase, name: String, hourName: String, added: [String: String], samples: Int?) {
         self.database = database
         self.name = name
         self.hourName = hourName
         self.added = added
+        self.samples = samples
         table = PostgresStoreSchema.quoted(name)
         hourTable = PostgresStoreSchema.quoted(hourName)
     }
@@ -65,11 +70,11 @@ final class BulkLoad {
         guard inBulk, let name = missing["metric"], let hourName = missing["metric_hour"] else { return nil }
         let added = missing.filter { addedTables.contains($0.key) }
         try OwnerPartitions.asTablesOwner(postgres) { acting in
-            for (table, name) in [("metric", name)] + added.sorted(by: { $0.key < $1.key }) {
+            for (table, name) in [("metric", name), ("metric_hour", hourName)] + added.sorted(by: { $0.key < $1.key }) {
                 try makeTable(name, like: table, acting: acting, in: postgres)
             }
         }
-        return BulkLoad(database: postgres, name: name, hourName: hourName, added: added)
+        return BulkLoad(database: postgres, name: name, hourName: hourName, added: added, samples: origin.samples)
     }
 
     /// A new table `name` to be the patient's partition of `table`, made as the tables' owner: its
@@ -142,53 +147,58 @@ final class BulkLoad {
         return ids.popFirst()!
     }
 
-    /// The hours the import counts (`OnlineHourSummary`), staged: copied into a temporary table
-    /// without an index, and added to `metric_hour` by one statement when the rows are in
-    /// (`addStagedHours`). Upserted a chunk at a time, an hour that the next source's rows opened
-    /// again was written again: the 1 GB export's 765,336 hours were 1.7 million upserted rows, 6.35 s
-    /// of PostgreSQL's time, and 2 s more in their temporary table's copies.
-    func hourRows(_ cells: [RowBatchColumn], columns: String) throws -> any RowBatch {
+    /// The hours the import counts (`OnlineHourSummary`): copied straight into the patient's new
+    /// hour table, or staged in a temporary table when they may have been written before, and added
+    /// to their twins when the table is attached (`attachHours`). Upserted a chunk at a time, an hour
+    /// that the next source's rows opened again was written again: the 1 GB export's 765,336 hours
+    /// were 1.7 million upserted rows, 6.35 s of PostgreSQL's time. Inserted into the shared table
+    /// (its key kept up to date row by row), they cost 6.8 s.
+    func hourRows(_ cells: [RowBatchColumn], columns: String) throws -> BulkHours {
         let names = columns.split(separator: ", ").map(String.init)
         let declared = zip(names, cells).map { name, cell in
             name + (cell == .integer ? " bigint" : cell == .real ? " double precision" : " text")
         }.joined(separator: ", ")
         try database.execute("CREATE TEMPORARY TABLE \(Self.stagedHours) (\(declared)) ON COMMIT DROP")
-        return PostgresRowBatch(database: database, columns: cells, copyInto: Self.stagedHours, names: names, rowsPerChunk: 8192)
+        let hours = BulkHours(table: PostgresRowBatch(database: database, columns: cells, copyInto: hourTable, names: names, rowsPerChunk: 8192),
+                              staged: PostgresRowBatch(database: database, columns: cells, copyInto: Self.stagedHours, names: names,
+                                                       rowsPerChunk: 8192),
+                              hours: samples)
+        self.hours = hours
+        return hours
     }
 
     private static let stagedHours = "cloudsync_staged_hours"
 
-    /// The staged hours, each hour's parts added up, into a table that becomes the patient's
-    /// partition of `metric_hour` (`attachHours`); those of the types `rebuilt` are left out, their
-    /// hours copied in whole from the rows (`rebuiltHours`). Inserted into the shared table (its key
-    /// kept up to date row by row), the 765,336 hours cost 6.8 s of PostgreSQL's time. The rebuilt
-    /// types' staged hours were deleted, and their 275,263 rebuilt ones (heart rate, steps, distance,
-    /// active energy) staged and added up with the others, for nothing: each is whole.
-    func addStagedHours(columns: String, rebuilt: Set<Int64>) throws {
-        try OwnerPartitions.asTablesOwner(database) { acting in
-            try Self.makeTable(hourName, like: "metric_hour", acting: acting, in: database)
-            try database.execute("""
-                INSERT INTO \(hourTable)(owner, \(columns))
-                SELECT \(OwnerPartitions.currentOwner), type_id, unit_id, hour, sum("count"), sum("sum"), min(minimum), max(maximum),
-                       sum(merged_count), sum(merged_sum), min(merged_minimum), max(merged_maximum)
-                FROM \(Self.stagedHours)
-                \(rebuilt.isEmpty ? "" : "WHERE type_id NOT IN (\(rebuilt.sorted().map(String.init).joined(separator: ", ")))")
-                GROUP BY type_id, unit_id, hour
-                """)
-            try database.execute("DROP TABLE \(Self.stagedHours)")
-        }
+    /// The types `rebuilt` from the rows lose the hours counted of them as the rows came, before
+    /// their rebuilt ones are copied in (`rebuiltHours`).
+    func removeHours(of rebuilt: Set<Int64>) throws {
+        let written = rebuilt.intersection(hours?.typesInTable ?? [])
+        guard !written.isEmpty else { return }
+        try database.execute("DELETE FROM \(hourTable) WHERE type_id IN (\(written.sorted().map(String.init).joined(separator: ", ")))")
     }
 
     /// The hours of the types rebuilt from the rows, each whole and once: copied straight into the
-    /// patient's hour table, after `addStagedHours` and before `attachHours`.
+    /// patient's hour table, after `removeHours` and before `attachHours`.
     func rebuiltHours(_ cells: [RowBatchColumn], columns: String) -> any RowBatch {
         PostgresRowBatch(database: database, columns: cells, copyInto: hourTable, names: columns.split(separator: ", ").map(String.init),
                          rowsPerChunk: 8192)
     }
 
-    /// The hours are all in: their table becomes the patient's partition, its key built by sort.
-    func attachHours() throws {
+    /// The hours are all in: their table becomes the patient's partition, its key built by sort; then
+    /// the staged hours (but the types `rebuilt`'s), each hour's parts added up, are added to their
+    /// twins through the key (`OnlineHourSummary.addedToStored`).
+    func attachHours(columns: String, rebuilt: Set<Int64>) throws {
         try OwnerPartitions.asTablesOwner(database) { _ in try attachAsEveryPartition(hourName, to: "metric_hour") }
+        try database.execute("""
+            INSERT INTO metric_hour AS h(\(columns))
+            SELECT type_id, unit_id, hour, sum("count"), sum("sum"), min(minimum), max(maximum),
+                   sum(merged_count), sum(merged_sum), min(merged_minimum), max(merged_maximum)
+            FROM \(Self.stagedHours)
+            \(rebuilt.isEmpty ? "" : "WHERE type_id NOT IN (\(rebuilt.sorted().map(String.init).joined(separator: ", ")))")
+            GROUP BY type_id, unit_id, hour
+            \(OnlineHourSummary.addedToStored(.postgres))
+            """)
+        try database.execute("DROP TABLE \(Self.stagedHours)")
     }
 
     /// What an undecided row turned out to be, when it was not new.

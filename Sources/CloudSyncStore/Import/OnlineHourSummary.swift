@@ -40,7 +40,12 @@ final class OnlineHourSummary {
     }
 
     private let database: any StoreDatabase
-    private let upsert: any RowBatch
+    /// Where the hours are written: upserted into `metric_hour`, or a bulk load's.
+    private enum Destination {
+        case upsert(any RowBatch)
+        case bulk(BulkHours)
+    }
+    private let destination: Destination
     /// The stored types' summary states and last ends, read once for the types the import meets
     /// (one statement each, not one a type: a received batch is an import of its own, and these
     /// were 3,200 of a 166,056-metric upload's 25,000 statements on PostgreSQL). Read again after
@@ -73,7 +78,7 @@ final class OnlineHourSummary {
 
     private let denseCount: Int
 
-    /// A bulk load's: the hours go to its staging table, and are added to `metric_hour` at `finish`.
+    /// A bulk load's: the hours go to its hour table (`BulkHours`), attached at `finish`.
     private let staging: BulkLoad?
 
     init(database: any StoreDatabase, denseCount: Int, staging: BulkLoad? = nil) throws {
@@ -81,12 +86,15 @@ final class OnlineHourSummary {
         self.denseCount = denseCount
         self.staging = staging
         // `WHERE true`: SQLite's parser needs it between a SELECT and its ON CONFLICT.
-        upsert = try staging?.hourRows(HourSummaryBuilder.HourStatistics.cellTypes, columns: HourSummaryBuilder.HourStatistics.columns)
-            ?? database.rowBatch(HourSummaryBuilder.HourStatistics.cellTypes, sql: """
+        if let staging {
+            destination = .bulk(try staging.hourRows(HourSummaryBuilder.HourStatistics.cellTypes, columns: HourSummaryBuilder.HourStatistics.columns))
+        } else {
+            destination = .upsert(try database.rowBatch(HourSummaryBuilder.HourStatistics.cellTypes, sql: """
                 INSERT INTO metric_hour AS h(\(HourSummaryBuilder.HourStatistics.columns))
                 SELECT \(HourSummaryBuilder.HourStatistics.cells) FROM {rows} WHERE true
                 \(Self.addedToStored(database.dialect))
-                """)
+                """))
+        }
     }
 
     /// What an hour's statistics add to the same hour's stored ones. The columns are named with their
@@ -192,9 +200,16 @@ final class OnlineHourSummary {
         for case let (typeID, .counted(type)) in types where type.dense { try write(typeID, type) }   // others wait for the judgement
         // In the table's order.
         for key in pending.keys.sorted() {
-            try pending[key]!.add(to: upsert, typeID: key.type, key: HourSummaryBuilder.HourKey(unit: key.unit, hour: key.hour))
+            let rows = switch destination {
+            case .upsert(let upsert): upsert
+            case .bulk(let hours): hours.rows(type: key.type, unit: key.unit, hour: key.hour)
+            }
+            try pending[key]!.add(to: rows, typeID: key.type, key: HourSummaryBuilder.HourKey(unit: key.unit, hour: key.hour))
         }
-        if waiting { try upsert.flush() } else { try upsert.send() }
+        switch destination {
+        case .upsert(let upsert): if waiting { try upsert.flush() } else { try upsert.send() }
+        case .bulk(let hours): try hours.flush(waiting: waiting)
+        }
         pending.removeAll()
     }
 
@@ -218,10 +233,10 @@ final class OnlineHourSummary {
         var rebuilt: [Int64: Bool] = [:]
         if let staging {
             let left = Set(types.compactMap { id, fate in if case .rebuilt = fate { id } else { nil } })
-            try staging.addStagedHours(columns: HourSummaryBuilder.HourStatistics.columns, rebuilt: left)
+            try staging.removeHours(of: left)
             rebuilt = try rebuild(left, into: staging.rebuiltHours(HourSummaryBuilder.HourStatistics.cellTypes,
                                                                    columns: HourSummaryBuilder.HourStatistics.columns))
-            try staging.attachHours()
+            try staging.attachHours(columns: HourSummaryBuilder.HourStatistics.columns, rebuilt: left)
         }
         var current: [Int64] = [], without: [Int64] = []
         for (typeID, fate) in types {

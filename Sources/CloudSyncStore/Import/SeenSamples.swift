@@ -21,11 +21,8 @@ struct SeenSamples {
 
     /// `samples`: how many the input holds, when it says.
     init(samples: Int? = nil) {
-        filter = BlockedBloomFilter(wordCount: Self.wordCount(samples: samples, most: Self.exportWordCount))
+        filter = BlockedBloomFilter(keys: samples, most: Self.exportWordCount)
     }
-
-    /// A word a key, for an input that says how many it holds (at least one word); else `most`.
-    static func wordCount(samples: Int?, most: Int) -> Int { samples.map { min(most, max(1, $0)) } ?? most }
 
     /// Adds the sample; true when it may have been added before.
     mutating func insert(type: Int64, start: Int64, end: Int64, source: Int64, value: Double, unit: Int64, category: Int64) -> Bool {
