@@ -232,6 +232,21 @@ struct PostgresStagingStoreTests {
         }
     } }
 
+    /// A new patient's write does not hold back another new patient's first push: their partitions
+    /// are made and committed before the write's transaction (`BulkLoad.makeMissingPartitions`).
+    /// Made in it, the lock that attaching takes on the shared tables was held to its commit, and 50
+    /// phones' first pushes at once waited for one another, 12–14 of them past the push's 10 s.
+    @Test func aNewPatientsOpenWriteDoesNotHoldBackAnothersFirstPush() throws { try Self.withBothEngines { _, alice, address in
+        let open = try alice.beginImport(ImportOrigin(input: "a push", size: nil, counting: .whereNoTruthCounts, commit: .whole,
+                                                      kindName: "Health Auto Export"))
+        try withExtendedLifetime(open) {
+            let bob = try StagingStore.open(postgres: address, owner: "bob", access: .write, configuration: .standard)
+            try bob.database.execute("SET lock_timeout = '2s'")
+            let pushed = try HealthAutoExportStoreTests.push(Self.push, into: bob)
+            #expect(pushed.new == 3)
+        }
+    } }
+
     /// A type left to the rebuild from its rows after some of its hours were written (the import
     /// holds at most 8,192 hours before it writes them): the watch's steps an hour apart over 8,300
     /// hours, then the phone's, back in time. Its hours written as the rows came are replaced by the

@@ -62,7 +62,7 @@ final class BulkLoad {
         guard let postgres = database as? PostgresDatabase, storedBefore == 0 else { return nil }
         let missing = try OwnerPartitions.missingOwn(in: postgres)
         guard !missing.isEmpty else { return nil }
-        let inBulk = origin.commit == .whole && origin.loadsInBulk && missing["metric"] != nil && missing["metric_hour"] != nil
+        let inBulk = loadsInBulk(origin, missing: missing)
         let loaded = inBulk ? ["metric", "metric_hour"] + addedTables : []
         for (table, name) in missing.sorted(by: { $0.key < $1.key }) where !loaded.contains(table) {
             try OwnerPartitions.makeOwn(name, of: table, in: postgres)
@@ -75,6 +75,25 @@ final class BulkLoad {
             }
         }
         return BulkLoad(database: postgres, name: name, hourName: hourName, added: added, samples: origin.samples)
+    }
+
+    /// On PostgreSQL, before the import's first transaction: a patient without partitions gets them
+    /// now, empty, in a short transaction of their own (`OwnerPartitions.makeMissingOwn`), unless this
+    /// import loads in bulk (`begin` makes its own). Made in the import's transaction, a new patient's
+    /// first write held the lock that attaching takes on the shared tables to its commit: 50 phones'
+    /// first pushes at once waited for one another, 12–14 of them past the push's 10 s and answered
+    /// 503 (`Benchmarks/clinic-load.sh --postgres`, three rounds).
+    static func makeMissingPartitions(database: any StoreDatabase, origin: ImportOrigin) throws {
+        guard let postgres = database as? PostgresDatabase else { return }
+        let missing = try OwnerPartitions.missingOwn(in: postgres)
+        guard !missing.isEmpty, !loadsInBulk(origin, missing: missing) else { return }
+        try OwnerPartitions.makeMissingOwn(in: postgres)
+    }
+
+    /// Whether an import into a patient whose partitions `missing` lacks is a bulk load: an export
+    /// imported whole, for a patient without rows.
+    private static func loadsInBulk(_ origin: ImportOrigin, missing: [String: String]) -> Bool {
+        origin.commit == .whole && origin.loadsInBulk && missing["metric"] != nil && missing["metric_hour"] != nil
     }
 
     /// A new table `name` to be the patient's partition of `table`, made as the tables' owner: its

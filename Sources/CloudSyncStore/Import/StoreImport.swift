@@ -56,6 +56,7 @@ public final class StoreImport: StoreAccess {
         self.origin = origin
         self.configuration = configuration
         transaction = ImportTransaction(database: database, policy: origin.commit == .whole ? .whole : .every(configuration.importCommitEvery))
+        try BulkLoad.makeMissingPartitions(database: database, origin: origin)
         let insertRun = { () throws -> Int64 in
             let insert = try database.prepare("""
                 INSERT INTO import_run(input, input_size, started_at, outcome, source_kind) VALUES (?, ?, ?, 'running', ?) RETURNING id

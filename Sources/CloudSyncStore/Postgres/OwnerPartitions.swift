@@ -36,7 +36,7 @@ enum OwnerPartitions {
     /// Makes `owner`'s partitions that are missing, each in a transaction of its own under the
     /// schema's lock, as the tables' owner (or a superuser): for a database written by statements of
     /// its own (the tests: `partitioned`, as a store made before some were). A store's writer makes
-    /// its owner's in its transaction (`makeOwn`).
+    /// its owner's before its transaction (`makeMissingOwn`), a bulk load in its own (`makeOwn`).
     static func make(_ database: PostgresDatabase, owner: String, partitioned: [String] = tables) throws {
         for table in partitioned {
             // One round trip when it is there (every write opens a connection).
@@ -63,10 +63,23 @@ enum OwnerPartitions {
         return missing
     }
 
+    /// Makes the connection's owner's partitions that are missing, empty, in a transaction of its own
+    /// under the schema's lock, as the tables' owner: the lock that attaching takes on the shared
+    /// tables is held for milliseconds, not to the end of the patient's first write.
+    static func makeMissingOwn(in database: PostgresDatabase) throws {
+        try PostgresStoreSchema.inSchemaTransaction(database) {
+            try asTablesOwner(database) { _ in
+                for (table, name) in try missingOwn(in: database).sorted(by: { $0.key < $1.key }) {
+                    try makeEmpty(name, of: table, owner: nil, in: database)
+                }
+            }
+        }
+    }
+
     /// Makes the connection's owner's partition `name` of `table`, in the caller's transaction (a
     /// writer's first), as the tables' owner. The lock its attaching takes on the shared table is
     /// held to the commit: another new patient's first write waits for it (patients already there
-    /// do not).
+    /// do not). Made before the write's transaction instead (`makeMissingOwn`), but by a bulk load.
     static func makeOwn(_ name: String, of table: String, in database: PostgresDatabase) throws {
         try asTablesOwner(database) { _ in try makeEmpty(name, of: table, owner: nil, in: database) }
     }
