@@ -143,7 +143,7 @@ struct PostgresStoreSchemaTests {
         #expect(after.allSatisfy { $0.hasSuffix(", owner)") || $0.contains(", owner) WHERE ") }, "\(after)")
         #expect(try cluster.psql(rows, database: "clinic") == rowsBefore)
         #expect(try cluster.psql(points, database: "clinic") == pointsBefore)
-        #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'route_point'", database: "clinic") == "p")
+        #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'route_point' AND relnamespace = 'public'::regnamespace", database: "clinic") == "p")
         #expect(try cluster.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'route_point'::regclass", database: "clinic") == "2")
         #expect(try cluster.psql("SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = 'route_point'::regclass", database: "clinic")
             .hasSuffix("(route_id, seq, owner)"))
@@ -162,7 +162,7 @@ struct PostgresStoreSchemaTests {
         let kinds = StagingStore.Configuration.standard.kinds
         let (address, _) = try Self.storeOfAnOlderCloudSync(in: cluster, statements: PostgresStoreSchema.statements(kinds: kinds, partitioned: []),
                                                             madeBy: PostgresStoreSchema.madeBeforePartitions(by: kinds))
-        #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'metric'", database: "clinic") == "r")
+        #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'metric' AND relnamespace = 'public'::regnamespace", database: "clinic") == "r")
         for (owner, rows) in [("alice", 3), ("bob", 2)] {
             let database = try PostgresDatabase(address: address, owner: owner)
             try database.execute("""
@@ -181,7 +181,7 @@ struct PostgresStoreSchemaTests {
 
         let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
         #expect(try cluster.psql(rows, database: "clinic") == before)
-        #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'metric'", database: "clinic") == "p")
+        #expect(try cluster.psql("SELECT relkind FROM pg_class WHERE relname = 'metric' AND relnamespace = 'public'::regnamespace", database: "clinic") == "p")
         #expect(try cluster.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'metric'::regclass", database: "clinic") == "2")
         #expect(try cluster.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'route_point'::regclass", database: "clinic") == "2")
         #expect(try cluster.psql("SELECT made_by FROM cloudsync_store", database: "clinic") == PostgresStoreSchema.made(by: kinds))

@@ -158,7 +158,8 @@ final class BulkLoad {
                 try database.execute("SELECT pg_advisory_lock(hashtextextended('cloudsync.metric-ids', 0))")
                 defer { _ = try? database.execute("SELECT pg_advisory_unlock(hashtextextended('cloudsync.metric-ids', 0))") }
                 return try database.scalarInt("""
-                    SELECT setval(pg_get_serial_sequence('metric', 'id'), nextval(pg_get_serial_sequence('metric', 'id')) + \(Self.idsTaken - 1))
+                    SELECT setval(pg_get_serial_sequence(\(OwnerViews.sharedSQL("'metric'")), 'id'),
+                                  nextval(pg_get_serial_sequence(\(OwnerViews.sharedSQL("'metric'")), 'id')) + \(Self.idsTaken - 1))
                     """) ?? 0
             }
             ids = (first - Self.idsTaken + 1)..<(first + 1)

@@ -133,7 +133,7 @@ enum OwnerPartitions {
     /// A table of the name that is no partition was left by a load that never attached it: replaced.
     static func create(_ name: String, like table: String, in database: PostgresDatabase) throws {
         try database.execute("DROP TABLE IF EXISTS \(PostgresStoreSchema.quoted(name))")
-        try database.execute("CREATE TABLE \(PostgresStoreSchema.quoted(name)) (LIKE \(PostgresStoreSchema.quoted(table)) INCLUDING DEFAULTS)")
+        try database.execute("CREATE TABLE \(PostgresStoreSchema.quoted(name)) (LIKE \(try OwnerViews.shared(table, in: database)) INCLUDING DEFAULTS)")
     }
 
     /// Makes the new table `name`, still empty, what attaching it as the connection's owner's
@@ -151,7 +151,7 @@ enum OwnerPartitions {
             SELECT format('CREATE %sINDEX ON %I (%s) WHERE %s', CASE WHEN i.indisunique THEN 'UNIQUE ' ELSE '' END, ?::text,
                           (SELECT string_agg(pg_get_indexdef(i.indexrelid, k, true), ', ' ORDER BY k) FROM generate_series(1, i.indnatts) k),
                           pg_get_expr(i.indpred, i.indrelid, true))
-            FROM pg_index i WHERE i.indrelid = ?::regclass AND i.indpred IS NOT NULL
+            FROM pg_index i WHERE i.indrelid = \(OwnerViews.sharedSQL())::regclass AND i.indpred IS NOT NULL
             """)
         try statements.bind([.text(name), .text(ownerCheck), .text(name), .text(table)])
         var made: [String] = []
@@ -178,7 +178,8 @@ enum OwnerPartitions {
     /// other patient's reads and writes go on.
     static func attach(_ name: String, to table: String, owner: String?, in database: PostgresDatabase) throws {
         let attach = try database.scalarText("""
-            SELECT format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES IN (%L)', ?::text, ?::text, \(owner == nil ? currentOwner : "?::text"))
+            SELECT format('ALTER TABLE %s ATTACH PARTITION %I FOR VALUES IN (%L)', \(OwnerViews.sharedSQL()), ?::text,
+                          \(owner == nil ? currentOwner : "?::text"))
             """, [.text(table), .text(name)] + (owner.map { [.text($0)] } ?? []))
         try database.execute(attach ?? "")
     }

@@ -122,6 +122,7 @@ public final class StagingStore: StoreAccess {
             try database.execute("SET lock_timeout = '\(Int(configuration.writeWait * 1000))ms'")
             try PostgresStoreSchema.prepare(database, kinds: configuration.kinds, access: access, name: path)
             try PostgresStoreSchema.actAsPatient(database)
+            try OwnerViews.make(database)
             if access != .read {
                 try makeIdentity()
             } else if try database.scalarInt("SELECT count(*) FROM identity") == 0 {
