@@ -6,6 +6,7 @@ import CloudSyncInputs
 @testable import CloudSyncStore
 import CloudSyncTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// The staging store on PostgreSQL (issue 35, item 1): the same inputs in the same order give a
@@ -245,6 +246,35 @@ struct PostgresStagingStoreTests {
             let pushed = try HealthAutoExportStoreTests.push(Self.push, into: bob)
             #expect(pushed.new == 3)
         }
+    } }
+
+    /// A new patient's push while their first export is being loaded in bulk waits for the load's
+    /// turn, then finds the partitions the load made (`OwnerPartitions.makeMissingOwn` takes the
+    /// patient's turn first). Without it, the push's tables raced the load's of the same names, and
+    /// the push failed on the names when the load committed.
+    @Test func aNewPatientsPushBesideTheirFirstBulkLoadWaitsForIt() throws { try Self.withBothEngines { _, alice, address in
+        // The phone's connection is open before the load begins; it pushes once the load has begun.
+        let opened = DispatchSemaphore(value: 0), loading = DispatchSemaphore(value: 0)
+        let pushed = Mutex<Result<Int, any Error>?>(nil)
+        Thread {
+            let result = Result {
+                let phone: StagingStore
+                do {
+                    defer { opened.signal() }
+                    phone = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
+                }
+                loading.wait()
+                return try HealthAutoExportStoreTests.push(Self.push, into: phone).new
+            }
+            pushed.withLock { $0 = result }
+        }.start()
+        opened.wait()
+        let load = try alice.beginImport(.uploadedExport(input: "an upload"))
+        loading.signal()
+        Thread.sleep(forTimeInterval: 0.5)   // the push waits for the load's turn
+        try load.complete()
+        while pushed.withLock({ $0 == nil }) { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(try pushed.withLock { try $0!.get() } == 3)
     } }
 
     /// A patient's statements are planned over their own partitions only (`OwnerViews`): with row-

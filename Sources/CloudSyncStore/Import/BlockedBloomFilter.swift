@@ -5,8 +5,8 @@ struct BlockedBloomFilter {
     private let wordCount: Int
     private var words: [UInt64]
 
-    /// A word a key for an input that says how many it holds (`keys`), up to `most` words, at least one;
-    /// `most` when it does not say.
+    /// Sized by the input: one word for each key it says it holds (`keys`), between 1 and `most`
+    /// words; `most` words when it does not say.
     init(keys: Int?, most: Int) {
         wordCount = keys.map { min(most, max(1, $0)) } ?? most
         words = [UInt64](repeating: 0, count: wordCount)

@@ -54,8 +54,9 @@ final class BulkLoad {
     private static let addedTables = ["route_point"]
 
     /// On PostgreSQL, in the import's transaction: when the patient has no partitions yet, an export
-    /// imported whole is loaded into new ones (returned); any other write makes those missing now,
-    /// empty (nil). A patient with rows (`storedBefore`, the last row's id) has their partitions:
+    /// imported whole is loaded into new ones (returned). Any other write found them made before its
+    /// transaction (`makeMissingPartitions`); one that did not (the patient was erased since) makes
+    /// those missing now, empty (nil). A patient with rows (`storedBefore`, the last row's id) has their partitions:
     /// nothing is asked. (Asked at each received batch, the receiver's CPU a stored metric was 2–7%
     /// above the unpartitioned store's in five pairs; not asked, −5 to +4% in three.)
     static func begin(database: any StoreDatabase, origin: ImportOrigin, storedBefore: Int64) throws -> BulkLoad? {
@@ -83,11 +84,15 @@ final class BulkLoad {
     /// first write held the lock that attaching takes on the shared tables to its commit: 50 phones'
     /// first pushes at once waited for one another, 12–14 of them past the push's 10 s and answered
     /// 503 (`Benchmarks/clinic-load.sh --postgres`, three rounds).
+    /// Asked once a connection: a round trip at each received batch cost the receiver 2–7% of its CPU
+    /// (above); once found made, they are not asked for again (`begin` makes them again if the patient
+    /// was erased since).
     static func makeMissingPartitions(database: any StoreDatabase, origin: ImportOrigin) throws {
-        guard let postgres = database as? PostgresDatabase else { return }
+        guard let postgres = database as? PostgresDatabase, !postgres.ownPartitionsFound else { return }
         let missing = try OwnerPartitions.missingOwn(in: postgres)
-        guard !missing.isEmpty, !loadsInBulk(origin, missing: missing) else { return }
-        try OwnerPartitions.makeMissingOwn(in: postgres)
+        guard !loadsInBulk(origin, missing: missing) else { return }
+        if !missing.isEmpty { try OwnerPartitions.makeMissingOwn(in: postgres) }
+        postgres.ownPartitionsFound = true
     }
 
     /// Whether an import into a patient whose partitions `missing` lacks is a bulk load: an export

@@ -108,7 +108,7 @@ final class MetricWriter: MetricSink {
         rule = origin.isPushed ? try SupersedeRule(database: database) : nil
         storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
         bulk = try BulkLoad.begin(database: database, origin: origin, storedBefore: storedBefore)
-        hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount, staging: bulk)
+        hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount, bulk: bulk)
         let dialect = database.dialect
         insert = try database.prepare("""
             \(dialect.insertOrIgnore) INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,

@@ -79,15 +79,15 @@ final class OnlineHourSummary {
     private let denseCount: Int
 
     /// A bulk load's: the hours go to its hour table (`BulkHours`), attached at `finish`.
-    private let staging: BulkLoad?
+    private let bulk: BulkLoad?
 
-    init(database: any StoreDatabase, denseCount: Int, staging: BulkLoad? = nil) throws {
+    init(database: any StoreDatabase, denseCount: Int, bulk: BulkLoad? = nil) throws {
         self.database = database
         self.denseCount = denseCount
-        self.staging = staging
+        self.bulk = bulk
         // `WHERE true`: SQLite's parser needs it between a SELECT and its ON CONFLICT.
-        if let staging {
-            destination = .bulk(try staging.hourRows(HourSummaryBuilder.HourStatistics.cellTypes, columns: HourSummaryBuilder.HourStatistics.columns))
+        if let bulk {
+            destination = .bulk(try bulk.hourRows(HourSummaryBuilder.HourStatistics.cellTypes, columns: HourSummaryBuilder.HourStatistics.columns))
         } else {
             destination = .upsert(try database.rowBatch(HourSummaryBuilder.HourStatistics.cellTypes, sql: """
                 INSERT INTO metric_hour AS h(\(HourSummaryBuilder.HourStatistics.columns))
@@ -231,12 +231,12 @@ final class OnlineHourSummary {
         }
         try write()
         var rebuilt: [Int64: Bool] = [:]
-        if let staging {
+        if let bulk {
             let left = Set(types.compactMap { id, fate in if case .rebuilt = fate { id } else { nil } })
-            try staging.removeHours(of: left)
-            rebuilt = try rebuild(left, into: staging.rebuiltHours(HourSummaryBuilder.HourStatistics.cellTypes,
+            try bulk.removeHours(of: left)
+            rebuilt = try rebuild(left, into: bulk.rebuiltHours(HourSummaryBuilder.HourStatistics.cellTypes,
                                                                    columns: HourSummaryBuilder.HourStatistics.columns))
-            try staging.attachHours(columns: HourSummaryBuilder.HourStatistics.columns, rebuilt: left)
+            try bulk.attachHours(columns: HourSummaryBuilder.HourStatistics.columns, rebuilt: left)
         }
         var current: [Int64] = [], without: [Int64] = []
         for (typeID, fate) in types {

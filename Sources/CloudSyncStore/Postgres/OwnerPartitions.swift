@@ -36,7 +36,8 @@ enum OwnerPartitions {
     /// Makes `owner`'s partitions that are missing, each in a transaction of its own under the
     /// schema's lock, as the tables' owner (or a superuser): for a database written by statements of
     /// its own (the tests: `partitioned`, as a store made before some were). A store's writer makes
-    /// its owner's before its transaction (`makeMissingOwn`), a bulk load in its own (`makeOwn`).
+    /// its owner's before its transaction (`makeMissingOwn`); a bulk load makes them in the import's
+    /// transaction (`makeOwn`).
     static func make(_ database: PostgresDatabase, owner: String, partitioned: [String] = tables) throws {
         for table in partitioned {
             // One round trip when it is there (every write opens a connection).
@@ -65,9 +66,11 @@ enum OwnerPartitions {
 
     /// Makes the connection's owner's partitions that are missing, empty, in a transaction of its own
     /// under the schema's lock, as the tables' owner: the lock that attaching takes on the shared
-    /// tables is held for milliseconds, not to the end of the patient's first write.
+    /// tables is held for milliseconds, not to the end of the patient's first write. The owner's turn
+    /// is taken first, as by their writes: a bulk load of theirs makes tables of the same names in
+    /// its transaction (without it, the two would race on the names, and the one that lost would fail).
     static func makeMissingOwn(in database: PostgresDatabase) throws {
-        try PostgresStoreSchema.inSchemaTransaction(database) {
+        try PostgresStoreSchema.inSchemaTransaction(database, ownersTurn: true) {
             try asTablesOwner(database) { _ in
                 for (table, name) in try missingOwn(in: database).sorted(by: { $0.key < $1.key }) {
                     try makeEmpty(name, of: table, owner: nil, in: database)
@@ -79,7 +82,8 @@ enum OwnerPartitions {
     /// Makes the connection's owner's partition `name` of `table`, in the caller's transaction (a
     /// writer's first), as the tables' owner. The lock its attaching takes on the shared table is
     /// held to the commit: another new patient's first write waits for it (patients already there
-    /// do not). Made before the write's transaction instead (`makeMissingOwn`), but by a bulk load.
+    /// do not). Only a bulk load makes them so; other writes make them before their transaction
+    /// (`makeMissingOwn`).
     static func makeOwn(_ name: String, of table: String, in database: PostgresDatabase) throws {
         try asTablesOwner(database) { _ in try makeEmpty(name, of: table, owner: nil, in: database) }
     }

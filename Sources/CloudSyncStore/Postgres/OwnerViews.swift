@@ -24,12 +24,18 @@ enum OwnerViews {
                           t, current_schema(), t, \(OwnerPartitions.currentOwner))
             FROM unnest(?::text[]) WITH ORDINALITY AS tables(t, n) ORDER BY n
             """, [.text("{" + OwnerPartitions.tables.joined(separator: ",") + "}")], in: database)
+        // The store's views only: another view of the schema (an extension's) is none of the store's,
+        // and a temporary view is found before the catalog's own.
         statements += try texts("""
             SELECT format('CREATE TEMPORARY VIEW %I WITH (security_invoker = true) AS %s', c.relname, rtrim(pg_get_viewdef(c.oid), ';'))
-            FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'v' ORDER BY c.oid
-            """, [], in: database)
+            FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'v' AND c.relname = ANY(?::text[])
+            ORDER BY c.oid
+            """, [.text("{" + storeViews.joined(separator: ",") + "}")], in: database)
         for statement in statements { try database.execute(statement) }
     }
+
+    /// The store's views that read the partitioned tables.
+    private static let storeViews = [CountedRows.view, CountedRows.viewWithRepeats]
 
     /// The shared table `table` itself, named with its schema (SQL that gives the name: `table` is a
     /// parameter unless said), for what must reach the table rather than the connection's view of it.

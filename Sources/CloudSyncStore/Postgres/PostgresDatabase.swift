@@ -97,6 +97,9 @@ package final class PostgresDatabase: StoreDatabase {
 
     package var isInTransaction: Bool { PQtransactionStatus(connection) != PQTRANS_IDLE }
 
+    /// Whether the connection's owner's partitions were found made (`BulkLoad.makeMissingPartitions`).
+    var ownPartitionsFound = false
+
     /// PostgreSQL has no counter of other connections' commits: the caller looks every time.
     package func othersCommits() throws -> Int64? { nil }
 

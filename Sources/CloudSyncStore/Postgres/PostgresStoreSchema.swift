@@ -104,8 +104,9 @@ package enum PostgresStoreSchema {
 
     /// Runs `body` in a transaction that holds the schema's own lock (not a patient's: the connection
     /// may be for none): two servers starting at once make the tables and the grants one after the other.
-    static func inSchemaTransaction(_ database: PostgresDatabase, _ body: () throws -> Void) throws {
-        try database.execute("BEGIN")
+    /// `ownersTurn`: the connection's owner's write lock first (`beginWriting`), as their writes take it.
+    static func inSchemaTransaction(_ database: PostgresDatabase, ownersTurn: Bool = false, _ body: () throws -> Void) throws {
+        if ownersTurn { try database.beginWriting() } else { try database.execute("BEGIN") }
         do {
             try database.execute("SELECT pg_advisory_xact_lock(hashtextextended('cloudsync.store-schema', 0))")
             try body()
