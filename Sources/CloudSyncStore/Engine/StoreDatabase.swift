@@ -190,6 +190,16 @@ extension StoreDatabase {
         return try statement.step() ? statement.text(0) : nil
     }
 
+    /// The first column of each row `sql` answers, as text.
+    package func texts(_ sql: String, _ arguments: [StoreValue] = []) throws -> [String] {
+        let rows = try prepare(sql)
+        try rows.bind(arguments)
+        defer { rows.reset() }
+        var found: [String] = []
+        while try rows.step() { found.append(rows.text(0) ?? "") }
+        return found
+    }
+
     /// id → name of one of the name tables (types, units, devices: tens to hundreds of rows).
     package func names(_ table: String) throws -> [Int64: String] {
         var names: [Int64: String] = [:]

@@ -149,18 +149,14 @@ enum OwnerPartitions {
     /// (the three partial indexes 0.28–0.33 s each, the check's read the rest); the copy's time did
     /// not move beyond the machine's noise. The check goes once the table is attached (`attached`).
     static func readyToAttach(_ name: String, of table: String, in database: PostgresDatabase) throws {
-        let statements = try database.prepare("""
+        let made = try database.texts("""
             SELECT format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (owner = %L)', ?::text, ?::text, \(currentOwner))
             UNION ALL
             SELECT format('CREATE %sINDEX ON %I (%s) WHERE %s', CASE WHEN i.indisunique THEN 'UNIQUE ' ELSE '' END, ?::text,
                           (SELECT string_agg(pg_get_indexdef(i.indexrelid, k, true), ', ' ORDER BY k) FROM generate_series(1, i.indnatts) k),
                           pg_get_expr(i.indpred, i.indrelid, true))
             FROM pg_index i WHERE i.indrelid = \(OwnerViews.sharedSQL())::regclass AND i.indpred IS NOT NULL
-            """)
-        try statements.bind([.text(name), .text(ownerCheck), .text(name), .text(table)])
-        var made: [String] = []
-        while try statements.step() { made.append(statements.text(0) ?? "") }
-        statements.reset()
+            """, [.text(name), .text(ownerCheck), .text(name), .text(table)])
         for statement in made { try database.execute(statement) }
     }
 

@@ -19,18 +19,18 @@ enum OwnerViews {
     static func make(_ database: PostgresDatabase) throws {
         // The store's views as they are defined, read before the tables' views exist: their
         // definitions then name the tables without a schema, and made again they read the views.
-        var statements = try texts("""
+        var statements = try database.texts("""
             SELECT format('CREATE TEMPORARY VIEW %I WITH (security_invoker = true) AS SELECT * FROM %I.%I WHERE owner = %L',
                           t, current_schema(), t, \(OwnerPartitions.currentOwner))
             FROM unnest(?::text[]) WITH ORDINALITY AS tables(t, n) ORDER BY n
-            """, [.text("{" + OwnerPartitions.tables.joined(separator: ",") + "}")], in: database)
+            """, [.text("{" + OwnerPartitions.tables.joined(separator: ",") + "}")])
         // The store's views only: another view of the schema (an extension's) is none of the store's,
         // and a temporary view is found before the catalog's own.
-        statements += try texts("""
+        statements += try database.texts("""
             SELECT format('CREATE TEMPORARY VIEW %I WITH (security_invoker = true) AS %s', c.relname, rtrim(pg_get_viewdef(c.oid), ';'))
             FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'v' AND c.relname = ANY(?::text[])
             ORDER BY c.oid
-            """, [.text("{" + storeViews.joined(separator: ",") + "}")], in: database)
+            """, [.text("{" + storeViews.joined(separator: ",") + "}")])
         for statement in statements { try database.execute(statement) }
     }
 
@@ -44,14 +44,5 @@ enum OwnerViews {
     /// The same, as a name to write in a statement.
     static func shared(_ table: String, in database: PostgresDatabase) throws -> String {
         try database.scalarText("SELECT \(sharedSQL())", [.text(table)]) ?? PostgresStoreSchema.quoted(table)
-    }
-
-    private static func texts(_ sql: String, _ values: [StoreValue], in database: PostgresDatabase) throws -> [String] {
-        let rows = try database.prepare(sql)
-        defer { rows.reset() }
-        try rows.bind(values)
-        var texts: [String] = []
-        while try rows.step() { texts.append(rows.text(0) ?? "") }
-        return texts
     }
 }

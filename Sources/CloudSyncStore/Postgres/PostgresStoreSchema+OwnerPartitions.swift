@@ -85,11 +85,6 @@ extension PostgresStoreSchema {
 
     /// The first column of each row `sql` answers, as text (`argument`: its one parameter).
     private static func texts(_ sql: String, _ argument: String? = nil, in database: some StoreDatabase) throws -> [String] {
-        let rows = try database.prepare(sql)
-        if let argument { try rows.bind([.text(argument)]) }
-        defer { rows.reset() }
-        var found: [String] = []
-        while try rows.step() { found.append(rows.text(0) ?? "") }
-        return found
+        try database.texts(sql, argument.map { [.text($0)] } ?? [])
     }
 }
