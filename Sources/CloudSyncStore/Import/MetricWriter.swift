@@ -534,7 +534,8 @@ final class MetricWriter: MetricSink {
 /// The types of which the store holds samples without a creation date, read from the rows only
 /// when a dated sample asks (a scan of the metric table: on PostgreSQL, 10 ms a batch of 1000 into a
 /// store of 166,000 rows, most of a batch's time); an input whose samples are all undated (a push,
-/// a received batch) never asks.
+/// a received batch) never asks. SQLite reads them from an index of the undated rows; PostgreSQL,
+/// where every received row would be in it, scans the patient's rows (`PostgresStoreSchema.leftOut`).
 struct UndatedTypes {
     private let database: any StoreDatabase
     private var known: Set<Int64> = []
