@@ -9,17 +9,22 @@ import CloudSyncModel
 enum CloudCareEnvelopeReader {
     static func read(_ bytes: ByteText) -> Result<HealthDataExportBody, FieldProblem> {
         let arena = TextArena()
-        // The whole body is checked first, as the decoder parses it whole before reading a field.
-        var check = JSONCursor(bytes: bytes, input: "the request", arena: arena)
+        let notJSON = FieldProblem(field: "body", message: "not valid JSON", type: "value_error.jsondecode")
         do {
-            try check.skipValue()
-            try check.expectEnd()
-        } catch {
-            return .failure(FieldProblem(field: "body", message: "not valid JSON", type: "value_error.jsondecode"))
-        }
-        do {
+            // The envelope's members are checked as they are captured, to the body's end, before a
+            // field is read: the decoder's order (it parses the body whole first), in one pass. A
+            // pass of its own before it was a quarter of the reading's scans of every byte.
             var cursor = JSONCursor(bytes: bytes, input: "the request", arena: arena)
-            let envelope = try Members(&cursor, at: "", names: ["userId", "deviceId", "exportTimestamp", "dataRange", "metrics"])
+            let envelope: Members
+            do {
+                envelope = try Members(&cursor, at: "", names: ["userId", "deviceId", "exportTimestamp", "dataRange", "metrics"], depth: 1)
+                try cursor.expectEnd()
+            } catch {
+                // Not an object, or not JSON: the whole body says which the decoder would have said.
+                var check = JSONCursor(bytes: bytes, input: "the request", arena: arena)
+                guard (try? check.skipValue()) != nil, (try? check.expectEnd()) != nil else { return .failure(notJSON) }
+                throw error
+            }
             let userId = try envelope.string(0, arena), deviceId = try envelope.string(1, arena)
             let exportTimestamp = try envelope.string(2, arena)
             let range = try Members(envelope.cursor(3, arena), at: "dataRange", names: ["startDate", "endDate"])
@@ -75,7 +80,9 @@ enum CloudCareEnvelopeReader {
         private let names: [StaticString]
         private var values: [ByteText?]
 
-        init(_ cursor: inout JSONCursor, at field: String, names: [StaticString]) throws {
+        /// `depth`: how deep the object's values are in the body, where they are checked as they are
+        /// passed (the body's members: 1); values read from captured bytes were checked then.
+        init(_ cursor: inout JSONCursor, at field: String, names: [StaticString], depth: Int = 0) throws {
             self.field = field
             self.names = names
             guard try cursor.peekKind() == .object else { throw FieldProblem(field: field.isEmpty ? "body" : field, mismatch: "an object") }
@@ -83,9 +90,9 @@ enum CloudCareEnvelopeReader {
             cursor.tracksKeys = false
             try cursor.object { cursor, key in
                 if let index = names.firstIndex(where: { key.equals($0) }) {
-                    values[index] = try cursor.captureValue()
+                    values[index] = try cursor.captureValue(depth: depth)
                 } else {
-                    try cursor.skipValue()
+                    try cursor.skipValue(depth: depth)
                 }
             }
             self.values = values

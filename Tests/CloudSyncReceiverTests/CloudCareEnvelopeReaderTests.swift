@@ -38,7 +38,11 @@ import Testing
         #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[]} x"#,
         #"{"userId":"u","deviceId":"d","#,
         "[1, 2]",
+        "[1, 2",
         "",
+        // A field's problem before bytes that are no JSON: the body is not JSON, as the decoder says.
+        #"{"userId":7,"deviceId":"d","metrics":[{"type":1}],"x":"no end}"#,
+        #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[{"type":1,"metadata":{"a":[}}]}"#,
     ]
 
     @Test(arguments: bodies.indices)

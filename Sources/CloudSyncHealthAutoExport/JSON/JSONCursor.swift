@@ -246,11 +246,12 @@ package struct JSONCursor {
         }
     }
 
-    /// The bytes of the value that starts here (checked), to read again later.
-    package mutating func captureValue() throws -> ByteText {
+    /// The bytes of the value that starts here (checked, `depth` levels deep in the document), to
+    /// read again later.
+    package mutating func captureValue(depth: Int = 0) throws -> ByteText {
         skipWhitespace()
         let start = position
-        try skipValue()
+        try skipValue(depth: depth)
         return bytes.slice(start..<position)
     }
 
