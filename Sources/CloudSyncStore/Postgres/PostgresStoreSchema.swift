@@ -284,11 +284,7 @@ package enum PostgresStoreSchema {
     }
 
     private static func indexColumns(_ index: String, in reference: SQLiteDatabase) throws -> [String] {
-        let columns = try reference.prepare("SELECT name FROM pragma_index_info(?) ORDER BY seqno")
-        try columns.bind([.text(index)])
-        var names: [String] = []
-        while try columns.step() { names.append(quoted(columns.text(0) ?? "")) }
-        return names
+        try reference.texts("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(index)]).map(quoted)
     }
 
     static func names(of type: String, in reference: SQLiteDatabase) throws -> [String] {

@@ -67,13 +67,10 @@ public struct OverviewQuery: StoreQuery {
     /// a type name a person gives is resolved against.
     public func sampleTypes() throws -> [String] {
         try storeErrors {
-            let rows = try database.prepare("""
+            try database.texts("""
                 SELECT t.name FROM metric_summary s JOIN metric_type t ON t.id = s.type_id
                 GROUP BY s.type_id, t.name HAVING sum(s.count) > 0 ORDER BY t.name
                 """)
-            var names: [String] = []
-            while try rows.step() { names.append(rows.text(0) ?? "") }
-            return names
         }
     }
 
