@@ -17,7 +17,7 @@ enum CloudCareEnvelopeReader {
             var cursor = JSONCursor(bytes: bytes, input: "the request", arena: arena)
             let envelope: Members
             do {
-                envelope = try Members(&cursor, at: "", names: ["userId", "deviceId", "exportTimestamp", "dataRange", "metrics"], depth: 1)
+                envelope = try Members(&cursor, at: .body, names: ["userId", "deviceId", "exportTimestamp", "dataRange", "metrics"], depth: 1)
                 try cursor.expectEnd()
             } catch {
                 // Not an object, or not JSON: the whole body says which the decoder would have said.
@@ -27,11 +27,11 @@ enum CloudCareEnvelopeReader {
             }
             let userId = try envelope.string(0, arena), deviceId = try envelope.string(1, arena)
             let exportTimestamp = try envelope.string(2, arena)
-            let range = try Members(envelope.cursor(3, arena), at: "dataRange", names: ["startDate", "endDate"])
+            let range = try Members(envelope.cursor(3, arena), at: .member("dataRange"), names: ["startDate", "endDate"])
             let dataRange = HealthDataExportBody.DataRange(startDate: try range.string(0, arena), endDate: try range.string(1, arena))
             var metrics: [MetricBody] = []
             var list = try envelope.cursor(4, arena, expecting: .array, "an array")
-            try list.array { cursor, index in metrics.append(try metric(&cursor, at: "metrics[\(index)]", arena)) }
+            try list.array { cursor, index in metrics.append(try metric(&cursor, at: index, arena)) }
             return .success(HealthDataExportBody(userId: userId, deviceId: deviceId, exportTimestamp: exportTimestamp,
                                                  dataRange: dataRange, metrics: metrics))
         } catch let problem as FieldProblem {
@@ -41,8 +41,11 @@ enum CloudCareEnvelopeReader {
         }
     }
 
-    private static func metric(_ cursor: inout JSONCursor, at field: String, _ arena: TextArena) throws -> MetricBody {
-        let members = try Members(&cursor, at: field, names: ["type", "startDate", "endDate", "value", "unit", "sourceApp", "metadata"])
+    /// A metric's members, in `MetricBody`'s order: one array for every metric, not one each.
+    private static let metricNames: [StaticString] = ["type", "startDate", "endDate", "value", "unit", "sourceApp", "metadata"]
+
+    private static func metric(_ cursor: inout JSONCursor, at index: Int, _ arena: TextArena) throws -> MetricBody {
+        let members = try Members(&cursor, at: .metric(index), names: metricNames)
         let type = try members.string(0, arena), start = try members.string(1, arena)
         let end = try members.string(2, arena), value = try members.number(3, arena)
         let unit = try members.string(4, arena), source = try members.string(5, arena)
@@ -75,17 +78,33 @@ enum CloudCareEnvelopeReader {
     /// The members of an object that the caller names, as the bytes of their values, read in the
     /// order the caller asks for them (others are passed). Not a dictionary: one per metric, with a
     /// `String` per key, was most of the reading's time.
+    /// Where an object is in the body, said only in a problem: a metric's path (`metrics[12]`) was a
+    /// `String` made for each metric read.
+    enum Place {
+        case body, member(String), metric(Int)
+
+        var path: String {
+            switch self {
+            case .body: ""
+            case .member(let name): name
+            case .metric(let index): "metrics[\(index)]"
+            }
+        }
+    }
+
     private struct Members {
-        let field: String
+        let place: Place
         private let names: [StaticString]
         private var values: [ByteText?]
 
         /// `depth`: how deep the object's values are in the body, where they are checked as they are
         /// passed (the body's members: 1); values read from captured bytes were checked then.
-        init(_ cursor: inout JSONCursor, at field: String, names: [StaticString], depth: Int = 0) throws {
-            self.field = field
+        init(_ cursor: inout JSONCursor, at place: Place, names: [StaticString], depth: Int = 0) throws {
+            self.place = place
             self.names = names
-            guard try cursor.peekKind() == .object else { throw FieldProblem(field: field.isEmpty ? "body" : field, mismatch: "an object") }
+            guard try cursor.peekKind() == .object else {
+                throw FieldProblem(field: place.path.isEmpty ? "body" : place.path, mismatch: "an object")
+            }
             var values = [ByteText?](repeating: nil, count: names.count)
             cursor.tracksKeys = false
             try cursor.object { cursor, key in
@@ -98,13 +117,13 @@ enum CloudCareEnvelopeReader {
             self.values = values
         }
 
-        init(_ cursor: JSONCursor, at field: String, names: [StaticString]) throws {
+        init(_ cursor: JSONCursor, at place: Place, names: [StaticString]) throws {
             var cursor = cursor
-            try self.init(&cursor, at: field, names: names)
+            try self.init(&cursor, at: place, names: names)
         }
 
         func path(_ index: Int) -> String {
-            let key = names[index].description
+            let key = names[index].description, field = place.path
             return field.isEmpty ? key : "\(field).\(key)"
         }
 

@@ -197,4 +197,30 @@ extension Int64 {
         #expect(error.kind == .malformed && error.path == "$.data.metrics[0].data[0].source")
         #expect(collected.metrics.isEmpty && !collected.finished)
     }
+
+    /// A string's plain bytes are passed eight at a time (`JSONCursor.plainPrefix`): a byte that needs
+    /// a look of its own is found at every place in and across those eight.
+    @Test(arguments: 0..<18)
+    func aStringIsReadWhereverItsSpecialByteFalls(_ offset: Int) throws {
+        let before = Array(repeating: UInt8(ascii: "a"), count: offset), after = Array(repeating: UInt8(ascii: "z"), count: 17 - offset)
+        let parts = Self.document.components(separatedBy: "SOURCE")
+        let document = { (middle: [UInt8]) in Array(parts[0].utf8) + before + middle + after + Array(parts[1].utf8) }
+        let read: [(written: String, read: String)] = [(#"\""#, "\""), (#"\\"#, "\\"), ("ë", "ë"), (#"\u00e9"#, "é"), ("\u{7f}", "\u{7f}"),
+                                                       ("!", "!"), ("#", "#"), ("]", "]")]
+        for (written, expected) in read {
+            let collected = CollectingSink()
+            _ = try ReaderRunner.run(HealthAutoExportReader(document: HealthAutoExportDocument(bytes: document(Array(written.utf8)), name: "ok")),
+                                     into: collected.sinks)
+            #expect(collected.metrics.map(\.sourceApp) == [String(decoding: before, as: UTF8.self) + expected + String(decoding: after, as: UTF8.self)],
+                    "\(written) after \(offset) bytes")
+        }
+        for refused: [UInt8] in [[0x00], [0x01], [0x1F], [0x0A], [0xFF], [0x80]] {
+            let collected = CollectingSink()
+            let error = try #require(throws: HealthAutoExportError.self) {
+                try ReaderRunner.run(HealthAutoExportReader(document: HealthAutoExportDocument(bytes: document(refused), name: "bad")),
+                                     into: collected.sinks)
+            }
+            #expect(error.kind == .malformed && error.path == "$.data.metrics[0].data[0].source", "\(refused) after \(offset) bytes")
+        }
+    }
 }

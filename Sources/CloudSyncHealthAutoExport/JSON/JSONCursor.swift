@@ -135,6 +135,7 @@ package struct JSONCursor {
         let start = position
         var escaped = false
         while true {
+            position += Self.plainPrefix(bytes, from: position)
             guard position < bytes.count else { throw malformed("the document ends inside a string") }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") { break }
@@ -153,6 +154,28 @@ package struct JSONCursor {
         let raw = bytes.slice(start..<position)
         position += 1
         return escaped ? try unescape(raw) : raw
+    }
+
+    /// How many bytes from `start` need no look of their own: ASCII, not a control character, not
+    /// `"` or `\\`. Eight at a time (a word's bytes tested together): the byte-by-byte loop alone was
+    /// `serve`'s largest symbol on a CloudCare upload (17% of its samples, perf), for names and dates
+    /// that are plain ASCII.
+    @inline(__always)
+    private static func plainPrefix(_ bytes: ByteText, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var offset = start
+        while offset + 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
+            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+            // Each term sets a byte's high bit where that byte is special (below 0x20, `"`, `\`, or
+            // not ASCII); only the lowest set bit is exact, which is the one used.
+            let special = ((word &- ones &* 0x20) | (quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes) & ~word & highs
+                | word & highs
+            if special != 0 { return offset - start + special.trailingZeroBitCount / 8 }
+            offset += 8
+        }
+        return offset - start
     }
 
     /// One UTF-8 sequence of a string (RFC 3629: no overlong forms, no surrogates, nothing past
