@@ -30,6 +30,11 @@ import Testing
         metric(full.replacingOccurrences(of: #""metadata":{}"#, with: #""metadata":null"#)),
         metric(full.replacingOccurrences(of: #","metadata":{}"#, with: "")),
         metric(full.replacingOccurrences(of: #""type":"steps","#, with: "") .replacingOccurrences(of: #""value":2"#, with: #""value":"x""#)),
+        // Read in one pass, said in the envelope's order: a later member's problem after an earlier one's.
+        metric(full.replacingOccurrences(of: #""value":2,"#, with: "").replacingOccurrences(of: #""type":"steps""#, with: #""type":null"#)),
+        metric(full.replacingOccurrences(of: #""metadata":{}"#, with: #""metadata":[{"a":1}]"#)),
+        metric(full.replacingOccurrences(of: #""sourceApp":"Watch""#, with: #""sourceApp":{"a":[1,{"b":null}]}"#)),
+        #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[null]}"#,
         #"{"deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[]}"#,
         #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a"},"metrics":[]}"#,
         #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":{}}"#,
