@@ -64,6 +64,29 @@ import Testing
         #expect(result.new == 2 && result.writtenTwice + result.already == 1)
     }
 
+    /// Each sample's texts are mapped afresh, though the mapping's buffers are kept from one sample to
+    /// the next (`HealthMetricsReader.MappingBuffers`): a sample with fewer metadata than the one before
+    /// keeps none of its, and the device comes first, then `sourceVersion`, then the rest by name.
+    @Test func eachSampleIsMappedAfresh() throws {
+        let samples = [
+            HealthMetric(type: "HKQuantityTypeIdentifierHeartRate", startDate: 1_710_000_000, endDate: 1_710_000_000, value: 61,
+                         unit: "count/min", sourceApp: "Zoë’s Apple Watch",
+                         metadata: ["device": "Apple Watch", "sourceVersion": "11.6", "HKMetadataKeyHeartRateMotionContext": "1", "b": "2"]),
+            HealthMetric(type: "HKQuantityTypeIdentifierStepCount", startDate: 1_710_000_000, endDate: 1_710_000_600, value: 5,
+                         unit: "count", sourceApp: "Phone", metadata: [:]),
+            HealthMetric(type: "HKCategoryTypeIdentifierSleepAnalysis", startDate: 1_710_000_000, endDate: 1_710_003_600, value: 60,
+                         unit: "minutes", sourceApp: "Watch", metadata: ["categoryValue": "HKCategoryValueSleepAnalysisInBed", "device": "W"]),
+        ]
+        let collected = CollectingSink()
+        _ = try ReaderRunner.run(HealthMetricsReader(samples, name: "three samples"), into: collected.sinks)
+        #expect(collected.metrics.map(\.type) == samples.map(\.type))
+        #expect(collected.metrics.map(\.sourceApp) == samples.map(\.sourceApp))
+        #expect(collected.metrics.map(\.metadata) == [samples[0].metadata, ["device": "Unknown"], samples[2].metadata])
+        #expect(collected.jsonLines[0].contains(#""metadata":{"device":"Apple Watch","sourceVersion":"11.6","HKMetadataKeyHeartRateMotionContext":"1","b":"2"}"#),
+                "\(collected.jsonLines[0])")
+        #expect(collected.jsonLines[1].contains(#""metadata":{"device":"Unknown"}"#), "\(collected.jsonLines[1])")
+    }
+
     /// A refused batch (the store's own failure half-way) leaves nothing, not even its run.
     @Test func aBatchIsAllOrNothing() throws {
         let fixture = try StoreFixture()
