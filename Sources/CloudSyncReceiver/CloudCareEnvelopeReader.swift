@@ -17,7 +17,7 @@ enum CloudCareEnvelopeReader {
             var cursor = JSONCursor(bytes: bytes, input: "the request", arena: arena)
             let envelope: Members
             do {
-                envelope = try Members(&cursor, at: .body, names: ["userId", "deviceId", "exportTimestamp", "dataRange", "metrics"], depth: 1)
+                envelope = try Members(&cursor, at: "", names: ["userId", "deviceId", "exportTimestamp", "dataRange", "metrics"], depth: 1)
                 try cursor.expectEnd()
             } catch {
                 // Not an object, or not JSON: the whole body says which the decoder would have said.
@@ -27,7 +27,7 @@ enum CloudCareEnvelopeReader {
             }
             let userId = try envelope.string(0, arena), deviceId = try envelope.string(1, arena)
             let exportTimestamp = try envelope.string(2, arena)
-            let range = try Members(envelope.cursor(3, arena), at: .member("dataRange"), names: ["startDate", "endDate"])
+            let range = try Members(envelope.cursor(3, arena), at: "dataRange", names: ["startDate", "endDate"])
             let dataRange = HealthDataExportBody.DataRange(startDate: try range.string(0, arena), endDate: try range.string(1, arena))
             var metrics: [MetricBody] = []
             var list = try envelope.cursor(4, arena, expecting: .array, "an array")
@@ -47,8 +47,8 @@ enum CloudCareEnvelopeReader {
     private static func metric(_ cursor: inout JSONCursor, at index: Int, _ arena: TextArena) throws -> MetricBody {
         switch try cursor.peekKind() {
         case .object: break
-        case .null: throw FieldProblem(field: Place.metric(index).path, message: "none is not an allowed value", type: "type_error.none.not_allowed")
-        default: throw FieldProblem(field: Place.metric(index).path, mismatch: "an object")
+        case .null: throw FieldProblem(null: "metrics[\(index)]")
+        default: throw FieldProblem(field: "metrics[\(index)]", mismatch: "an object")
         }
         var type = Member<String>.missing, start = Member<String>.missing, end = Member<String>.missing
         var unit = Member<String>.missing, source = Member<String>.missing
@@ -80,8 +80,8 @@ enum CloudCareEnvelopeReader {
         func value(_ field: @autoclosure () -> String, _ what: String) throws -> Value {
             switch self {
             case .read(let value): return value
-            case .missing: throw FieldProblem(field: field(), message: "field required", type: "value_error.missing")
-            case .null: throw FieldProblem(field: field(), message: "none is not an allowed value", type: "type_error.none.not_allowed")
+            case .missing: throw FieldProblem(missing: field())
+            case .null: throw FieldProblem(null: field())
             case .mismatch: throw FieldProblem(field: field(), mismatch: what)
             }
         }
@@ -123,33 +123,17 @@ enum CloudCareEnvelopeReader {
     /// The members of an object that the caller names, as the bytes of their values, read in the
     /// order the caller asks for them (others are passed). Not a dictionary: one per metric, with a
     /// `String` per key, was most of the reading's time.
-    /// Where an object is in the body, said only in a problem: a metric's path (`metrics[12]`) was a
-    /// `String` made for each metric read.
-    enum Place {
-        case body, member(String), metric(Int)
-
-        var path: String {
-            switch self {
-            case .body: ""
-            case .member(let name): name
-            case .metric(let index): "metrics[\(index)]"
-            }
-        }
-    }
-
     private struct Members {
-        let place: Place
+        let field: String
         private let names: [StaticString]
         private var values: [ByteText?]
 
         /// `depth`: how deep the object's values are in the body, where they are checked as they are
         /// passed (the body's members: 1); values read from captured bytes were checked then.
-        init(_ cursor: inout JSONCursor, at place: Place, names: [StaticString], depth: Int = 0) throws {
-            self.place = place
+        init(_ cursor: inout JSONCursor, at field: String, names: [StaticString], depth: Int = 0) throws {
+            self.field = field
             self.names = names
-            guard try cursor.peekKind() == .object else {
-                throw FieldProblem(field: place.path.isEmpty ? "body" : place.path, mismatch: "an object")
-            }
+            guard try cursor.peekKind() == .object else { throw FieldProblem(field: field.isEmpty ? "body" : field, mismatch: "an object") }
             var values = [ByteText?](repeating: nil, count: names.count)
             cursor.tracksKeys = false
             try cursor.object { cursor, key in
@@ -162,24 +146,24 @@ enum CloudCareEnvelopeReader {
             self.values = values
         }
 
-        init(_ cursor: JSONCursor, at place: Place, names: [StaticString]) throws {
+        init(_ cursor: JSONCursor, at field: String, names: [StaticString]) throws {
             var cursor = cursor
-            try self.init(&cursor, at: place, names: names)
+            try self.init(&cursor, at: field, names: names)
         }
 
         func path(_ index: Int) -> String {
-            let key = names[index].description, field = place.path
+            let key = names[index].description
             return field.isEmpty ? key : "\(field).\(key)"
         }
 
         /// A cursor on the value of `names[index]`, which must be there, not null, and of `kind` when given.
         func cursor(_ index: Int, _ arena: TextArena, expecting kind: JSONCursor.ValueKind? = nil, _ what: String = "") throws -> JSONCursor {
-            guard let bytes = values[index] else { throw FieldProblem(field: path(index), message: "field required", type: "value_error.missing") }
+            guard let bytes = values[index] else { throw FieldProblem(missing: path(index)) }
             var cursor = JSONCursor(bytes: bytes, input: "the request", arena: arena)
             cursor.tracksKeys = false
             let found = try cursor.peekKind()
             if found == .null {
-                throw FieldProblem(field: path(index), message: "none is not an allowed value", type: "type_error.none.not_allowed")
+                throw FieldProblem(null: path(index))
             }
             if let kind, found != kind { throw FieldProblem(field: path(index), mismatch: what) }
             return cursor

@@ -175,6 +175,16 @@ struct FieldProblem: Error {
         self.type = type
     }
 
+    /// A field that is not there, as the decoder's answer says it (and the readers that answer as it).
+    init(missing field: String) {
+        self.init(field: field, message: "field required", type: "value_error.missing")
+    }
+
+    /// A field that is null, as the decoder's answer says it.
+    init(null field: String) {
+        self.init(field: field, message: "none is not an allowed value", type: "type_error.none.not_allowed")
+    }
+
     init(_ error: DecodingError) {
         func path(_ codingPath: [any CodingKey]) -> String {
             var text = ""
@@ -185,9 +195,9 @@ struct FieldProblem: Error {
         }
         switch error {
         case .keyNotFound(let key, let context):
-            self.init(field: path(context.codingPath + [key]), message: "field required", type: "value_error.missing")
+            self.init(missing: path(context.codingPath + [key]))
         case .valueNotFound(_, let context):
-            self.init(field: path(context.codingPath), message: "none is not an allowed value", type: "type_error.none.not_allowed")
+            self.init(null: path(context.codingPath))
         case .typeMismatch(let type, let context):
             self.init(field: path(context.codingPath), message: "must be \(type == Double.self ? "a number" : type == String.self ? "a string" : "of type \(type)")", type: "type_error")
         case .dataCorrupted(let context):

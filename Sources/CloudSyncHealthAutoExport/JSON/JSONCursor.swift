@@ -157,7 +157,7 @@ package struct JSONCursor {
     }
 
     /// How many bytes from `start` need no look of their own: ASCII, not a control character, not
-    /// `"` or `\\`. Eight at a time (a word's bytes tested together): the byte-by-byte loop alone was
+    /// `"` or `\`. Eight at a time (a word's bytes tested together): the byte-by-byte loop alone was
     /// `serve`'s largest symbol on a CloudCare upload (17% of its samples, perf), for names and dates
     /// that are plain ASCII.
     @inline(__always)
