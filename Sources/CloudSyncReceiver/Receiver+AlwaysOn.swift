@@ -10,8 +10,8 @@ package import ServiceLifecycle
 package struct AlwaysOn: Sendable {
     /// Run with the server and stopped with it (forwarding, the watched folder).
     package var services: [any Service] = []
-    /// After each push stored (forward it soon).
-    package var afterPush: @Sendable () async -> Void = {}
+    /// After each push stored (forward it soon): at once, before the push's reply, so it must not wait.
+    package var afterPush: @Sendable () -> Void = {}
     /// A JSON object said under "store" in `GET /health` (forwarding, watched folder).
     package var health: @Sendable () async -> Data? = { nil }
 

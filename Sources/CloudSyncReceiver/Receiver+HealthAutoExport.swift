@@ -36,7 +36,7 @@ extension Receiver {
             }
             switch push {
             case .success(let result):
-                await configuration.alwaysOn?.afterPush()
+                configuration.alwaysOn?.afterPush()
                 logger.info("health-auto-export push stored", metadata: ["user": "\(context.user)", "push.stored": "\(result.stored.new)", "push.already": "\(result.stored.already)",
                                                                        "push.automation": "\(details.automationName ?? "-")"])
                 return JSONResponse.make(.ok, Self.reply(result))

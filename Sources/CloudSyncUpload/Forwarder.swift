@@ -2,6 +2,7 @@ import CloudSyncModel
 package import CloudSyncStore
 import Foundation
 package import Logging
+import Synchronization
 
 /// Sends the store on by itself (`serve --store --upload-to`): after each push or file (`nudge`),
 /// and every `every` seconds, what is pending for the target goes up with the upload ledger that
@@ -13,6 +14,10 @@ package import Logging
 /// token is not retried before the next interval: trying again cannot help until someone changes
 /// the token, and a loop would only fill the server's log. What it did and will do is kept in the
 /// store (`status`) and said by `health()` (`GET /health`) and the log.
+///
+/// `nudge()` and `health()` are not the actor's: a forward's store work is synchronous and can wait
+/// seconds for the write lock (an import beside it), and a push's reply, which nudges, waited that
+/// long with them (3.5 s in `AlwaysOnTests.everythingAtOnceOnOneStore` on 2 busy cores).
 package actor Forwarder {
     package struct Settings: Sendable {
         package var storePath: String
@@ -34,10 +39,14 @@ package actor Forwarder {
     private let logger: Logger
     private var store: StagingStore?
     private var targetID: Int64?
-    private var nudged = false
+    private nonisolated let nudged = Atomic<Bool>(false)
     private var failures = 0
     private var nextTry = Date()
-    private var state: ForwardingStatus
+    private var state: ForwardingStatus {
+        didSet { said.withLock { $0 = state } }
+    }
+    /// `state` as `health()` reads it, without waiting for the actor.
+    private nonisolated let said: Mutex<ForwardingStatus>
 
     package init(settings: Settings, logger: Logger) {
         var upload = settings.upload
@@ -48,24 +57,27 @@ package actor Forwarder {
         settings.upload = upload
         self.settings = settings
         self.logger = logger
-        state = ForwardingStatus(target: settings.upload.target.rawValue, server: settings.upload.server.absoluteString,
-                                 everySeconds: Int(settings.every), lastSent: 0, failures: 0)
+        let state = ForwardingStatus(target: settings.upload.target.rawValue, server: settings.upload.server.absoluteString,
+                                     everySeconds: Int(settings.every), lastSent: 0, failures: 0)
+        self.state = state
+        said = Mutex(state)
     }
 
     /// Something new is in the store (a push, a file): forward soon, unless a failure's backoff or
     /// a refused token says to wait.
-    package func nudge() { nudged = true }
+    package nonisolated func nudge() { nudged.store(true, ordering: .relaxed) }
 
     /// What `GET /health` says under "forwarding".
-    package func health() -> ForwardingStatus { state }
+    package nonisolated func health() -> ForwardingStatus { said.withLock { $0 } }
 
     /// Forwards until the task is cancelled (serve stops).
     package func run() async {
         restoreKeptState()
         while !Task.isCancelled {
             let now = Date()
-            if now >= nextTry || (nudged && failures == 0) {
-                nudged = false
+            if now >= nextTry || (nudged.load(ordering: .relaxed) && failures == 0) {
+                // A nudge from here on is for data this forward may not see: it stays.
+                nudged.store(false, ordering: .relaxed)
                 await forwardOnce()
             }
             try? await Task.sleep(nanoseconds: 250_000_000)

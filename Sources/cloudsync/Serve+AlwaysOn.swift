@@ -80,14 +80,14 @@ struct AlwaysOnOptions: ParsableArguments {
                                  logger: logger)
             forwarder = made
             alwaysOn.services.append(BackgroundJob({ await made.run() }))
-            alwaysOn.afterPush = { await made.nudge() }
+            alwaysOn.afterPush = { made.nudge() }
         }
         var watcher: FolderWatcher?
         if let watch {
             let folder = URL(fileURLWithPath: watch).standardizedFileURL.path
             let made = FolderWatcher(settings: .init(folder: folder, storePath: storePath, store: storeConfiguration),
                                      say: { logger.info("\($0)") },
-                                     imported: { [forwarder] in if let forwarder { Task { await forwarder.nudge() } } })
+                                     imported: { [forwarder] in forwarder?.nudge() })
             watcher = made
             alwaysOn.services.append(BackgroundJob({
                 made.start()
@@ -96,7 +96,7 @@ struct AlwaysOnOptions: ParsableArguments {
         }
         alwaysOn.health = { [forwarder, watcher] in
             var said = StoreHealth()
-            if let forwarder { said.forwarding = await forwarder.health() }
+            if let forwarder { said.forwarding = forwarder.health() }
             if let watcher { said.watch = watcher.health() }
             return try? JSONEncoder().encode(said)
         }
