@@ -199,6 +199,39 @@ struct PostgresStoreSchemaTests {
         #expect(try cluster.psql(rows, database: "clinic") == before.split(separator: "\n").filter { $0.hasPrefix("bob") }.joined(separator: "\n"))
     }
 
+    /// A store of this layout made while PostgreSQL's store still had `metric_undated` (each received
+    /// row paid for it) loses it as it opens, on the shared table and on each patient's partition;
+    /// the rows, and what the index told (the types with undated rows), are as they were.
+    @Test func aStoreMadeWithTheUndatedIndexLosesItAsItOpens() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let kinds = StagingStore.Configuration.standard.kinds
+        let (address, schema) = try Self.storeOfAnOlderCloudSync(in: cluster, statements: PostgresStoreSchema.statements(kinds: kinds),
+                                                                 madeBy: PostgresStoreSchema.madeWithLeftOut(by: kinds))
+        try schema.execute("CREATE INDEX metric_undated ON metric(type_id) WHERE created_at = -62167219201")
+        for (owner, created) in [("alice", Int64(-62_167_219_201)), ("bob", Int64(1_700_000_100))] {
+            try OwnerPartitions.make(schema, owner: owner)
+            let database = try PostgresDatabase(address: address, owner: owner)
+            try database.prepare("""
+                INSERT INTO metric(type_id, start_date, end_date, source_id, value, unit_id, device_id, import_id, created_at)
+                VALUES (1, 1700000000, 1700000060, 1, 1, 1, 1, 1, ?)
+                """).run([.int(created)])
+        }
+        let undated = "SELECT count(*) FROM pg_indexes WHERE indexdef LIKE '%WHERE (created_at = ''-62167219201''::bigint)'"
+        #expect(try cluster.psql(undated, database: "clinic") == "3")   // the shared table's and each partition's
+        let rows = "SELECT owner || ' ' || id || ' ' || created_at FROM metric ORDER BY owner, id"
+        let before = try cluster.psql(rows, database: "clinic")
+
+        let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
+        #expect(try cluster.psql(undated, database: "clinic") == "0")
+        #expect(try cluster.psql("SELECT made_by FROM cloudsync_store", database: "clinic") == PostgresStoreSchema.made(by: kinds))
+        #expect(try cluster.psql(rows, database: "clinic") == before)
+        #expect(try alice.database.scalarInt("SELECT count(*) FROM metric WHERE created_at = -62167219201") == 1)
+        // Opened again: nothing more to do.
+        _ = try StagingStore.open(postgres: address, owner: "bob", access: .write, configuration: .standard)
+        #expect(try cluster.psql("SELECT made_by FROM cloudsync_store", database: "clinic") == PostgresStoreSchema.made(by: kinds))
+    }
+
     /// Flags changed by the same statements on both engines: the two triggers (SQLite's and
     /// PostgreSQL's words of the same rule) leave the same counts, ranges and dirty hours.
     @Test func theCountingTriggerMovesTheSameCountsOnBothEngines() throws {

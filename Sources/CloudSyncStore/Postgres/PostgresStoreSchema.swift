@@ -26,6 +26,15 @@ package enum PostgresStoreSchema {
     /// What made a database's store tables: the store's schema version and each kind's. A database
     /// made by another cloudsync is refused rather than written into with other tables in mind.
     static func made(by kinds: [any StoredKind.Type]) -> String {
+        "store \(StoreSchema.currentVersion); \(OwnerPartitions.layout); \(withoutLeftOut); " + kindVersions(kinds)
+    }
+
+    /// What `made_by` says of a store made without `leftOut`'s indexes.
+    static let withoutLeftOut = "without metric_undated"
+
+    /// What made a database's tables, in this layout, when PostgreSQL's store still had `leftOut`'s
+    /// indexes: they are dropped as it opens (`dropLeftOut`).
+    static func madeWithLeftOut(by kinds: [any StoredKind.Type]) -> String {
         "store \(StoreSchema.currentVersion); \(OwnerPartitions.layout); " + kindVersions(kinds)
     }
 
@@ -50,14 +59,20 @@ package enum PostgresStoreSchema {
     /// How a store made by an older cloudsync is brought to this one's layout, by what made it.
     private static func upgrades(kinds: [any StoredKind.Type]) -> [String: (PostgresDatabase) throws -> Void] {
         let routePoints = ["route_point"]
-        return [
+        let layouts: [String: (PostgresDatabase) throws -> Void] = [
             madeBeforePartitions(by: kinds): { try partitionByOwner($0, kinds: kinds) },
             madeWithOwnerFirst(by: kinds): {
                 try ownerLastInKeys($0, kinds: kinds)
                 try partitionByOwner($0, kinds: kinds, tables: routePoints)
             },
             madeBeforeRoutePoints(by: kinds): { try partitionByOwner($0, kinds: kinds, tables: routePoints) },
+            madeWithLeftOut(by: kinds): { _ in },
         ]
+        // Every store made before `withoutLeftOut` may hold the indexes: dropped after its layout's steps.
+        return layouts.mapValues { layout in { database in
+            try layout(database)
+            try dropLeftOut(database)
+        } }
     }
 
     private static func kindVersions(_ kinds: [any StoredKind.Type]) -> String {
@@ -268,8 +283,14 @@ package enum PostgresStoreSchema {
     /// (callgrind of a single-user backend: 20,000 of the 100 MB store's rows through a patient's
     /// view, 35,300 without it; the key 7,800, the identity 12,200). Without it, the question is a
     /// scan of the patient's partition, once per export imported into a store that holds rows.
-    /// (A store made before keeps it: harmless, and it may be dropped.)
+    /// A store made before loses it as it opens (`dropLeftOut`).
     static let leftOut: Set<String> = ["metric_undated"]
+
+    /// Drops `leftOut`'s indexes (of a partitioned table: its partitions' too), where a store made
+    /// before has them: each received row paid for it (see `leftOut`).
+    static func dropLeftOut(_ database: PostgresDatabase) throws {
+        for index in leftOut.sorted() { try database.execute("DROP INDEX IF EXISTS \(quoted(index))") }
+    }
 
     /// Row-level security on `table`: forced on the table's owner too, one policy.
     static func ownersOnly(_ table: String) -> [String] {
