@@ -42,11 +42,10 @@ package actor Forwarder {
     private nonisolated let nudged = Atomic<Bool>(false)
     private var failures = 0
     private var nextTry = Date()
-    private var state: ForwardingStatus {
-        didSet { said.withLock { $0 = state } }
-    }
-    /// `state` as `health()` reads it, without waiting for the actor.
-    private nonisolated let said: Mutex<ForwardingStatus>
+    private var state: ForwardingStatus
+    /// `state` as `health()` reads it, without waiting for the actor: published whole once the store
+    /// holds it too (`publish()`), never half-way through a try.
+    private nonisolated let published: Mutex<ForwardingStatus>
 
     package init(settings: Settings, logger: Logger) {
         var upload = settings.upload
@@ -60,7 +59,7 @@ package actor Forwarder {
         let state = ForwardingStatus(target: settings.upload.target.rawValue, server: settings.upload.server.absoluteString,
                                      everySeconds: Int(settings.every), lastSent: 0, failures: 0)
         self.state = state
-        said = Mutex(state)
+        published = Mutex(state)
     }
 
     /// Something new is in the store (a push, a file): forward soon, unless a failure's backoff or
@@ -68,7 +67,9 @@ package actor Forwarder {
     package nonisolated func nudge() { nudged.store(true, ordering: .relaxed) }
 
     /// What `GET /health` says under "forwarding".
-    package nonisolated func health() -> ForwardingStatus { said.withLock { $0 } }
+    package nonisolated func health() -> ForwardingStatus { published.withLock { $0 } }
+
+    private func publish() { published.withLock { $0 = state } }
 
     /// Forwards until the task is cancelled (serve stops).
     package func run() async {
@@ -123,6 +124,7 @@ package actor Forwarder {
         record.nextTryAt = Int64(nextTry.timeIntervalSince1970)
         remember(record)
         if let store, let targetID { try? store.recordForwarding(targetID: targetID, record) }
+        publish()
     }
 
     /// What the store kept of the forwarding before this process (a restart, a `kill -9`): `/health`
@@ -137,6 +139,7 @@ package actor Forwarder {
         state.lastError = kept.lastError
         state.lastErrorAt = kept.lastErrorAt
         state.pending = kept.pending
+        publish()
     }
 
     private func remember(_ record: ForwardingRecord) {

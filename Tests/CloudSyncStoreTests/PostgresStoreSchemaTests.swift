@@ -135,8 +135,12 @@ struct PostgresStoreSchemaTests {
         if ownerFirst { #expect(before.allSatisfy { $0.contains("(owner, ") }, "\(before)") }
         let rows = "SELECT owner || ' ' || id || ' ' || start_date FROM metric ORDER BY owner, id"
         let rowsBefore = try cluster.psql(rows, database: "clinic")
+        // Made then, with the index PostgreSQL's store does without now (dropped as it opens).
+        try schema.execute("CREATE INDEX metric_undated ON metric(type_id) WHERE created_at = -62167219201")
+        #expect(try cluster.psql(Self.undatedIndexes, database: "clinic") == "3")
 
         let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
+        #expect(try cluster.psql(Self.undatedIndexes, database: "clinic") == "0")
         #expect(try cluster.psql("SELECT made_by FROM cloudsync_store", database: "clinic") == PostgresStoreSchema.made(by: kinds))
         let after = try cluster.psql(indexes, database: "clinic").split(separator: "\n").map(String.init)
         #expect(after.count == before.count)
@@ -199,6 +203,9 @@ struct PostgresStoreSchemaTests {
         #expect(try cluster.psql(rows, database: "clinic") == before.split(separator: "\n").filter { $0.hasPrefix("bob") }.joined(separator: "\n"))
     }
 
+    /// The indexes of `metric_undated`'s condition: the shared table's and its partitions'.
+    static let undatedIndexes = "SELECT count(*) FROM pg_indexes WHERE indexdef LIKE '%WHERE (created_at = ''-62167219201''::bigint)'"
+
     /// A store of this layout made while PostgreSQL's store still had `metric_undated` (each received
     /// row paid for it) loses it as it opens, on the shared table and on each patient's partition;
     /// the rows, and what the index told (the types with undated rows), are as they were.
@@ -217,13 +224,12 @@ struct PostgresStoreSchemaTests {
                 VALUES (1, 1700000000, 1700000060, 1, 1, 1, 1, 1, ?)
                 """).run([.int(created)])
         }
-        let undated = "SELECT count(*) FROM pg_indexes WHERE indexdef LIKE '%WHERE (created_at = ''-62167219201''::bigint)'"
-        #expect(try cluster.psql(undated, database: "clinic") == "3")   // the shared table's and each partition's
+        #expect(try cluster.psql(Self.undatedIndexes, database: "clinic") == "3")   // the shared table's and each partition's
         let rows = "SELECT owner || ' ' || id || ' ' || created_at FROM metric ORDER BY owner, id"
         let before = try cluster.psql(rows, database: "clinic")
 
         let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
-        #expect(try cluster.psql(undated, database: "clinic") == "0")
+        #expect(try cluster.psql(Self.undatedIndexes, database: "clinic") == "0")
         #expect(try cluster.psql("SELECT made_by FROM cloudsync_store", database: "clinic") == PostgresStoreSchema.made(by: kinds))
         #expect(try cluster.psql(rows, database: "clinic") == before)
         #expect(try alice.database.scalarInt("SELECT count(*) FROM metric WHERE created_at = -62167219201") == 1)

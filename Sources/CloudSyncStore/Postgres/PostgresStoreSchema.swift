@@ -287,9 +287,13 @@ package enum PostgresStoreSchema {
     static let leftOut: Set<String> = ["metric_undated"]
 
     /// Drops `leftOut`'s indexes (of a partitioned table: its partitions' too), where a store made
-    /// before has them: each received row paid for it (see `leftOut`).
+    /// before has them: each received row paid for it (see `leftOut`). Named in the store's schema,
+    /// not found through the search path (another schema's store may have one of the same name).
     static func dropLeftOut(_ database: PostgresDatabase) throws {
-        for index in leftOut.sorted() { try database.execute("DROP INDEX IF EXISTS \(quoted(index))") }
+        for index in leftOut.sorted() {
+            let drop = try database.scalarText("SELECT format('DROP INDEX IF EXISTS %I.%I', current_schema(), ?::text)", [.text(index)])
+            try database.execute(drop ?? "")
+        }
     }
 
     /// Row-level security on `table`: forced on the table's owner too, one policy.
