@@ -13,7 +13,7 @@ package struct AlwaysOn: Sendable {
     /// After each push stored (forward it soon): at once, before the push's reply, so it must not wait.
     package var afterPush: @Sendable () -> Void = {}
     /// A JSON object said under "store" in `GET /health` (forwarding, watched folder).
-    package var health: @Sendable () async -> Data? = { nil }
+    package var health: @Sendable () -> Data? = { nil }
 
     package init() {}
 }
@@ -38,7 +38,7 @@ extension Receiver {
         let alwaysOn = configuration.alwaysOn
         router.get("/health") { _, _ in
             var reply: [String: Any] = ["status": "ok"]
-            if let data = await alwaysOn?.health(), let object = try? JSONSerialization.jsonObject(with: data) {
+            if let data = alwaysOn?.health(), let object = try? JSONSerialization.jsonObject(with: data) {
                 reply["store"] = object
             }
             return JSONResponse.make(.ok, reply)

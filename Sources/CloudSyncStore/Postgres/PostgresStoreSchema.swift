@@ -290,10 +290,7 @@ package enum PostgresStoreSchema {
     /// before has them: each received row paid for it (see `leftOut`). Named in the store's schema,
     /// not found through the search path (another schema's store may have one of the same name).
     static func dropLeftOut(_ database: PostgresDatabase) throws {
-        for index in leftOut.sorted() {
-            let drop = try database.scalarText("SELECT format('DROP INDEX IF EXISTS %I.%I', current_schema(), ?::text)", [.text(index)])
-            try database.execute(drop ?? "")
-        }
+        for index in leftOut.sorted() { try database.execute("DROP INDEX IF EXISTS \(try OwnerViews.shared(index, in: database))") }
     }
 
     /// Row-level security on `table`: forced on the table's owner too, one policy.
