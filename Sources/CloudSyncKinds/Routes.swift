@@ -109,7 +109,11 @@ final class RouteReader: KindReader {
             writer.put(point.time)
             writer.put(point.latitude)
             writer.put(point.longitude)
-            for value in [point.elevation, point.speed, point.course, point.horizontalAccuracy, point.verticalAccuracy] { writer.put(value) }
+            writer.put(point.elevation)
+            writer.put(point.speed)
+            writer.put(point.course)
+            writer.put(point.horizontalAccuracy)
+            writer.put(point.verticalAccuracy)
         }
     }
 
@@ -121,9 +125,12 @@ final class RouteReader: KindReader {
         for _ in 0..<count {
             let time = reader.optionalInt64()
             let latitude = reader.double() ?? 0, longitude = reader.double() ?? 0
-            let rest = (0..<5).map { _ in reader.double() }
-            points.append(RoutePoint(time: time, latitude: latitude, longitude: longitude, elevation: rest[0], speed: rest[1],
-                                     course: rest[2], horizontalAccuracy: rest[3], verticalAccuracy: rest[4]))
+            // Read one by one, in the order `spill` put them: an array of the five a point was an
+            // allocation and a retain per point, at the import's end where nothing runs beside it.
+            let elevation = reader.double(), speed = reader.double(), course = reader.double()
+            let horizontalAccuracy = reader.double(), verticalAccuracy = reader.double()
+            points.append(RoutePoint(time: time, latitude: latitude, longitude: longitude, elevation: elevation, speed: speed,
+                                     course: course, horizontalAccuracy: horizontalAccuracy, verticalAccuracy: verticalAccuracy))
         }
         return Route(file: file, points: points)
     }

@@ -118,6 +118,24 @@ import ZIPFoundation
         }
     }
 
+    /// Names are told apart by their first byte and then compared whole: a name that only starts
+    /// like a point's field (or is one cut short) is not that field.
+    @Test func namesThatOnlyStartLikeAPointsFieldsAreNotRead() throws {
+        let gpx = """
+            <gpx><trk><trkseg>
+            <trkpt lat="1.5" lon="2.5"><elevation>9</elevation><ele>3</ele><t>4</t><tim>5</tim><timex>6</timex><trkptx>7</trkptx>\
+            <extensions><speedy>8</speedy><c>9</c><hAccuracy>10</hAccuracy><vAcc>11</vAcc></extensions></trkpt>
+            <trkpt lat="3.5" lon="4.5"><time>2024-11-02T08:00:05Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let reader = GPXReader()
+        try Array(gpx.utf8).withUnsafeBufferPointer { try reader.consume($0) }
+        let route = try reader.finish(path: "workout-routes/r.gpx")
+        #expect(route.points == [RoutePoint(time: nil, latitude: 1.5, longitude: 2.5, elevation: 3, speed: nil, course: nil,
+                                            horizontalAccuracy: nil, verticalAccuracy: 11),
+                                 RoutePoint(time: 1_730_534_405, latitude: 3.5, longitude: 4.5)])
+    }
+
     @Test func aRouteNoWorkoutReferencesIsLinkedByTime() throws {
         let path = try archive([("apple_health_export/export.xml", Self.export.replacingOccurrences(of: "route_2024-11-02_9.00am", with: "other")),
                                 ("apple_health_export/workout-routes/route_2024-11-02_9.00am.gpx", Self.gpx)])

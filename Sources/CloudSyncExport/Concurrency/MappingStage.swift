@@ -43,7 +43,8 @@ final class MappingStage: ElementBatchHandoff, @unchecked Sendable {
     /// After each complete element: the batch goes on being filled, or, full, is sent and an empty
     /// one comes back.
     func completed(_ batch: ElementBatch) throws -> ElementBatch {
-        filling = batch
+        // Assigned only when it changes: each element's assignment was a retain and a release.
+        if filling !== batch { filling = batch }
         guard batch.count >= batchSize || batch.footprint >= batchBytes else { return batch }
         queue.send(batch)
         filling = nil
