@@ -6,6 +6,7 @@ import Foundation
 
 struct Aggregate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "aggregate",
         abstract: "Count, sum, average, minimum and maximum per type and hour, day, week or month.",
         usage: """
             cloudsync aggregate --bucket hour|day|week|month [--store PATH]

@@ -5,6 +5,7 @@ import Foundation
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "convert",
         abstract: "Convert an export to HealthMetric JSONL, CSV or CloudCare batches; or its other records.",
         usage: """
             cloudsync convert INPUT

@@ -6,6 +6,7 @@ import Foundation
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write the store's metrics (JSONL, CSV, CloudCare batches) or its other records.",
         usage: """
             cloudsync export [--store PATH]

@@ -8,6 +8,7 @@ import Foundation
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import an export into the staging store: incremental, idempotent, crash-safe.",
         usage: """
             cloudsync import INPUT [--store PATH]

@@ -7,6 +7,7 @@ import Foundation
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inspect",
         abstract: "Describe an export: version, locale, counts per element and type, date range, sources, problems.",
         usage: """
             cloudsync inspect INPUT [--json]

@@ -7,6 +7,7 @@ import Foundation
 
 struct Pair: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pair",
         abstract: "Show the pairing QR code (userId and deviceId from the store), or post the pairing request.",
         usage: """
             cloudsync pair [--store PATH] [--device-name NAME] [--png FILE] [--no-qr]

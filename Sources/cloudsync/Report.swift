@@ -6,6 +6,7 @@ import Foundation
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "report",
         abstract: "Write one self-contained HTML page of charts, tables, routes and ECGs from the store.",
         usage: """
             cloudsync report [--store PATH] [--since DATE] [--until DATE]

@@ -8,6 +8,7 @@ import Logging
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Run a receiver for the three wire contracts (CloudCare, Flō backfill, HealthStepsSync).",
         usage: """
             cloudsync serve [--host ADDRESS] [--port N] [--db PATH]

@@ -8,6 +8,7 @@ import Foundation
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show what the staging store holds: totals, per type, date range, pending uploads, history, identity.",
         usage: """
             cloudsync status [--store PATH] [--count-repeats] [--json] [--upgrade]

@@ -6,6 +6,7 @@ import Foundation
 
 struct Upload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "upload",
         abstract: "Upload the store's pending metrics to CloudCare, a Flō-style backfill, or HealthStepsSync.",
         usage: """
             cloudsync upload --server URL [--store PATH]
