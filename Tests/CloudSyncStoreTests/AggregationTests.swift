@@ -8,6 +8,21 @@ import Foundation
 import Testing
 
 @Suite struct AggregationTests {
+    /// Amounts that add up are told by their name, the same from a `String` and from its bytes (the
+    /// import asks with the bytes it has).
+    @Test func cumulativeTypesAreToldByTheirNameAsTextAndAsBytes() {
+        let names: [(String, Bool)] = [
+            ("HKQuantityTypeIdentifierStepCount", true), ("HKQuantityTypeIdentifierDistanceWalkingRunning", true),
+            ("HKQuantityTypeIdentifierActiveEnergyBurned", true), ("HKQuantityTypeIdentifierNikeFuel", true), ("NikeFuel", true),
+            ("HKQuantityTypeIdentifierHeartRate", false), ("step_count", false), ("HKQuantityTypeIdentifierDistanc", false),
+            ("stepcount", false), ("", false), ("Dístance", false),
+        ]
+        for (name, cumulative) in names {
+            #expect(CumulativeTypes.contains(name) == cumulative, "\(name)")
+            #expect(Array(name.utf8).withUnsafeBufferPointer { CumulativeTypes.contains($0) } == cumulative, "\(name)")
+        }
+    }
+
     /// Sums per UTC day computed here from convert's own output, against the store's aggregate.
     @Test func dailyTotalsMatchAnIndependentSum() throws {
         let fixture = try StoreFixture()

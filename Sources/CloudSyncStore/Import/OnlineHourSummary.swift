@@ -126,7 +126,7 @@ final class OnlineHourSummary {
                 // its hours' statistics add up: its values do not merge across sources, or its new
                 // rows begin after every stored row that counts ends (no stored sample overlaps
                 // them: the merge of the new rows alone is theirs; a batch of steps after the last).
-                let cumulative = CumulativeTypes.contains(typeName().string)
+                let cumulative = CumulativeTypes.contains(typeName())
                 if stored == nil { stored = try StoredTypes(database) }
                 if let state = stored!.states[typeID] {
                     if state.summarised == 1 && state.clean && (!cumulative || start >= stored!.end(of: typeID)) {
