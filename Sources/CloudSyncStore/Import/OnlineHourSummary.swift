@@ -210,7 +210,7 @@ final class OnlineHourSummary {
         case .upsert(let upsert): if waiting { try upsert.flush() } else { try upsert.send() }
         case .bulk(let hours): try hours.flush(waiting: waiting)
         }
-        // Its capacity kept: at most `heldLimit` hours (about 1 MB), and growing it afresh after
+        // Its capacity kept: about `heldLimit` hours (some 1 MB), and growing it afresh after
         // each write was 34 M of the mapping thread's 3,363 M instructions on the 100 MB import.
         pending.removeAll(keepingCapacity: true)
     }
