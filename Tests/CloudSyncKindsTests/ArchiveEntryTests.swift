@@ -124,7 +124,7 @@ import ZIPFoundation
         let gpx = """
             <gpx><trk><trkseg>
             <trkpt lat="1.5" lon="2.5"><elevation>9</elevation><ele>3</ele><t>4</t><tim>5</tim><timex>6</timex><trkptx>7</trkptx>\
-            <extensions><speedy>8</speedy><c>9</c><hAccuracy>10</hAccuracy><vAcc>11</vAcc></extensions></trkpt>
+            <extensions><speedy>8</speedy><c>9</c><e>1</e><s>2</s><h>3</h><v>4</v><hAccuracy>10</hAccuracy><vAcc>11</vAcc></extensions></trkpt>
             <trkpt lat="3.5" lon="4.5"><time>2024-11-02T08:00:05Z</time></trkpt>
             </trkseg></trk></gpx>
             """

@@ -86,8 +86,10 @@ public final class ArchiveConverter: RecordReader {
         // The runs interested in each element name, by the name's raw value: every element of
         // export.xml is asked (a dictionary's hashing was 40 M of the mapping thread's 3,363 M
         // instructions on the 100 MB import).
-        var byElement = [[KindRun]](repeating: [], count: ElementName.allCases.count)
-        for run in runs { for name in run.elements { byElement[Int(name.rawValue)].append(run) } }
+        var interested = [[KindRun]](repeating: [], count: ElementName.allCases.count)
+        for run in runs { for name in run.elements { interested[Int(name.rawValue)].append(run) } }
+        // Captured as a constant: a captured `var` is a box whose every read is checked.
+        let byElement = interested
         if byElement.contains(where: { !$0.isEmpty }) {
             converter.elementTrees = { tree in
                 for run in byElement[Int(tree.name(tree.root).rawValue)] { try run.read(tree) }

@@ -142,7 +142,7 @@ package final class GPXReader: EntryReader {
         }
     }
 
-    /// By the first byte, then one comparison: a point's nine elements went through up to seven
+    /// By the first byte, then one comparison: a point's eight elements went through up to seven
     /// `strcmp`s each (5% of the GPX thread's samples on the 100 MB export).
     private static func known(_ name: UnsafePointer<xmlChar>) -> KnownName {
         let candidate: (StaticString, KnownName)
