@@ -249,37 +249,64 @@ struct HourSummaryBuilder {
             WHERE m.type_id = ? AND m.start_date >= ? AND m.start_date < ?
             ORDER BY m.type_id, m.start_date
             """
-        // Read by code specialised for SQLite's statement: through the protocol, a call per column.
-        if let sqlite = database as? SQLiteDatabase {
-            return try statistics(of: type, hours: hours, cumulative: cumulative, rows: try sqlite.prepare(sql))
+        let bounds: [StoreValue] = [.int(type.id), .int(hours.first * 3600 - type.longest), .int((hours.last + 1) * 3600 + type.longest)]
+        let ranks = SourceRanks(deviceNames: try database.names("device"))
+        func read<Statement: StoreStatement>(_ statement: Statement) throws -> [(key: HourKey, statistics: HourStatistics)] {
+            try statement.bind(bounds)
+            var rows = StatementRows(statement: statement, ranks: ranks)
+            return try Self.statistics(hours: hours, cumulative: cumulative, rows: &rows)
         }
-        return try statistics(of: type, hours: hours, cumulative: cumulative, rows: try database.prepare(sql))
+        // Read by code specialised for SQLite's statement: through the protocol, a call per column.
+        if let sqlite = database as? SQLiteDatabase { return try read(try sqlite.prepare(sql)) }
+        return try read(try database.prepare(sql))
     }
 
-    private func statistics<Rows: StoreStatement>(of type: DirtyType, hours: (first: Int64, last: Int64), cumulative: Bool,
-                                                  rows: Rows) throws -> [(key: HourKey, statistics: HourStatistics)] {
-        try rows.bind([.int(type.id), .int(hours.first * 3600 - type.longest), .int((hours.last + 1) * 3600 + type.longest)])
+    /// The statistics of `hours` (inclusive) from a type's rows in the identity index's order.
+    static func statistics<Rows: TypeRows>(hours: (first: Int64, last: Int64), cumulative: Bool,
+                                           rows: inout Rows) throws -> [(key: HourKey, statistics: HourStatistics)] {
         var statistics = HourRun()
-        var ranks = SourceRanks(deviceNames: try database.names("device"))
         var merger = SourceMerger<HourKey>()
         func addMerged(_ key: HourKey, _ value: Double) {
             if key.hour >= hours.first && key.hour <= hours.last { statistics.addMerged(key, value) }
         }
         var units: Set<Int64> = []
         while try rows.step() {
-            let start = rows.int64(1), value = rows.double(3)
-            let key = HourKey(unit: rows.int64(0), hour: Self.hour(of: start))
+            let start = rows.start, value = rows.value
+            let key = HourKey(unit: rows.unit, hour: Self.hour(of: start))
             if key.hour >= hours.first && key.hour <= hours.last && statistics.add(key, value) { units.insert(key.unit) }
-            if cumulative {
-                merger.add(start: start, end: rows.int64(2), rank: ranks.rank(device: rows.int64(5), source: rows.int64(4)),
-                           value: value, payload: key, emit: addMerged)
-            }
+            if cumulative { merger.add(start: start, end: rows.end, rank: rows.rank(), value: value, payload: key, emit: addMerged) }
         }
         merger.finish(emit: addMerged)
         // Written in the table's order.
         if units.count > 1 { statistics.hours.sort { ($0.key.unit, $0.key.hour) < ($1.key.unit, $1.key.hour) } }
         return statistics.hours
     }
+}
+
+/// A type's rows in the identity index's order (type, start, end, source, value, unit), as the
+/// hours are counted from them.
+protocol TypeRows {
+    /// Moves to the next row; false after the last.
+    mutating func step() throws -> Bool
+    var unit: Int64 { get }
+    var start: Int64 { get }
+    var end: Int64 { get }
+    var value: Double { get }
+    /// The merge rank of the row's device and source.
+    mutating func rank() -> Int64
+}
+
+/// The rows a statement reads: unit, start, end, value, source, device.
+private struct StatementRows<Statement: StoreStatement>: TypeRows {
+    let statement: Statement
+    var ranks: SourceRanks
+
+    func step() throws -> Bool { try statement.step() }
+    var unit: Int64 { statement.int64(0) }
+    var start: Int64 { statement.int64(1) }
+    var end: Int64 { statement.int64(2) }
+    var value: Double { statement.double(3) }
+    mutating func rank() -> Int64 { ranks.rank(device: statement.int64(5), source: statement.int64(4)) }
 }
 
 /// Hours of one type in the order its rows come (by hour; a few units may share one), for the
