@@ -5,6 +5,8 @@ struct HourSummaryBuilder {
     let database: any StoreDatabase
     /// See `isDense`.
     var denseCount = Self.denseCount
+    /// The types whose rows an import kept in its spill: their hours are counted from there.
+    var spilled: SpilledHours?
 
     struct DirtyType {
         /// `uncounted`: its repeats and superseded rows, which the summary leaves out; `rows`: all.
@@ -105,9 +107,11 @@ struct HourSummaryBuilder {
     /// dirty at its end, pushes' types included: rebuilding the import's hours of a type (the
     /// export's step counts so far) in the push's answer made a push wait 3.7 s.
     /// `firstTurnHours`: the window of a type's first turn (the turns after are sized by their time).
-    static func refresh(_ database: any StoreDatabase, denseCount: Int, pushed: Set<Int64>? = nil, firstTurnHours: Int64 = 24 * 30) throws {
+    /// `spilled`: an import's types whose rows it kept in its spill (right after its commit).
+    static func refresh(_ database: any StoreDatabase, denseCount: Int, pushed: Set<Int64>? = nil, firstTurnHours: Int64 = 24 * 30,
+                        spilled: SpilledHours? = nil) throws {
         if pushed != nil, database.writersRoom?.someoneImports == true { return }
-        let builder = HourSummaryBuilder(database: database, denseCount: denseCount)
+        let builder = HourSummaryBuilder(database: database, denseCount: denseCount, spilled: spilled)
         var turns = WriteTurns(database: database)
         // An import's rebuild looks again once it is through: a push beside it may have left a type dirty.
         for _ in 0..<(pushed == nil ? 3 : 1) {
@@ -228,7 +232,11 @@ struct HourSummaryBuilder {
         let all = (first: Int64(-1) << 40, last: Int64(1) << 40)
         guard type.summarised else {
             // Never summarised (left by an import, or a store from before summaries): judged now.
-            let hours = try statistics(of: type, hours: all)
+            let hours = if var rows = try spilled?.rows(of: type.id, in: database) {
+                try Self.statistics(hours: all, cumulative: CumulativeTypes.contains(type.name), rows: &rows)
+            } else {
+                try statistics(of: type, hours: all)
+            }
             let dense = Self.isDense(rows: hours.reduce(0) { $0 + $1.statistics.count }, hours: hours.count, denseCount: denseCount)
             return TypeHours(typeID: type.id, first: all.first, last: all.last, hours: dense ? hours : [], dense: dense)
         }
@@ -261,7 +269,8 @@ struct HourSummaryBuilder {
         return try read(try database.prepare(sql))
     }
 
-    /// The statistics of `hours` (inclusive) from a type's rows in the identity index's order.
+    /// The statistics of `hours` (inclusive) from a type's rows in the identity index's order: read
+    /// from the store, or merged from an import's spill (`SpilledHours`).
     static func statistics<Rows: TypeRows>(hours: (first: Int64, last: Int64), cumulative: Bool,
                                            rows: inout Rows) throws -> [(key: HourKey, statistics: HourStatistics)] {
         var statistics = HourRun()

@@ -244,8 +244,8 @@ final class MetricWriter: MetricSink {
         case .repeated: counts.repeats += 1
         case .superseded: counts.superseded += 1
         case .counted:
-            try hourSummary.add(typeID: keys.type, typeName: metric.type, unit: keys.unit, start: metric.startDate, end: metric.endDate,
-                                value: metric.value, rank: rank(keys.source, metric))
+            try hourSummary.add(typeID: keys.type, typeName: metric.type, unit: keys.unit, source: keys.source, start: metric.startDate,
+                                end: metric.endDate, value: metric.value, rank: rank(keys.source, metric))
         }
         summary.add(type: keys.type, unit: keys.unit, source: keys.source, state, start: metric.startDate, end: metric.endDate)
         return true
@@ -506,6 +506,9 @@ final class MetricWriter: MetricSink {
             if !hourSummary.uncount(type: row.type, unit: row.unit, start: row.start, value: row.value) { hourSummary.leave(row.type) }
         }
     }
+
+    /// The types whose hours are counted from their spilled rows after the commit (`SpilledHours`).
+    var spilledHours: SpilledHours? { hourSummary.spilledHours.map { SpilledHours(spill: $0.spill, types: $0.types) } }
 
     /// The input was damaged or the run was stopped: an export keeps every metric written so far.
     func abandon() throws {

@@ -12,9 +12,12 @@ import CloudSyncModel
 /// its hours here until the import moves on to another type.
 ///
 /// A type whose values merge across sources (steps, distances…) and whose rows come out of start
-/// order (listed source by source) is left to the rebuild from the rows (`HourSummaryBuilder`):
-/// merging needs every source in start order. Another type's plain statistics do not need order:
-/// when its rows go back in time (the next source), its hours so far are written and it goes on.
+/// order (listed source by source) is left to the rebuild (`HourSummaryBuilder`): merging needs
+/// every source in start order. On SQLite, a type new to the store has its counted rows kept in a
+/// spill as they come (`MergeSpill`), and is rebuilt from there after the commit (`SpilledHours`);
+/// otherwise, and when the spill cannot be written, from its rows in the store. Another type's
+/// plain statistics do not need order: when its rows go back in time (the next source), its hours
+/// so far are written and it goes on.
 /// A type the store already had is counted here too when its summary is current and its values do
 /// not merge, or merge but its new rows start after every stored one has ended (a batch of steps
 /// after the last); otherwise it is rebuilt, as its new rows may change the merged values of old
@@ -29,6 +32,10 @@ final class OnlineHourSummary {
         var rows = 0, hourCount = 0
         /// Dense: its hours are written at each commit.
         var dense = false
+        /// Its counted rows go to the spill too: its values merge and the store had none of it.
+        var spilling = false
+        /// Its rows went back in time: its hours are counted from the spill after the commit, not here.
+        var mergedLater = false
         // Unchecked (one thread imports): their checks were 9 M of the 48 MB export's counting.
         @exclusivity(unchecked) var merger = SourceMerger<HourSummaryBuilder.HourKey>()
         /// Hours since the last commit, in the order the rows came.
@@ -75,6 +82,12 @@ final class OnlineHourSummary {
     private static let heldLimit = 8192
     private var currentID: Int64 = -1
     private var current: TypeHours?
+    /// The merged types' rows (see `MergeSpill`), made when the first such type comes; nil on
+    /// PostgreSQL and for a bulk load, whose rebuilds read the rows where they are.
+    private var spill: MergeSpill?
+    private let spills: Bool
+    /// Makes the spill (a test's may be unwritable).
+    var makeSpill = { MergeSpill() }
 
     private let denseCount: Int
 
@@ -85,6 +98,9 @@ final class OnlineHourSummary {
         self.database = database
         self.denseCount = denseCount
         self.bulk = bulk
+        // Only where another connection's commit can be seen (`othersCommits`): one after the
+        // import's would make the spill miss rows (`SpilledHours`).
+        spills = try bulk == nil && database.othersCommits() != nil
         // `WHERE true`: SQLite's parser needs it between a SELECT and its ON CONFLICT.
         if let bulk {
             destination = .bulk(try bulk.hourRows(HourSummaryBuilder.HourStatistics.cellTypes, columns: HourSummaryBuilder.HourStatistics.columns))
@@ -112,8 +128,8 @@ final class OnlineHourSummary {
     }
 
     /// A new row of the type (`typeName` is read only the first time the type is seen).
-    func add(typeID: Int64, typeName: @autoclosure () -> ByteText, unit: Int64, start: Int64, end: Int64, value: Double,
-             rank: @autoclosure () throws -> Int64) throws {
+    func add(typeID: Int64, typeName: @autoclosure () -> ByteText, unit: Int64, source: Int64, start: Int64, end: Int64,
+             value: Double, rank: @autoclosure () throws -> Int64) throws {
         if typeID != currentID {
             // Moving on from a type not yet judged: judged now.
             if let previous = current, !previous.dense { judge(currentID, previous) }
@@ -137,13 +153,26 @@ final class OnlineHourSummary {
                     }
                 } else {
                     current = TypeHours(cumulative: cumulative)
+                    current?.spilling = cumulative && spills
                 }
                 types[typeID] = current.map { .counted($0) } ?? .rebuilt
             }
         }
         guard let type = current else { return }
+        // Asked once: a device's name is looked up for it.
+        let rowRank = type.cumulative ? try rank() : 0
+        if type.spilling {
+            try spillRow(typeID, type, MergeSpill.Row(start: start, end: end, source: source, value: value, unit: unit, rank: rowRank))
+        }
+        if type.mergedLater { return }
         if start < type.lastStart {
-            guard !type.cumulative else { return leave(typeID) }
+            if type.cumulative {
+                guard type.spilling else { return leave(typeID) }
+                // Counted from the spill after the commit: what was counted here is dropped.
+                type.mergedLater = true
+                type.hours.hours.removeAll()
+                return
+            }
             // Written now: the hours to come go back in time, where a search from the end would be slow.
             if type.dense { try write(typeID, type) }
         }
@@ -156,7 +185,33 @@ final class OnlineHourSummary {
         }
         type.rows += 1
         if !type.dense && type.rows >= denseCount { type.dense = true }
-        if type.cumulative { type.merger.add(start: start, end: end, rank: try rank(), value: value, payload: key, emit: type.addMerged) }
+        if type.cumulative { type.merger.add(start: start, end: end, rank: rowRank, value: value, payload: key, emit: type.addMerged) }
+    }
+
+    /// Keeps a counted row of a merged type in the spill. A spill that cannot be written (a full
+    /// /tmp) or a type with too many runs leaves the types it would have counted to the rebuild from
+    /// their rows: nothing is lost, the import goes on.
+    private func spillRow(_ typeID: Int64, _ type: TypeHours, _ row: MergeSpill.Row) throws {
+        do {
+            if spill == nil { spill = makeSpill() }
+            if try spill!.append(type: typeID, row) { return }
+            type.spilling = false
+            if type.mergedLater { leave(typeID) }
+        } catch is MergeSpill.SpillError {
+            spill = nil
+            for case let (id, .counted(counted)) in types where counted.spilling {
+                counted.spilling = false
+                if counted.mergedLater { leave(id) }
+            }
+        }
+    }
+
+    /// The types whose hours are to be counted from the spill after the commit, and the spill; nil
+    /// when there are none. Asked once the rows are all in (`finish`).
+    var spilledHours: (spill: MergeSpill, types: Set<Int64>)? {
+        guard let spill else { return nil }
+        let types = Set(types.compactMap { id, fate in if case .counted(let type) = fate, type.mergedLater { id } else { nil } })
+        return types.isEmpty ? nil : (spill, types)
     }
 
     /// A row counted here as new turned out not to count (a bulk load's row decided written twice or
@@ -183,6 +238,8 @@ final class OnlineHourSummary {
 
     /// Decides whether a type is dense; one that is not gets no summary.
     private func judge(_ typeID: Int64, _ type: TypeHours) {
+        // Judged by the rebuild from all its rows: only its first run's are counted here.
+        guard !type.mergedLater else { return }
         type.dense = HourSummaryBuilder.isDense(rows: type.rows, hours: type.hourCount, denseCount: denseCount)
         if !type.dense {
             types[typeID] = .without
@@ -227,7 +284,7 @@ final class OnlineHourSummary {
     /// The rows are all in: the merged values still pending are counted, and the types counted
     /// here are written and marked current, in the open (last) transaction.
     func finish() throws {
-        for case let (typeID, .counted(type)) in types {
+        for case let (typeID, .counted(type)) in types where !type.mergedLater {
             type.merger.finish(emit: type.addMerged)
             if !type.dense { judge(typeID, type) }
         }
@@ -243,6 +300,7 @@ final class OnlineHourSummary {
         var current: [Int64] = [], without: [Int64] = []
         for (typeID, fate) in types {
             switch fate {
+            case .counted(let type) where type.mergedLater: break   // left dirty: counted from the spill
             case .counted(let type) where type.dense: current.append(typeID)
             case .counted, .without: without.append(typeID)
             case .rebuilt:
