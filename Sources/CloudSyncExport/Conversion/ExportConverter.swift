@@ -32,6 +32,9 @@ public final class ExportConverter: ExportElementConsumer, RecordReader {
     /// Called with each top-level element before it is mapped (the archive reader collects the
     /// workouts that routes link to, and HRV beat lists, with it). Nil costs nothing.
     @exclusivity(unchecked) var elementTrees: ((ElementTree) throws -> Void)?
+    /// Called on the mapping thread every 4,096 elements (the archive reader writes the routes decoded
+    /// meanwhile with it). Nil costs nothing.
+    @exclusivity(unchecked) var betweenElements: (() throws -> Void)?
     /// For a zip from a pipe: the other entries to decode as they stream past.
     @exclusivity(unchecked) var streamed: DecodedEntries?
     /// Checked between elements; set by a signal handler to stop cleanly.
@@ -124,6 +127,7 @@ public final class ExportConverter: ExportElementConsumer, RecordReader {
         if elementsSinceCheck >= 4096 {
             elementsSinceCheck = 0
             if shouldStop() { throw ConversionError.interrupted }
+            if let betweenElements { try betweenElements() }
             if let onProgress, Date().timeIntervalSince(lastProgress) >= 0.5 {
                 lastProgress = Date()
                 onProgress(ReaderProgress(metrics: report.metrics, elements: elements, seconds: Date().timeIntervalSince(started),

@@ -30,6 +30,14 @@ public protocol KindReader<Kind>: AnyObject {
     /// What the run's summary adds ("3 beats skipped: a time that does not parse").
     var notes: [String] { get }
 
+    /// True when a file's record may be written as soon as it is read, before export.xml is, and
+    /// linked after (`wroteUnlinked`, `linkWritten`), to a sink that can (`LinkingRecordSink`).
+    var writesBeforeLink: Bool { get }
+    /// A record written so: kept (what linking needs of it) for `linkWritten`.
+    func wroteUnlinked(_ record: Kind.Record)
+    /// After export.xml: each record written before its link, linked, for those that found one.
+    func linkWritten(_ relink: (Kind.Record) throws -> Void) throws
+
     /// A file's record in a run's spill (a zip from a pipe lists files before export.xml).
     func spill(_ record: Kind.Record, into writer: inout SpillWriter)
     func unspill(from reader: inout SpillReader) -> Kind.Record
@@ -46,6 +54,9 @@ extension KindReader {
     public func damaged(_ damage: EntryDamage) {}
     public func finish(_ emit: (Kind.Record) throws -> Void) throws {}
     public var notes: [String] { [] }
+    public var writesBeforeLink: Bool { false }
+    public func wroteUnlinked(_ record: Kind.Record) {}
+    public func linkWritten(_ relink: (Kind.Record) throws -> Void) throws {}
     public func spill(_ record: Kind.Record, into writer: inout SpillWriter) {
         preconditionFailure("\(Kind.name) reads no files of the archive")
     }

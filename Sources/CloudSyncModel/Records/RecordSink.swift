@@ -25,6 +25,17 @@ public protocol FileRecordSink: RecordSink {
     func alreadyHolds<Kind: RecordKind>(file path: String, as kind: Kind.Type) throws -> RecordCount?
 }
 
+/// A sink that takes an archive file's record before what links it is read (a route before its
+/// workout, which export.xml lists after its records) and links it afterwards: a store, which so
+/// writes a route's points beside the parse instead of after it. The order of its records is then
+/// the order they were written in, not export.xml's (`convert` keeps that).
+public protocol LinkingRecordSink: FileRecordSink {
+    /// False when records are to be written linked, as they come after export.xml.
+    var writesBeforeLink: Bool { get }
+    /// Gives a record written before its link the link found since (the record is found by its key).
+    func relink<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws
+}
+
 /// Records as JSON Lines (`convert --kind …`, `export --kind …`).
 public final class RecordLinesSink: RecordLineSink {
     private let output: OutputFile

@@ -21,11 +21,14 @@ public protocol StoredKind: RecordKind {
     /// when none is (or the kind does not key its records by file): a file whose record is stored
     /// is not read again.
     static func stored(file path: String, in rows: KindRows) throws -> RecordCount?
+    /// Gives a record inserted before its link (`LinkingRecordSink`) the link found since.
+    static func relink(_ record: Record, into rows: KindRows) throws
 }
 
 extension StoredKind {
     public static var storedLines: StoredLines? { nil }
     public static func stored(file path: String, in rows: KindRows) throws -> RecordCount? { nil }
+    public static func relink(_ record: Record, into rows: KindRows) throws {}
 }
 
 /// Where a kind keeps its records as JSON lines (a `line` column).
