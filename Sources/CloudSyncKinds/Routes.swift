@@ -57,9 +57,24 @@ extension RouteKind: ArchiveRecordKind {
         return true
     }
 
-    /// A GPX file's route is keyed by its file.
+    /// A route written before its workout was read (`RouteReader.writesBeforeLink`) gets it.
+    public static func relink(_ route: Route, into rows: KindRows) throws {
+        let update = try rows.statement("""
+            UPDATE route SET workout_type = ?, workout_start = ?, workout_end = ? WHERE key = ? AND workout_type IS NULL
+            """)
+        try update.bind(1, route.workoutType)
+        try update.bind(2, route.workoutStart)
+        try update.bind(3, route.workoutEnd)
+        try update.bind(4, route.key)
+        _ = try update.step()
+        update.reset()
+    }
+
+    /// A GPX file's route is keyed by its file. One without a workout is read again: an import killed
+    /// between writing it and linking it left it so (or no workout holds it, and reading it again
+    /// finds none again).
     public static func stored(file path: String, in rows: KindRows) throws -> RecordCount? {
-        let select = try rows.statement("SELECT point_count FROM route WHERE key = ?")
+        let select = try rows.statement("SELECT point_count FROM route WHERE key = ? AND workout_type IS NOT NULL")
         try select.bind(1, path)
         guard try select.step() else { return nil }
         return RecordCount(records: 1, parts: Int(select.int64(0)))
@@ -100,6 +115,24 @@ final class RouteReader: KindReader {
         var linked = route
         if linked.workoutType == nil { workouts.link(&linked) }
         try emit(linked)
+    }
+
+    /// Routes written before export.xml's workouts were read: their files, and their first timed
+    /// points (all that `WorkoutIndex.link` reads), not their points.
+    private var unlinked: [Route] = []
+
+    var writesBeforeLink: Bool { true }
+
+    func wroteUnlinked(_ route: Route) {
+        unlinked.append(Route(file: route.file, points: route.points.first { $0.time != nil }.map { [$0] } ?? []))
+    }
+
+    func linkWritten(_ relink: (Route) throws -> Void) throws {
+        for var route in unlinked {
+            workouts.link(&route)
+            if route.workoutType != nil { try relink(route) }
+        }
+        unlinked = []
     }
 
     func spill(_ route: Route, into writer: inout SpillWriter) {

@@ -93,9 +93,14 @@ public final class ArchiveConverter: RecordReader {
             }
         }
         var decoding: EntryDecodingThread?
+        var early: EarlyEntries?
         if let seekable {
+            let entries = try DecodedEntries(runs: runs, early: true)
+            early = entries.early
             decoding = EntryDecodingThread(zip: seekable, wanted: try wantedFiles(of: seekable.directory),
-                                           entries: try DecodedEntries(runs: runs), shouldStop: control.shouldStop)
+                                           entries: entries, shouldStop: control.shouldStop)
+            // The routes decoded meanwhile are written on the mapping thread, between two elements.
+            if let early { converter.betweenElements = { for entry in early.take() { try entry.writeUnlinked() } } }
             decoding?.start()
         } else if !reading.isEmpty {
             converter.streamed = try DecodedEntries(runs: runs)
@@ -103,9 +108,12 @@ public final class ArchiveConverter: RecordReader {
         do {
             report.conversion = try converter.read(into: sinks, control: control)
         } catch {
+            _ = early?.close()
             decoding?.cancel()
             throw error
         }
+        // export.xml is read: what is still on its way is linked as it is written, the rest spilled.
+        for entry in early?.close() ?? [] { try entry.write() }
         if let decoding { try decoding.finish() }
         if let entries = decoding?.entries ?? converter.streamed {
             for damage in entries.damages { damaged(damage) }

@@ -6,11 +6,15 @@
 final class DecodedEntries: @unchecked Sendable {
     private let runs: [KindRun]
     let spill: RecordSpill
+    /// The records written beside export.xml, on their way to the mapping thread; nil when no kind
+    /// read writes so, or the files come from a pipe.
+    let early: EarlyEntries?
     private(set) var damages: [EntryDamage] = []
 
-    init(runs: [KindRun]) throws {
+    init(runs: [KindRun], early: Bool = false) throws {
         self.runs = runs
         spill = try RecordSpill()
+        self.early = early && runs.contains { $0.writesEarly } ? EarlyEntries() : nil
     }
 
     /// The decoder of the file at `path`, when a kind being read takes it.
@@ -21,7 +25,9 @@ final class DecodedEntries: @unchecked Sendable {
 
     func finished(_ decoded: (index: Int, decoder: EntryDecoder)) throws {
         switch decoded.decoder.finish() {
-        case .success(let entry): try spill.append(kind: decoded.index, entry)
+        case .success(let entry):
+            if runs[decoded.index].writesEarly, let early, early.offer(entry) { return }
+            try spill.append(kind: decoded.index, entry)
         case .failure(let damage): damages.append(damage)
         }
     }

@@ -7,6 +7,9 @@ final class KindRun {
     let name: String
     let elements: Set<ElementName>
     let files: ArchiveFiles?
+    /// Its files' records are written as they are decoded, beside export.xml, and linked after it
+    /// (`KindReader.writesBeforeLink`): the sink can, and no date filter needs the link's date.
+    let writesEarly: Bool
     private(set) var count = RecordCount()
     private let readElement: (ElementTree) throws -> Void
     private let decodeFile: (String) -> EntryDecoder
@@ -30,6 +33,8 @@ final class KindRun {
             try sink.write(record, as: Kind.self)
         }
         readElement = { tree in try reader.read(element: tree, write) }
+        let linking = filter.hasDateBounds ? nil : sink as? any LinkingRecordSink
+        writesEarly = reader.writesBeforeLink && linking?.writesBeforeLink == true
         let files = reader.files
         decodeFile = { path in
             let fileReader = reader.fileReader()
@@ -37,7 +42,11 @@ final class KindRun {
             return EntryDecoder(path: path, consume: fileReader.consume) {
                 let record = try fileReader.finish(path: archivePath)
                 return DecodedEntry(write: { try reader.link(record, write) },
-                                    spill: { writer in reader.spill(record, into: &writer) })
+                                    spill: { writer in reader.spill(record, into: &writer) },
+                                    writeUnlinked: {
+                                        try write(record)
+                                        reader.wroteUnlinked(record)
+                                    })
             }
         }
         // A file whose record the sink holds is counted as read, unless a date filter is on: the
@@ -51,7 +60,10 @@ final class KindRun {
             return true
         }
         unspill = { spilled in try reader.link(reader.unspill(from: &spilled), write) }
-        finishRun = { try reader.finish(write) }
+        finishRun = {
+            if let linking { try reader.linkWritten { record in try linking.relink(record, as: Kind.self) } }
+            try reader.finish(write)
+        }
         damagedFile = reader.damaged
         readerNotes = { reader.notes }
         describe = Kind.describe
@@ -73,11 +85,12 @@ final class KindRun {
     func finish() throws { try finishRun() }
 }
 
-/// A file read, before it is linked and written: written at once from a seekable zip, spilled from a
-/// pipe (export.xml may come after it).
+/// A file read, before it is linked and written: spilled, and linked and written once export.xml has
+/// been read; or written unlinked beside it, when its kind and the sink can (`KindRun.writesEarly`).
 struct DecodedEntry {
     let write: () throws -> Void
     let spill: (inout SpillWriter) -> Void
+    let writeUnlinked: () throws -> Void
 }
 
 /// Decodes one file of a kind: feeds its reader the bytes, and gives the record, or the problem that

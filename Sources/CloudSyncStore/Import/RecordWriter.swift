@@ -4,7 +4,7 @@ import CloudSyncModel
 /// `StoredKind` conformance, once by the kind's key: importing the same export again adds nothing.
 /// A record is written whole in the import's open transaction (a route with all its points), and
 /// weighs its parts in the import's commit interval.
-final class RecordWriter: FileRecordSink {
+final class RecordWriter: LinkingRecordSink {
     /// An import's records of one kind: added, and already in the store.
     struct Imported: Sendable {
         var new = 0
@@ -51,6 +51,19 @@ final class RecordWriter: FileRecordSink {
 
     private func insert<Stored: StoredKind>(_ record: Any, as kind: Stored.Type) throws -> Bool {
         try Stored.insert(record as! Stored.Record, into: rows)
+    }
+
+    /// On SQLite: a route's points are written beside the parse. On PostgreSQL they go into the bulk
+    /// load's partition, which is not attached before the end: written linked, as they come after it.
+    var writesBeforeLink: Bool { rows.database is SQLiteDatabase }
+
+    func relink<Kind: RecordKind>(_ record: Kind.Record, as kind: Kind.Type) throws {
+        guard kinds.contains(Kind.name), let stored = Kind.self as? any StoredKind.Type else { throw StoreError.unstorable(Kind.name) }
+        try relink(record, as: stored)
+    }
+
+    private func relink<Stored: StoredKind>(_ record: Any, as kind: Stored.Type) throws {
+        try Stored.relink(record as! Stored.Record, into: rows)
     }
 
     /// The session commits: nothing of its own to do when the input is read.
