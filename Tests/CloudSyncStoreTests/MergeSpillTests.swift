@@ -50,12 +50,27 @@ import Testing
         #expect(try Self.merged(spill, type: 9).isEmpty)
     }
 
+    /// A type listed in order but for thousands of rows that go back in time (the 1 GB export's
+    /// active energy): as many runs, each through a smaller buffer.
+    @Test func thousandsOfRunsAreMergedInOrder() throws {
+        let spill = MergeSpill()
+        var added: [MergeSpill.Row] = []
+        for block in 0..<3_000 {
+            // Each block starts before the last block's rows: a run of its own.
+            for row in 0..<5 { added.append(Self.row(Int64(block * 3 + row * 7), Int64(block * 3 + row * 7 + 60), value: Double(block % 4))) }
+        }
+        for row in added { #expect(try spill.append(type: 9, row)) }
+        let read = try Self.merged(spill, type: 9)
+        #expect(read.count == added.count)
+        #expect(read.map(Self.key) == added.map(Self.key).sorted { $0.lexicographicallyPrecedes($1) })
+    }
+
     @Test func aTypeWithMoreRunsThanAreMergedIsLeftToItsRows() throws {
         let spill = MergeSpill()
         for run in 0..<MergeSpill.mostRuns {
-            #expect(try spill.append(type: 7, Self.row(Int64(100 - run), 200)))
+            #expect(try spill.append(type: 7, Self.row(Int64(MergeSpill.mostRuns - run), 200)))
         }
-        #expect(try !spill.append(type: 7, Self.row(1, 200)))
+        #expect(try !spill.append(type: 7, Self.row(0, 200)))
         #expect(try spill.append(type: 8, Self.row(1, 200)))
     }
 

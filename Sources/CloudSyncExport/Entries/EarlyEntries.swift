@@ -13,7 +13,7 @@ final class EarlyEntries: @unchecked Sendable {
     private let condition = NSCondition()
     private var entries: [DecodedEntry] = []
     private var open = true
-    static let most = 8
+    static let most = 4
 
     /// Decoding thread: queues the entry, after waiting for room; false once closed (the caller
     /// then spills it, to be linked and written at the end).
