@@ -31,7 +31,12 @@ extension RouteKind: ArchiveRecordKind {
         try insert.bind(5, route.workoutEnd)
         try insert.bind(6, Int64(route.points.count))
         try insert.bind(7, rows.runID)
-        guard try insert.step() else { return false }
+        guard try insert.step() else {
+            // Stored before without its workout (written before its link by an import killed
+            // before linking it): linked now, whichever way this import reads the archive.
+            if route.workoutType != nil { try relink(route, into: rows) }
+            return false
+        }
         let routeID = insert.int64(0)
         insert.reset()
         let points = try rows.addedRows([.integer, .integer, .integer] + Array(repeating: .real, count: 7), into: "route_point",

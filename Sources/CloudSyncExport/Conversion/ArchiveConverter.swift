@@ -113,7 +113,12 @@ public final class ArchiveConverter: RecordReader {
             throw error
         }
         // export.xml is read: what is still on its way is linked as it is written, the rest spilled.
-        for entry in early?.close() ?? [] { try entry.write() }
+        do {
+            for entry in early?.close() ?? [] { try entry.write() }
+        } catch {
+            decoding?.cancel()
+            throw error
+        }
         if let decoding { try decoding.finish() }
         if let entries = decoding?.entries ?? converter.streamed {
             for damage in entries.damages { damaged(damage) }

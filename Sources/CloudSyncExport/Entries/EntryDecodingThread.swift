@@ -4,7 +4,8 @@ import Foundation
 
 /// The files of a seekable zip (GPX routes, ECG CSVs, FHIR resources), decoded on their own thread
 /// while export.xml is parsed, into the same spill a zip from a pipe uses (`DecodedEntries`); they
-/// are linked and written once export.xml has been read.
+/// are linked and written once export.xml has been read, but for the routes a store writes before
+/// their link (`EarlyEntries`).
 ///
 /// Why a thread: decoded after export.xml, the 1 GB generated export's 148 MB of GPX and its ECGs
 /// took 1.4 s of a 10.2 s import on the parser thread alone while the other two threads waited

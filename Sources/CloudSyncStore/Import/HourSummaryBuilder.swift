@@ -232,16 +232,23 @@ struct HourSummaryBuilder {
         let all = (first: Int64(-1) << 40, last: Int64(1) << 40)
         guard type.summarised else {
             // Never summarised (left by an import, or a store from before summaries): judged now.
-            let hours = if var rows = try spilled?.rows(of: type.id, in: database) {
-                try Self.statistics(hours: all, cumulative: CumulativeTypes.contains(type.name), rows: &rows)
-            } else {
-                try statistics(of: type, hours: all)
-            }
+            let hours = try spilledStatistics(of: type, hours: all) ?? statistics(of: type, hours: all)
             let dense = Self.isDense(rows: hours.reduce(0) { $0 + $1.statistics.count }, hours: hours.count, denseCount: denseCount)
             return TypeHours(typeID: type.id, first: all.first, last: all.last, hours: dense ? hours : [], dense: dense)
         }
         let range = (first: Self.hour(of: type.from - type.longest), last: Self.hour(of: max(type.to, type.from)))
         return TypeHours(typeID: type.id, first: range.first, last: range.last, hours: try statistics(of: type, hours: range))
+    }
+
+    /// The statistics of `hours` from the rows an import spilled (`SpilledHours`); nil when they are
+    /// to be read from the store, also when the spill cannot be read back (the rows are there).
+    private func spilledStatistics(of type: DirtyType, hours: (first: Int64, last: Int64)) throws -> [(key: HourKey, statistics: HourStatistics)]? {
+        guard var rows = try spilled?.rows(of: type.id, in: database) else { return nil }
+        do {
+            return try Self.statistics(hours: hours, cumulative: CumulativeTypes.contains(type.name), rows: &rows)
+        } catch is MergeSpill.SpillError {
+            return nil
+        }
     }
 
     /// The statistics of `hours` (inclusive) from the rows. The rows read reach `longest` beyond on

@@ -108,7 +108,9 @@ final class MetricWriter: MetricSink {
         rule = origin.isPushed ? try SupersedeRule(database: database) : nil
         storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
         bulk = try BulkLoad.begin(database: database, origin: origin, storedBefore: storedBefore)
-        hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount, bulk: bulk)
+        // A document committed whole (a push, a received batch) rebuilds its few hours before its
+        // commit, from the rows: it keeps no spill.
+        hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount, bulk: bulk, spills: origin.commit == .inChunks)
         let dialect = database.dialect
         insert = try database.prepare("""
             \(dialect.insertOrIgnore) INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,
@@ -507,8 +509,15 @@ final class MetricWriter: MetricSink {
         }
     }
 
-    /// The types whose hours are counted from their spilled rows after the commit (`SpilledHours`).
-    var spilledHours: SpilledHours? { hourSummary.spilledHours.map { SpilledHours(spill: $0.spill, types: $0.types) } }
+    /// The types whose hours are counted from their spilled rows after the commit (`SpilledHours`),
+    /// as of the store's version at the import's last BEGIN: no other connection can commit between
+    /// it and the import's commit, which holds the write lock (read after the commit, a push let in
+    /// right then would go unseen). None when a chunk's rows were not all inserted as counted
+    /// (`miscounted`): the spill holds rows the store does not.
+    var spilledHours: SpilledHours? {
+        guard !miscounted, let dataVersion, let spilled = hourSummary.spilledHours else { return nil }
+        return SpilledHours(spill: spilled.spill, types: spilled.types, asCommitted: dataVersion)
+    }
 
     /// The input was damaged or the run was stopped: an export keeps every metric written so far.
     func abandon() throws {

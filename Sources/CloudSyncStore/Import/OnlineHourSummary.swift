@@ -94,13 +94,14 @@ final class OnlineHourSummary {
     /// A bulk load's: the hours go to its hour table (`BulkHours`), attached at `finish`.
     private let bulk: BulkLoad?
 
-    init(database: any StoreDatabase, denseCount: Int, bulk: BulkLoad? = nil) throws {
+    /// `spills`: the merged types' rows may be kept in a spill (an export's import, in chunks).
+    init(database: any StoreDatabase, denseCount: Int, bulk: BulkLoad? = nil, spills: Bool = true) throws {
         self.database = database
         self.denseCount = denseCount
         self.bulk = bulk
         // Only where another connection's commit can be seen (`othersCommits`): one after the
         // import's would make the spill miss rows (`SpilledHours`).
-        spills = try bulk == nil && database.othersCommits() != nil
+        self.spills = try spills && bulk == nil && database.othersCommits() != nil
         // `WHERE true`: SQLite's parser needs it between a SELECT and its ON CONFLICT.
         if let bulk {
             destination = .bulk(try bulk.hourRows(HourSummaryBuilder.HourStatistics.cellTypes, columns: HourSummaryBuilder.HourStatistics.columns))

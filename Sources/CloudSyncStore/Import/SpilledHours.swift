@@ -6,22 +6,21 @@
 package struct SpilledHours {
     let spill: MergeSpill
     let types: Set<Int64>
-    /// `othersCommits` right after the import's commit.
-    private var asCommitted: Int64?
+    /// `othersCommits` as of the import's last commit.
+    private let asCommitted: Int64
 
-    init(spill: MergeSpill, types: Set<Int64>) {
+    init(spill: MergeSpill, types: Set<Int64>, asCommitted: Int64) {
         self.spill = spill
         self.types = types
+        self.asCommitted = asCommitted
     }
 
-    /// Notes the store's version right after the import's last commit.
-    mutating func committed(in database: any StoreDatabase) throws { asCommitted = try database.othersCommits() }
-
     /// The type's rows from the spill, in the identity index's order; nil when they are to be read
-    /// from the store (not spilled, or another connection has committed since the import).
+    /// from the store: not spilled, another connection has committed since the import, or the spill
+    /// cannot be read back (the rows are in the store).
     func rows(of typeID: Int64, in database: any StoreDatabase) throws -> SpilledRows? {
-        guard types.contains(typeID), let asCommitted, try database.othersCommits() == asCommitted else { return nil }
-        return SpilledRows(rows: try spill.rows(of: typeID))
+        guard types.contains(typeID), try database.othersCommits() == asCommitted else { return nil }
+        return try? SpilledRows(rows: spill.rows(of: typeID))
     }
 }
 

@@ -120,10 +120,8 @@ public final class StoreImport: StoreAccess {
             }
             // After the rows are committed: a kill here leaves the summaries dirty, not wrong.
             if !summariesCurrent {
-                var spilled = metrics.spilledHours
-                try spilled?.committed(in: database)
                 try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount,
-                                               pushed: origin.isPushed ? metrics.pushedTypes : nil, spilled: spilled)
+                                               pushed: origin.isPushed ? metrics.pushedTypes : nil, spilled: metrics.spilledHours)
             }
             if origin.counting == .truthUpToItsDate, try SupersedeRule.applyExportDate(in: database) {
                 try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount)
