@@ -243,8 +243,8 @@ struct HourSummaryBuilder {
     /// The statistics of `hours` from the rows an import spilled (`SpilledHours`); nil when they are
     /// to be read from the store, also when the spill cannot be read back (the rows are there).
     private func spilledStatistics(of type: DirtyType, hours: (first: Int64, last: Int64)) throws -> [(key: HourKey, statistics: HourStatistics)]? {
-        guard var rows = try spilled?.rows(of: type.id, in: database) else { return nil }
         do {
+            guard var rows = try spilled?.rows(of: type.id, in: database) else { return nil }
             return try Self.statistics(hours: hours, cumulative: CumulativeTypes.contains(type.name), rows: &rows)
         } catch is MergeSpill.SpillError {
             return nil

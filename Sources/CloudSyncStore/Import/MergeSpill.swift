@@ -36,8 +36,6 @@ final class MergeSpill {
     /// A type with more runs than this is rebuilt from its rows: merging reads each run through a
     /// buffer of its own (at least 8 rows, 384 bytes).
     static let mostRuns = 16_384
-    /// How an error would name it (a full /tmp makes the types be rebuilt from their rows instead).
-    static let name = "the temporary file in /tmp that holds the merged types' rows until the import's end"
 
     /// Made when the buffer is first full (a push's few rows never make one), by `makeFile`.
     private var file: UnsafeMutablePointer<FILE>?

@@ -16,11 +16,11 @@ package struct SpilledHours {
     }
 
     /// The type's rows from the spill, in the identity index's order; nil when they are to be read
-    /// from the store: not spilled, another connection has committed since the import, or the spill
-    /// cannot be read back (the rows are in the store).
+    /// from the store: not spilled, or another connection has committed since the import. Throws
+    /// `MergeSpill.SpillError` when the spill cannot be read back (the caller reads the store).
     func rows(of typeID: Int64, in database: any StoreDatabase) throws -> SpilledRows? {
         guard types.contains(typeID), try database.othersCommits() == asCommitted else { return nil }
-        return try? SpilledRows(rows: spill.rows(of: typeID))
+        return SpilledRows(rows: try spill.rows(of: typeID))
     }
 }
 
