@@ -72,6 +72,12 @@ extension StagingStore {
     /// `HealthMetricsReader`) in one transaction: all of them, or (on any problem) none.
     @discardableResult
     public func importMetrics(_ metrics: [HealthMetric], origin: ImportOrigin) throws -> StoreImportResult {
+        try importMetrics(ReceivedMetrics(metrics), origin: origin)
+    }
+
+    /// The same, for samples already read as bytes (a CloudCare body).
+    @discardableResult
+    public func importMetrics(_ metrics: ReceivedMetrics, origin: ImportOrigin) throws -> StoreImportResult {
         var origin = origin
         origin.samples = metrics.count
         let session = try beginImport(origin)

@@ -12,6 +12,11 @@ extension Receiver {
     /// stored, or the answer that says why not (`refusal`), said in the log as the handler's errors are.
     func storeReceived(_ samples: [HealthMetric], of owner: String, as origin: ImportOrigin,
                        path: String) async -> Result<StoreImportResult, RefusedWrite> {
+        await storeReceived(ReceivedMetrics(samples), of: owner, as: origin, path: path)
+    }
+
+    func storeReceived(_ samples: ReceivedMetrics, of owner: String, as origin: ImportOrigin,
+                       path: String) async -> Result<StoreImportResult, RefusedWrite> {
         switch await stores.write(owner: owner, { try $0.importMetrics(samples, origin: origin) }) {
         case .success(let result): return .success(result)
         case .failure(let error):
