@@ -6,8 +6,23 @@ import CloudSyncModel
 /// on SQLite). The answers are the decoder's: a body that is not JSON is "not valid JSON"; then,
 /// field by field in the envelope's order, a missing field, a null and a value of the wrong type,
 /// each named by its path (`metrics[1].metadata`); members the envelope does not name are passed.
+/// The metrics are read straight into bytes (`ReceivedMetrics`), their dates parsed as they are
+/// read: a `MetricBody` a metric, then a `HealthMetric`, then bytes again for the store, was
+/// most of the reading (allocations, reference counting, hashing: perf, 166,056 metrics).
 enum CloudCareEnvelopeReader {
-    static func read(_ bytes: ByteText) -> Result<HealthDataExportBody, FieldProblem> {
+    /// The envelope as read. The body's fields were all there and of their types; a date that does not
+    /// read is said by the caller, after every field (the decoder's order: its fields, then the dates).
+    struct Envelope {
+        var userId: String, deviceId: String, exportTimestamp: String
+        var dataRange: HealthDataExportBody.DataRange
+        /// The metrics the caller keeps (`keeps`), mapped.
+        var metrics: ReceivedMetrics
+        /// The first kept metric whose date does not read: its index in the body, and which date.
+        var unreadableDate: (index: Int, problem: DateProblem)?
+    }
+
+    /// `keeps`: whether a metric of this type is kept (the real backend's list of types); all when nil.
+    static func read(_ bytes: ByteText, keeps: ((ByteText) -> Bool)? = nil) -> Result<Envelope, FieldProblem> {
         let arena = TextArena()
         let notJSON = FieldProblem(field: "body", message: "not valid JSON", type: "value_error.jsondecode")
         do {
@@ -29,11 +44,11 @@ enum CloudCareEnvelopeReader {
             let exportTimestamp = try envelope.string(2, arena)
             let range = try Members(envelope.cursor(3, arena), at: "dataRange", names: ["startDate", "endDate"])
             let dataRange = HealthDataExportBody.DataRange(startDate: try range.string(0, arena), endDate: try range.string(1, arena))
-            var metrics: [MetricBody] = []
             var list = try envelope.cursor(4, arena, expecting: .array, "an array")
-            try list.array { cursor, index in metrics.append(try metric(&cursor, at: index, arena)) }
-            return .success(HealthDataExportBody(userId: userId, deviceId: deviceId, exportTimestamp: exportTimestamp,
-                                                 dataRange: dataRange, metrics: metrics))
+            var metrics = MetricsRead(capacity: 1024, keeps: keeps)
+            try list.array { cursor, index in try metrics.read(&cursor, at: index, arena) }
+            return .success(Envelope(userId: userId, deviceId: deviceId, exportTimestamp: exportTimestamp, dataRange: dataRange,
+                                     metrics: metrics.received, unreadableDate: metrics.unreadableDate))
         } catch let problem as FieldProblem {
             return .failure(problem)
         } catch {
@@ -41,35 +56,61 @@ enum CloudCareEnvelopeReader {
         }
     }
 
-    /// A metric read in one pass over its members, each value read as it is passed; its problems are
-    /// then said in `MetricBody`'s order, as `Members` says them. Capturing its members first, then
-    /// reading each again, was a third of the envelope's reading (perf, 166,056 metrics).
-    private static func metric(_ cursor: inout JSONCursor, at index: Int, _ arena: TextArena) throws -> MetricBody {
-        switch try cursor.peekKind() {
-        case .object: break
-        case .null: throw FieldProblem(null: "metrics[\(index)]")
-        default: throw FieldProblem(field: "metrics[\(index)]", mismatch: "an object")
+    /// The metrics as they are read, and what the reading keeps from one metric to the next.
+    private struct MetricsRead {
+        var received: ReceivedMetrics
+        var unreadableDate: (index: Int, problem: DateProblem)?
+        let keeps: ((ByteText) -> Bool)?
+        /// A metric's metadata as written, kept between metrics.
+        var metadata: [ReceivedMetrics.Pair] = []
+
+        init(capacity: Int, keeps: ((ByteText) -> Bool)?) {
+            received = ReceivedMetrics(capacity: capacity)
+            self.keeps = keeps
         }
-        var type = Member<String>.missing, start = Member<String>.missing, end = Member<String>.missing
-        var unit = Member<String>.missing, source = Member<String>.missing
-        var value = Member<Double>.missing, metadata = Member<[String: JSONValue]>.missing
-        cursor.tracksKeys = false
-        // A name given twice: its last value counts, as in `Members`.
-        try cursor.object { cursor, key in
-            if key.equals("type") { type = try .string(&cursor) }
-            else if key.equals("startDate") { start = try .string(&cursor) }
-            else if key.equals("endDate") { end = try .string(&cursor) }
-            else if key.equals("value") { value = try .number(&cursor) }
-            else if key.equals("unit") { unit = try .string(&cursor) }
-            else if key.equals("sourceApp") { source = try .string(&cursor) }
-            else if key.equals("metadata") { metadata = try .object(&cursor) }
-            else { try cursor.skipValue() }
+
+        /// A metric read in one pass over its members, each value read as it is passed; its problems
+        /// are then said in `MetricBody`'s order, as `Members` says them. Capturing its members first,
+        /// then reading each again, was a third of the envelope's reading (perf, 166,056 metrics).
+        mutating func read(_ cursor: inout JSONCursor, at index: Int, _ arena: TextArena) throws {
+            switch try cursor.peekKind() {
+            case .object: break
+            case .null: throw FieldProblem(null: "metrics[\(index)]")
+            default: throw FieldProblem(field: "metrics[\(index)]", mismatch: "an object")
+            }
+            var type = Member<ByteText>.missing, start = Member<ByteText>.missing, end = Member<ByteText>.missing
+            var unit = Member<ByteText>.missing, source = Member<ByteText>.missing
+            var value = Member<Double>.missing, metadata = Member<Void>.missing
+            var pairs = self.metadata
+            self.metadata = []   // held once, so that it is filled in place
+            defer { self.metadata = pairs }
+            cursor.tracksKeys = false
+            // A name given twice: its last value counts, as in `Members`.
+            try cursor.object { cursor, key in
+                if key.equals("type") { type = try .string(&cursor) }
+                else if key.equals("startDate") { start = try .string(&cursor) }
+                else if key.equals("endDate") { end = try .string(&cursor) }
+                else if key.equals("value") { value = try .number(&cursor) }
+                else if key.equals("unit") { unit = try .string(&cursor) }
+                else if key.equals("sourceApp") { source = try .string(&cursor) }
+                else if key.equals("metadata") { metadata = try .object(&cursor, into: &pairs, arena) }
+                else { try cursor.skipValue() }
+            }
+            let at = { (name: String) in "metrics[\(index)].\(name)" }
+            let typeText = try type.value(at("type"), "a string"), startText = try start.value(at("startDate"), "a string")
+            let endText = try end.value(at("endDate"), "a string"), number = try value.value(at("value"), "a number")
+            let unitText = try unit.value(at("unit"), "a string"), sourceText = try source.value(at("sourceApp"), "a string")
+            try metadata.value(at("metadata"), "an object")
+            if let keeps, !keeps(typeText) { return }
+            guard let startDate = ExportDateParser.isoEpochSeconds(startText) else { return unreadable(index, .start) }
+            guard let endDate = ExportDateParser.isoEpochSeconds(endText) else { return unreadable(index, .end) }
+            received.append(type: typeText, start: startDate, end: endDate, value: number, unit: unitText, source: sourceText,
+                            metadata: pairs)
         }
-        let at = { (name: String) in "metrics[\(index)].\(name)" }
-        return MetricBody(type: try type.value(at("type"), "a string"), startDate: try start.value(at("startDate"), "a string"),
-                          endDate: try end.value(at("endDate"), "a string"), value: try value.value(at("value"), "a number"),
-                          unit: try unit.value(at("unit"), "a string"), sourceApp: try source.value(at("sourceApp"), "a string"),
-                          metadata: try metadata.value(at("metadata"), "an object"))
+
+        private mutating func unreadable(_ index: Int, _ problem: DateProblem) {
+            if unreadableDate == nil { unreadableDate = (index, problem) }
+        }
     }
 
     /// One member of a metric as it was passed: its value, or why it has none.
@@ -182,8 +223,8 @@ extension FieldProblem {
     }
 }
 
-private extension CloudCareEnvelopeReader.Member where Value == String {
-    static func string(_ cursor: inout JSONCursor) throws -> Self { try reading(&cursor, .string) { try $0.string().string } }
+private extension CloudCareEnvelopeReader.Member where Value == ByteText {
+    static func string(_ cursor: inout JSONCursor) throws -> Self { try reading(&cursor, .string) { try $0.string() } }
 }
 
 private extension CloudCareEnvelopeReader.Member where Value == Double {
@@ -193,12 +234,20 @@ private extension CloudCareEnvelopeReader.Member where Value == Double {
     }
 }
 
-private extension CloudCareEnvelopeReader.Member where Value == [String: JSONValue] {
-    static func object(_ cursor: inout JSONCursor) throws -> Self {
+private extension CloudCareEnvelopeReader.Member where Value == Void {
+    /// Metadata into `pairs`, each value as the store keeps it: a string as it is, any other value
+    /// as its JSON (`JSONValue.metadataText`). A metadata given twice: its last.
+    static func object(_ cursor: inout JSONCursor, into pairs: inout [ReceivedMetrics.Pair], _ arena: TextArena) throws -> Self {
         try reading(&cursor, .object) { cursor in
-            var metadata: [String: JSONValue] = [:]
-            try cursor.object { cursor, key in metadata[key.string] = try CloudCareEnvelopeReader.jsonValue(&cursor) }
-            return metadata
+            pairs.removeAll(keepingCapacity: true)
+            try cursor.object { cursor, key in
+                if try cursor.peekKind() == .string {
+                    pairs.append((key, try cursor.string()))
+                } else {
+                    pairs.append((key, arena.copy(try CloudCareEnvelopeReader.jsonValue(&cursor).metadataText)))
+                }
+            }
+            return ()
         }
     }
 }

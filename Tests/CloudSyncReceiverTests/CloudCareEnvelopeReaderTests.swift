@@ -1,4 +1,5 @@
 @testable import CloudSyncReceiver
+import CloudSyncModel
 import Foundation
 import Testing
 
@@ -11,17 +12,17 @@ import Testing
     static func metric(_ members: String) -> String {
         """
         {"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[
-         {"type":"steps","startDate":"s","endDate":"e","sourceApp":"Watch","value":1,"unit":"count","metadata":{}},
+         {"type":"steps","startDate":"2024-05-01T08:00:00Z","endDate":"2024-05-01T08:01:00.000Z","sourceApp":"Watch","value":1,"unit":"count","metadata":{}},
          {\(members)}]}
         """
     }
 
-    static let full = #""type":"steps","startDate":"s","endDate":"e","sourceApp":"Watch","value":2,"unit":"count","metadata":{}"#
+    static let full = #""type":"steps","startDate":"2024-05-01T08:00:00Z","endDate":"2024-05-01T08:01:00.000Z","sourceApp":"Watch","value":2,"unit":"count","metadata":{}"#
 
     static let bodies: [String] = [
         good,
         // Members the envelope does not name, escapes, nested metadata of every kind, numbers as JSON writes them.
-        metric(#""extra":[1,{"x":null}],"type":"st\u0065ps \"q\"","startDate":"s","endDate":"e","sourceApp":"Wätch\n","value":-1.5e-3,"unit":"count","#
+        metric(#""extra":[1,{"x":null}],"type":"st\u0065ps \"q\"","startDate":"2024-05-01T08:00:00Z","endDate":"2024-05-01T08:01:00.000Z","sourceApp":"Wätch\n","value":-1.5e-3,"unit":"count","#
                + #""metadata":{"b":[1,2.5,"x",true,null,{"c":{}}],"a":"1","HKWasUserEntered":0,"big":12345678901234567890,"neg":-0.0}"#),
         metric(full.replacingOccurrences(of: #""value":2,"#, with: "")),                          // missing
         metric(full.replacingOccurrences(of: #""value":2"#, with: #""value":null"#)),              // null
@@ -45,6 +46,9 @@ import Testing
         "[1, 2]",
         "[1, 2",
         "",
+        // Dates that do not read, said after every field: the first such metric, by its index in the body.
+        metric(full.replacingOccurrences(of: #""endDate":"2024-05-01T08:01:00.000Z""#, with: #""endDate":"yesterday""#)),
+        metric(full.replacingOccurrences(of: #""startDate":"2024-05-01T08:00:00Z""#, with: #""startDate":"2024-05-01 08:00""#)),
         // A field's problem before bytes that are no JSON: the body is not JSON, as the decoder says.
         #"{"userId":7,"deviceId":"d","metrics":[{"type":1}],"x":"no end}"#,
         #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[{"type":1,"metadata":{"a":[}}]}"#,
@@ -59,11 +63,17 @@ import Testing
         case (.success(let expected), .success(let got)):
             #expect(got.userId == expected.userId && got.deviceId == expected.deviceId && got.exportTimestamp == expected.exportTimestamp)
             #expect(got.dataRange.startDate == expected.dataRange.startDate && got.dataRange.endDate == expected.dataRange.endDate)
-            #expect(got.metrics.count == expected.metrics.count)
-            for (a, b) in zip(got.metrics, expected.metrics) {
-                #expect(a.type == b.type && a.startDate == b.startDate && a.endDate == b.endDate && a.unit == b.unit && a.sourceApp == b.sourceApp)
-                #expect(a.value.bitPattern == b.value.bitPattern)
-                #expect(JSONValue.serialize(a.metadata) == JSONValue.serialize(b.metadata))
+            // The decoded metrics mapped as the receiver mapped them before it read bytes: `HealthMetric`s.
+            let mapped = expected.metrics.map { $0.healthMetric() }
+            let firstUnreadable = mapped.firstIndex { if case .failure = $0 { true } else { false } }
+            #expect(got.unreadableDate?.index == firstUnreadable, "\(body)")
+            if let firstUnreadable, case .failure(let problem) = mapped[firstUnreadable] { #expect(got.unreadableDate?.problem == problem) }
+            let samples = ReceivedMetrics(mapped.compactMap { try? $0.get() })
+            #expect(got.metrics.count == samples.count)
+            for index in 0..<min(samples.count, got.metrics.count) {
+                let read = got.metrics.healthMetric(index), sample = samples.healthMetric(index)
+                #expect(read == sample, "\(body)")
+                #expect(read.value.bitPattern == sample.value.bitPattern)
             }
         case (.failure(let expected), .failure(let got)):
             #expect(got.field == expected.field, "\(body)")

@@ -1,4 +1,4 @@
-import CloudSyncModel
+package import CloudSyncModel
 /// Storage for text the reader makes (unescaped strings, numbers and names it writes): blocks that
 /// never move, so views into them stay valid until `reset()`, which keeps the blocks for the next
 /// point. Almost every string of a real file has no escape and is a view of the input instead.
@@ -32,7 +32,7 @@ package final class TextArena {
         }
     }
 
-    func copy(_ string: String) -> ByteText {
+    package func copy(_ string: String) -> ByteText {
         var string = string
         return string.withUTF8 { copy($0) }
     }

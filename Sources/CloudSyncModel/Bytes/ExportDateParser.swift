@@ -17,19 +17,21 @@ public enum ExportDateParser {
     /// joined again without it on the stack, not copied into an array.
     public static func isoEpochSeconds(_ text: String) -> Int64? {
         var text = text
-        return text.withUTF8 { bytes in
-            guard bytes.count > 19, bytes[10] == UInt8(ascii: "T") else { return nil }
-            // `yyyy-MM-ddTHH:mm:ss` is 19 bytes; a fraction may follow it.
-            guard bytes.count > 20, bytes[19] == UInt8(ascii: ".") else { return epochSeconds(bytes) }
-            var end = 20
-            while end < bytes.count, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") { end += 1 }
-            guard end > 20, end < bytes.count else { return nil }
-            let count = bytes.count - (end - 19)
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { joined in
-                _ = joined.initialize(from: bytes[..<19])
-                _ = UnsafeMutableBufferPointer(rebasing: joined[19...]).initialize(from: bytes[end...])
-                return epochSeconds(UnsafeBufferPointer(joined))
-            }
+        return text.withUTF8 { isoEpochSeconds($0) }
+    }
+
+    public static func isoEpochSeconds(_ bytes: ByteText) -> Int64? {
+        guard bytes.count > 19, bytes[10] == UInt8(ascii: "T") else { return nil }
+        // `yyyy-MM-ddTHH:mm:ss` is 19 bytes; a fraction may follow it.
+        guard bytes.count > 20, bytes[19] == UInt8(ascii: ".") else { return epochSeconds(bytes) }
+        var end = 20
+        while end < bytes.count, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") { end += 1 }
+        guard end > 20, end < bytes.count else { return nil }
+        let count = bytes.count - (end - 19)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { joined in
+            _ = joined.initialize(from: bytes[..<19])
+            _ = UnsafeMutableBufferPointer(rebasing: joined[19...]).initialize(from: bytes[end...])
+            return epochSeconds(UnsafeBufferPointer(joined))
         }
     }
 
