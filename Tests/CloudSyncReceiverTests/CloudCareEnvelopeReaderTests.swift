@@ -49,10 +49,37 @@ import Testing
         // Dates that do not read, said after every field: the first such metric, by its index in the body.
         metric(full.replacingOccurrences(of: #""endDate":"2024-05-01T08:01:00.000Z""#, with: #""endDate":"yesterday""#)),
         metric(full.replacingOccurrences(of: #""startDate":"2024-05-01T08:00:00Z""#, with: #""startDate":"2024-05-01 08:00""#)),
+        // A problem in the metrics and a missing field before them: the field is said first.
+        #"{"deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[{"type":1}]}"#,
         // A field's problem before bytes that are no JSON: the body is not JSON, as the decoder says.
         #"{"userId":7,"deviceId":"d","metrics":[{"type":1}],"x":"no end}"#,
         #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[{"type":1,"metadata":{"a":[}}]}"#,
     ]
+
+    /// `metrics` given twice: the last counts (the reader's rule for any name; the decoder took the
+    /// first), whether it is the first or the second that has a problem.
+    @Test func metricsGivenTwiceCountAsTheLast() {
+        let head = #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"#
+        let good = #"[{\#(Self.full.replacingOccurrences(of: #""metadata":{}"#, with: #""metadata":{"a":[1]}"#))}]"#
+        let read = { (body: String) in Array(body.utf8).withUnsafeBufferPointer { CloudCareEnvelopeReader.read($0) } }
+        guard case .success(let envelope) = read(head + #""metrics":[{"type":1}],"metrics":\#(good)}"#) else {
+            Issue.record("the last metrics are good"); return
+        }
+        #expect(envelope.metrics.count == 1 && envelope.metrics.healthMetric(0).metadata == ["a": "[1]", "device": "Unknown"])
+        guard case .failure(let problem) = read(head + #""metrics":\#(good),"metrics":[{"type":1}]}"#) else {
+            Issue.record("the last metrics have a problem"); return
+        }
+        #expect(problem.field == "metrics[0].type" && problem.message == "must be a string")
+    }
+
+    /// Metadata nested deeper than the reader's limit is refused as JSON, not read by recursion.
+    @Test func deepMetadataIsRefusedNotRecursedInto() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        let body = Self.metric(Self.full.replacingOccurrences(of: #""metadata":{}"#, with: #""metadata":{"a":\#(deep)}"#))
+        let read = Array(body.utf8).withUnsafeBufferPointer { CloudCareEnvelopeReader.read($0) }
+        guard case .failure(let problem) = read else { Issue.record("read \(read)"); return }
+        #expect(problem.field == "body" && problem.message == "not valid JSON")
+    }
 
     @Test(arguments: bodies.indices)
     func theReaderAnswersAsTheDecoderDid(_ index: Int) {
