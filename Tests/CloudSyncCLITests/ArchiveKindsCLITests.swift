@@ -114,6 +114,28 @@ import ZIPFoundation
         #expect(records?["beats"]?["records"] == 1 && records?["correlations"]?["records"] == 1)
     }
 
+    /// From a pipe, the route and the ECG that come before export.xml wait in a temporary file, made
+    /// in `$TMPDIR` as a user who sends them to a larger disk expects: a folder that is not there is
+    /// said by its name; one that is takes them, and nothing is left in it.
+    @Test func filesKeptAsideGoWhereTMPDIRSays() throws {
+        let folder = try makeTemporaryDirectory()
+        let input = try ZipFixtures.make([("apple_health_export/workout-routes/route_2024-11-02_6.30pm.gpx", Data(Self.gpx.utf8)),
+                                          ("apple_health_export/electrocardiograms/ecg_2024-11-02.csv", Data(Self.ecg.utf8)),
+                                          ("apple_health_export/export.xml", try Data(contentsOf: URL(fileURLWithPath: Paths.sampleXML)))],
+                                         in: folder)
+        let piped = try Data(contentsOf: URL(fileURLWithPath: input))
+        let missing = folder.appendingPathComponent("no-such-folder").path
+        let refused = try CLI.run(["convert", "-", "--kind", "routes"], stdinBytes: piped, environment: ["TMPDIR": missing])
+        #expect(refused.status == 74, "\(refused.stderr)")
+        #expect(refused.stderr.contains("the temporary file in \(missing)"), "\(refused.stderr)")
+
+        let spills = folder.appendingPathComponent("spills")
+        try FileManager.default.createDirectory(at: spills, withIntermediateDirectories: false)
+        let converted = try CLI.run(["convert", "-", "--kind", "routes"], stdinBytes: piped, environment: ["TMPDIR": spills.path])
+        #expect(converted.status == 0 && converted.stderr.contains("2 routes (3 points)"), "\(converted.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spills.path).isEmpty)
+    }
+
     @Test func inspectCountsEveryKindAndNamesWhatItDidNotRecognise() throws {
         let input = try archive()
         let zip = try Archive(url: URL(fileURLWithPath: input), accessMode: .update)

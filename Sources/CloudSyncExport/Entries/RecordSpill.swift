@@ -8,13 +8,13 @@ import CloudSyncModel
 /// temporary file so that memory stays flat however many there are. Each is its kind's index in the
 /// run and the kind's own spill encoding; written and read back within one run.
 final class RecordSpill {
-    /// How an error names it: where it is, for a user whose /tmp is full (`tmpfile` ignores TMPDIR).
-    static let name = "the temporary file in /tmp that holds the archive's other files until export.xml is read"
+    /// How an error names it: where it is, for a user whose temporary folder is full.
+    static var name: String { "the temporary file in \(AnonymousFile.folder) that holds the archive's other files until export.xml is read" }
     private let file: UnsafeMutablePointer<FILE>
     private(set) var count = 0
 
     init() throws {
-        guard let file = tmpfile() else { throw ConversionError.output(Self.name, String(cString: strerror(errno))) }
+        guard let file = AnonymousFile.open() else { throw ConversionError.output(Self.name, String(cString: strerror(errno))) }
         self.file = file
     }
 

@@ -28,15 +28,15 @@ package final class SortRun {
     }
 }
 
-/// A sorted run in an anonymous temporary file (`tmpfile`: deleted when closed or at exit).
+/// A sorted run in an anonymous temporary file (`AnonymousFile`: deleted when closed or at exit).
 package final class SpilledRun {
     private let file: UnsafeMutablePointer<FILE>
     private var record: [UInt8] = []
     private(set) var currentStart: Int64 = 0
 
     package init(_ run: SortRun) throws {
-        guard let file = tmpfile() else {
-            throw ConversionError.output("a temporary file", String(cString: strerror(errno)))
+        guard let file = AnonymousFile.open() else {
+            throw ConversionError.output(AnonymousFile.place, String(cString: strerror(errno)))
         }
         self.file = file
         try run.sorted { json in try self.writeRecord(json) }

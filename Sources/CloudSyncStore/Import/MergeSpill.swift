@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CloudSyncModel
 
 /// The counted rows of the types whose values merge across sources (steps, distances…) that an
 /// import brings into the store for the first time, kept in an anonymous temporary file as they are
@@ -51,8 +52,8 @@ final class MergeSpill {
     @exclusivity(unchecked) private var openType: Int64 = -1, openFirst = 0
     @exclusivity(unchecked) private var last = Row(start: 0, end: 0, source: 0, value: 0, unit: 0, rank: 0)
 
-    /// `makeFile`: an anonymous temporary file in /tmp, unless a test says otherwise.
-    init(makeFile: @escaping () -> UnsafeMutablePointer<FILE>? = { tmpfile() }) {
+    /// `makeFile`: an anonymous temporary file (`AnonymousFile`), unless a test says otherwise.
+    init(makeFile: @escaping () -> UnsafeMutablePointer<FILE>? = { AnonymousFile.open() }) {
         self.makeFile = makeFile
         buffer = .allocate(capacity: Self.bufferRows)
     }
