@@ -39,7 +39,7 @@ enum CloudCareEnvelopeReader {
                 envelope = try Members(&cursor, at: "", names: ["userId", "deviceId", "exportTimestamp", "dataRange", "metrics"],
                                        depth: 1) { index, cursor in
                     guard index == 4 else { return false }
-                    var metrics = MetricsRead(capacity: 1024, keeps: keeps, depth: 2)
+                    var metrics = MetricsRead(capacity: 0, keeps: keeps, depth: 2)
                     readInPassing = nil
                     guard (try? cursor.array { cursor, index in try metrics.read(&cursor, at: index, arena) }) != nil else { return false }
                     readInPassing = metrics
@@ -61,7 +61,7 @@ enum CloudCareEnvelopeReader {
                 metrics = readInPassing
             } else {
                 var list = try envelope.cursor(4, arena, expecting: .array, "an array")
-                var read = MetricsRead(capacity: 1024, keeps: keeps, depth: 0)
+                var read = MetricsRead(capacity: 0, keeps: keeps, depth: 0)
                 try list.array { cursor, index in try read.read(&cursor, at: index, arena) }
                 metrics = read
             }

@@ -1,4 +1,5 @@
 import CloudSyncModel
+import Foundation
 import Testing
 
 /// A received sample's mapping, applied once as it is added: the device first (`Unknown` without
@@ -40,6 +41,27 @@ import Testing
         #expect(Self.mapped(metrics, 0).category == nil)
         #expect(Self.mapped(metrics, 1).metadata == ["device=", "a=1", "b=2"])
         #expect(metrics.healthMetric(0).unit == "" && metrics.healthMetric(0).sourceApp == "")
+    }
+
+    /// A sample with more keys than an insertion sort is for (one of 50,000, written in reverse and
+    /// each twice) is sorted as a few are: by key, the last value of each (an insertion sort of it
+    /// would make about five billion comparisons).
+    @Test func manyKeysAreSortedAsAFewAre() {
+        let count = 50_000
+        var written: [(String, String)] = []
+        for index in stride(from: count - 1, through: 0, by: -1) {
+            let key = String(format: "k%06d", index)
+            written.append((key, "first"))
+            written.append((key, "\(index)"))
+        }
+        var metrics = ReceivedMetrics()
+        withPairs(written) { pairs in
+            metrics.append(type: text("steps"), start: 0, end: 0, value: 1, unit: text("count"), source: text("Phone"), metadata: pairs)
+        }
+        let metadata = Self.mapped(metrics, 0).metadata
+        #expect(metadata.count == count + 1)
+        #expect(metadata.first == "device=Unknown" && metadata[1] == "k000000=0" && metadata.last == "k049999=49999")
+        #expect(metadata.dropFirst() == (0..<count).map { String(format: "k%06d=%d", $0, $0) }[...])
     }
 
     /// A `HealthMetric` (Flō's and the steps API's samples) maps as the same bytes would.

@@ -56,6 +56,39 @@ import Testing
         #"{"userId":"u","deviceId":"d","exportTimestamp":"t","dataRange":{"startDate":"a","endDate":"b"},"metrics":[{"type":1,"metadata":{"a":[}}]}"#,
     ]
 
+    /// A sample's metadata in the order the store writes it, and its category.
+    static func ordered(_ metrics: ReceivedMetrics, _ index: Int) -> [String] {
+        var list: [ReceivedMetrics.Pair] = []
+        return metrics.withMapped(index, &list) { mapped in
+            mapped.metadata.map { "\($0.key.string)=\($0.value.string)" } + ["category=\(mapped.categoryValue?.string ?? "none")"]
+        }
+    }
+
+    /// Metadata of every kind, as the store keeps it: strings as they are, other values as JSON, in
+    /// the store's order (the device, then the keys by their bytes), the category from `categoryValue`.
+    @Test func metadataIsKeptInTheStoresOrderAndForm() throws {
+        let body = Self.metric(Self.full.replacingOccurrences(of: #""metadata":{}"#, with: #"""
+            "metadata":{"b":[1,2.5,"x",true,null,{"c":{}}],"a":"1","HKWasUserEntered":0,"neg":-0.0,"categoryValue":"HKCategoryValueSleepAnalysisInBed","sourceVersion":"1\u00e9"}
+            """#))
+        let read = Array(body.utf8).withUnsafeBufferPointer { CloudCareEnvelopeReader.read($0) }
+        guard case .success(let envelope) = read else { Issue.record("\(read)"); return }
+        #expect(Self.ordered(envelope.metrics, 1) == [
+            "device=Unknown", "sourceVersion=1é", "HKWasUserEntered=0", "a=1", #"b=[1,2.5,"x",true,null,{"c":{}}]"#,
+            "categoryValue=HKCategoryValueSleepAnalysisInBed", "neg=0", "category=HKCategoryValueSleepAnalysisInBed",
+        ])
+    }
+
+    /// With the real backend's list of types (`--drop-unknown-types`), a metric of another type is
+    /// passed unread, and a date that does not read is named by its index in the body.
+    @Test func keptTypesAndADateThatDoesNotReadByItsIndexInTheBody() {
+        let body = Self.metric(Self.full.replacingOccurrences(of: #""type":"steps""#, with: #""type":"HKQuantityTypeIdentifierStepCount""#)
+            .replacingOccurrences(of: #""endDate":"2024-05-01T08:01:00.000Z""#, with: #""endDate":"soon""#))
+        let read = Array(body.utf8).withUnsafeBufferPointer { CloudCareEnvelopeReader.read($0, keeps: { $0.equals("HKQuantityTypeIdentifierStepCount") }) }
+        guard case .success(let envelope) = read else { Issue.record("\(read)"); return }
+        #expect(envelope.metrics.count == 0)
+        #expect(envelope.unreadableDate?.index == 1 && envelope.unreadableDate?.problem == .end)
+    }
+
     /// `metrics` given twice: the last counts (the reader's rule for any name; the decoder took the
     /// first), whether it is the first or the second that has a problem.
     @Test func metricsGivenTwiceCountAsTheLast() {
@@ -98,6 +131,7 @@ import Testing
             let samples = ReceivedMetrics(mapped.compactMap { try? $0.get() })
             #expect(got.metrics.count == samples.count)
             for index in 0..<min(samples.count, got.metrics.count) {
+                #expect(Self.ordered(got.metrics, index) == Self.ordered(samples, index), "\(body)")
                 let read = got.metrics.healthMetric(index), sample = samples.healthMetric(index)
                 #expect(read == sample, "\(body)")
                 #expect(read.value.bitPattern == sample.value.bitPattern)

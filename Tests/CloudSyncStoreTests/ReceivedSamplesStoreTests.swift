@@ -64,8 +64,8 @@ import Testing
         #expect(result.new == 2 && result.writtenTwice + result.already == 1)
     }
 
-    /// Each sample's texts are mapped afresh, though the mapping's buffers are kept from one sample to
-    /// the next (`HealthMetricsReader.MappingBuffers`): a sample with fewer metadata than the one before
+    /// Each sample's texts are mapped afresh, though the metadata list is kept from one sample to the
+    /// next (`ReceivedMetrics.withMapped`): a sample with fewer metadata than the one before
     /// keeps none of its, and the device comes first, then `sourceVersion`, then the rest by name.
     @Test func eachSampleIsMappedAfresh() throws {
         let samples = [

@@ -14,7 +14,10 @@ final class RecordSpill {
     private(set) var count = 0
 
     init() throws {
-        guard let file = AnonymousFile.open() else { throw ConversionError.output(Self.name, String(cString: strerror(errno))) }
+        guard let file = AnonymousFile.open() else {
+            let code = errno   // before the name is made
+            throw ConversionError.output(Self.name, String(cString: strerror(code)))
+        }
         self.file = file
     }
 

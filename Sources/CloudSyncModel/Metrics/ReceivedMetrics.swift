@@ -119,16 +119,24 @@ public struct ReceivedMetrics: Sendable {
         defer { (self.written, self.pairs) = (written, pairs) }
         text.withUnsafeBufferPointer { bytes in
             func key(_ index: Int) -> ByteText { ByteText(rebasing: bytes[written[index].key]) }
-            // By key, then as written: an insertion sort (a sample has two or three keys), stable,
-            // so that of a key written twice the last comes last.
-            for index in written.indices.dropFirst() {
-                let moved = written[index]
-                var to = index
-                while to > 0, Self.order(ByteText(rebasing: bytes[moved.key]), key(to - 1)) < 0 {
-                    written[to] = written[to - 1]
-                    to -= 1
+            // By key, then as written (stable), so that of a key written twice the last comes last.
+            // An insertion sort for a real sample's two to five keys; a body may hold one with a
+            // million, half a trillion comparisons for an insertion sort.
+            if written.count <= Self.insertionSortLimit {
+                for index in written.indices.dropFirst() {
+                    let moved = written[index]
+                    var to = index
+                    while to > 0, Self.order(ByteText(rebasing: bytes[moved.key]), key(to - 1)) < 0 {
+                        written[to] = written[to - 1]
+                        to -= 1
+                    }
+                    written[to] = moved
                 }
-                written[to] = moved
+            } else {
+                written = written.indices.sorted { a, b in
+                    let compared = Self.order(key(a), key(b))
+                    return compared != 0 ? compared < 0 : a < b
+                }.map { written[$0] }
             }
             var sourceVersion: Ranges?
             let first = pairs.count
@@ -149,6 +157,8 @@ public struct ReceivedMetrics: Sendable {
         }
         samples.append(sample)
     }
+
+    private static let insertionSortLimit = 16
 
     /// The order of two keys by their bytes: negative, zero or positive.
     private static func order(_ a: ByteText, _ b: ByteText) -> Int {

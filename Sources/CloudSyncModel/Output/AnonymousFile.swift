@@ -19,13 +19,15 @@ public enum AnonymousFile {
     /// How an error names where the file was: "a temporary file in FOLDER".
     public static var place: String { "a temporary file in \(folder)" }
 
-    /// A new file open for reading and writing, or nil with `errno` set.
+    /// A new file open for reading and writing (not passed to a child process), or nil with `errno` set.
     public static func open() -> UnsafeMutablePointer<FILE>? {
         var template = Array("\(folder)/cloudsync-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { return nil }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        guard let file = fdopen(descriptor, "w+") else {
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        // A name that cannot be removed would be left behind: refused, as a file that cannot be made.
+        guard template.withUnsafeBufferPointer({ unlink($0.baseAddress!) }) == 0,
+              let file = fdopen(descriptor, "w+") else {
             let saved = errno
             close(descriptor)
             errno = saved

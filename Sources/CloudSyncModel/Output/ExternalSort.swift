@@ -36,7 +36,8 @@ package final class SpilledRun {
 
     package init(_ run: SortRun) throws {
         guard let file = AnonymousFile.open() else {
-            throw ConversionError.output(AnonymousFile.place, String(cString: strerror(errno)))
+            let code = errno   // before the name is made
+            throw ConversionError.output(AnonymousFile.place, String(cString: strerror(code)))
         }
         self.file = file
         try run.sorted { json in try self.writeRecord(json) }

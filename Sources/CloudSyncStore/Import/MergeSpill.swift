@@ -93,7 +93,8 @@ final class MergeSpill {
         guard buffered > 0 else { return }
         if file == nil { file = makeFile() }
         guard let file, fwrite(buffer, MemoryLayout<Row>.stride, buffered, file) == buffered, fflush(file) == 0 else {
-            throw SpillError.unwritable(String(cString: strerror(errno)))
+            let code = errno
+            throw SpillError.unwritable("\(AnonymousFile.place): \(String(cString: strerror(code)))")
         }
         buffered = 0
     }

@@ -190,7 +190,7 @@ final class OnlineHourSummary {
     }
 
     /// Keeps a counted row of a merged type in the spill. A spill that cannot be written (a full
-    /// /tmp) or a type with too many runs leaves the types it would have counted to the rebuild from
+    /// temporary folder) or a type with too many runs leaves the types it would have counted to the rebuild from
     /// their rows: nothing is lost, the import goes on.
     private func spillRow(_ typeID: Int64, _ type: TypeHours, _ row: MergeSpill.Row) throws {
         do {
