@@ -39,11 +39,8 @@ enum CloudCareEnvelopeReader {
                 envelope = try Members(&cursor, at: "", names: ["userId", "deviceId", "exportTimestamp", "dataRange", "metrics"],
                                        depth: 1) { index, cursor in
                     guard index == 4 else { return false }
-                    var metrics = MetricsRead(capacity: 0, keeps: keeps, depth: 2)
-                    readInPassing = nil
-                    guard (try? cursor.array { cursor, index in try metrics.read(&cursor, at: index, arena) }) != nil else { return false }
-                    readInPassing = metrics
-                    return true
+                    readInPassing = try? MetricsRead.array(&cursor, keeps: keeps, depth: 2, arena)
+                    return readInPassing != nil
                 }
                 try cursor.expectEnd()
             } catch {
@@ -61,9 +58,7 @@ enum CloudCareEnvelopeReader {
                 metrics = readInPassing
             } else {
                 var list = try envelope.cursor(4, arena, expecting: .array, "an array")
-                var read = MetricsRead(capacity: 0, keeps: keeps, depth: 0)
-                try list.array { cursor, index in try read.read(&cursor, at: index, arena) }
-                metrics = read
+                metrics = try MetricsRead.array(&list, keeps: keeps, depth: 0, arena)
             }
             return .success(Envelope(userId: userId, deviceId: deviceId, exportTimestamp: exportTimestamp, dataRange: dataRange,
                                      metrics: metrics.received, unreadableDate: metrics.unreadableDate))
@@ -84,10 +79,17 @@ enum CloudCareEnvelopeReader {
         /// A metric's metadata as written, kept between metrics.
         var metadata: [ReceivedMetrics.Pair] = []
 
-        init(capacity: Int, keeps: ((ByteText) -> Bool)?, depth: Int) {
-            received = ReceivedMetrics(capacity: capacity)
+        private init(keeps: ((ByteText) -> Bool)?, depth: Int) {
+            received = ReceivedMetrics()
             self.keeps = keeps
             self.depth = depth
+        }
+
+        /// The array of metrics that starts at `cursor`, `depth` levels deep in the body.
+        static func array(_ cursor: inout JSONCursor, keeps: ((ByteText) -> Bool)?, depth: Int, _ arena: TextArena) throws -> MetricsRead {
+            var metrics = MetricsRead(keeps: keeps, depth: depth)
+            try cursor.array { cursor, index in try metrics.read(&cursor, at: index, arena) }
+            return metrics
         }
 
         /// A metric read in one pass over its members, each value read as it is passed; its problems

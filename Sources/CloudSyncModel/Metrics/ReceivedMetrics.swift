@@ -35,7 +35,6 @@ public struct ReceivedMetrics: Sendable {
     private var written: [Ranges] = []
 
     public var count: Int { samples.count }
-    public var isEmpty: Bool { samples.isEmpty }
 
     public init(capacity: Int = 0) {
         samples.reserveCapacity(capacity)
