@@ -100,6 +100,10 @@ package final class PostgresDatabase: StoreDatabase {
     /// Whether the connection's owner's partitions were found made (`BulkLoad.makeMissingPartitions`).
     var ownPartitionsFound = false
 
+    /// The connection's owner's metric partition, quoted, when a writer may copy its new rows
+    /// straight into it (`OwnerPartitions.straightCopyTarget`); nil when not, or not asked yet.
+    var straightMetricPartition: String?
+
     /// PostgreSQL has no counter of other connections' commits: the caller looks every time.
     package func othersCommits() throws -> Int64? { nil }
 

@@ -59,6 +59,9 @@ final class PostgresRowBatch: RowBatch {
     private weak var home: PostgresDatabase?
     /// Whether each chunk is copied straight into `table` (`init(database:columns:copyInto:…)`).
     private let direct: Bool
+    /// The `COPY` of each chunk straight into the patient's partition, tried before the statement's
+    /// way (`init(database:columns:sql:straightInto:…)`); nil once the partition is found gone.
+    private var straightCopy: String?
 
     /// Each chunk copied straight into `table`'s `names` (a bulk load's table: no row-level security,
     /// no index to keep up to date, nobody else's rows), with no statement after: the rows are the
@@ -76,8 +79,12 @@ final class PostgresRowBatch: RowBatch {
         plainInsert = nil
     }
 
-    init(database: PostgresDatabase, columns: [RowBatchColumn], sql: String, rowsPerChunk: Int) {
+    /// Each chunk moved by `sql` (`INSERT … SELECT … FROM {rows} …`) from a temporary table; with
+    /// `straightInto`, copied straight into that partition's `names` first (`copiedStraight`).
+    init(database: PostgresDatabase, columns: [RowBatchColumn], sql: String, straightInto: (partition: String, names: [String])? = nil,
+         rowsPerChunk: Int) {
         self.database = database
+        straightCopy = straightInto.map { "COPY \($0.partition)(\($0.names.joined(separator: ", "))) FROM STDIN (FORMAT binary)" }
         home = database
         direct = false
         self.columns = columns
@@ -208,9 +215,12 @@ final class PostgresRowBatch: RowBatch {
             rows = 0
         }
         try database.finishSent()   // the previous chunk's statement, which reads the table
-        if direct {
-            append(Int16(-1))   // the trailer
-            return try text.withBytes { try database.copy(copy, data: $0, waiting: false) }
+        append(Int16(-1))   // the trailer
+        if direct { return try text.withBytes { try database.copy(copy, data: $0, waiting: false) } }
+        var conflicted = false
+        if let straightCopy, database.isInTransaction {
+            if try copiedStraight(straightCopy) { return }
+            conflicted = true
         }
         if madeAtRollbacks != database.rollbacks {
             // After a rollback the table may be the one a committed chunk left rows in: emptied too.
@@ -228,15 +238,33 @@ final class PostgresRowBatch: RowBatch {
             }
             holdsRows = false
         }
-        append(Int16(-1))   // the trailer
         try text.withBytes { try database.copy(copy, data: $0) }
-        if let plainInsert, database.isInTransaction {
+        if let plainInsert, database.isInTransaction, !conflicted {
             try database.execute("SAVEPOINT cloudsync_rows")
             // Held by the connection until the outcome is read: an error is never dropped with the batch.
             try database.send(plainInsert) { outcome in try self.read(outcome, of: sentRows, savepoint: true) }
         } else {
             try database.send(insert) { outcome in try self.read(outcome, of: sentRows, savepoint: false) }
         }
+    }
+
+    /// The chunk copied straight into the patient's partition (`straightCopy`), under a savepoint,
+    /// as the tables' owner (the partition's policy would refuse the copy: `OwnerPartitions
+    /// .straightCopyTarget`): true when its rows are in. False when the partition refused the chunk
+    /// whole, rolled back to the savepoint for the statement's way: a row already there (which the
+    /// writer rules out), or the partition gone with an erase (then not tried again).
+    private func copiedStraight(_ straightCopy: String) throws -> Bool {
+        try database.execute("SAVEPOINT cloudsync_rows")
+        do {
+            try OwnerPartitions.asTablesOwner(database) { _ in try text.withBytes { try database.copy(straightCopy, data: $0) } }
+        } catch let error as PostgresError where error.isUniqueViolation || error.isUndefinedTable {
+            // The role the connection acted as comes back with the savepoint.
+            try database.rollBack(toSavepoint: "cloudsync_rows")
+            if error.isUndefinedTable { (self.straightCopy, database.straightMetricPartition) = (nil, nil) }
+            return false
+        }
+        try database.execute("RELEASE SAVEPOINT cloudsync_rows")
+        return true
     }
 
     /// A sent chunk's outcome: a conflict under the savepoint takes the statement's ignoring form.
