@@ -3,25 +3,29 @@
 # export's store (166,056 metrics, batches of 1,000) from one uploader into `serve --db postgres://`
 # on a fresh database, and measures the CPU that serve and PostgreSQL spent per stored metric.
 #
-#   Benchmarks/receiver-ab.sh [--runs N] [--log DIR] BEFORE AFTER
+#   Benchmarks/receiver-ab.sh [--runs N] [--log DIR] [--as-owner] BEFORE AFTER
 #
 # The machine's speed drifts by up to 2x within minutes: the two binaries alternate, each pair run
 # one right after the other (which of them goes first alternates too), and the medians of the pairs
 # are what counts. Prints every run (wall, serve's and PostgreSQL's CPU, microseconds per stored
 # metric), then each binary's median. `--log DIR`: PostgreSQL logs every statement with its
-# duration (`log_min_duration_statement = 0`), and each run's log is kept in DIR.
+# duration (`log_min_duration_statement = 0`), and each run's log is kept in DIR. `serve` connects
+# as the cluster's superuser (it acts as `cloudsync_patient` for the patient, and copies new rows
+# straight into the patient's partition: OwnerPartitions.straightCopyTarget); `--as-owner`: as a role
+# that owns the database and nothing more, as docs/serve.md deploys it (the statement's way).
 # Issue 34's target: 15 us of CPU per stored metric. Exit status 0 = ran, 2 = could not run.
 # Not part of the test suite.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 source "$HERE/serve-lib.sh"
 BENCH_DIR="${BENCH_DIR:-/tmp/cloudsync-bench}"
-RUNS=3 LOG_DIR=""
+RUNS=3 LOG_DIR="" AS_OWNER=0
 die() { echo "receiver-ab.sh: $*" >&2; exit 2; }
 while (($#)); do
     case "$1" in
         --runs) RUNS="${2:?}"; shift 2 ;;
         --log) LOG_DIR="${2:?}"; shift 2 ;;
+        --as-owner) AS_OWNER=1; shift ;;
         -*) die "unknown argument $1" ;;
         *) break ;;
     esac
@@ -46,12 +50,19 @@ one() {
     rm -rf "$run"; mkdir -p "$run"; chmod 777 "$run"
     pg_start "$run/pg" || die "could not start PostgreSQL"
     local psql=("$PG_BIN/psql" -X -q -A -t -h "$run/pg" -U cloudsync)
-    "${psql[@]}" -d postgres -c "CREATE DATABASE received" > /dev/null
+    local role=cloudsync
+    if ((AS_OWNER)); then
+        role=clinic
+        "${psql[@]}" -d postgres -c "CREATE ROLE clinic LOGIN" > /dev/null
+        "${psql[@]}" -d postgres -c "CREATE DATABASE received OWNER clinic" > /dev/null
+    else
+        "${psql[@]}" -d postgres -c "CREATE DATABASE received" > /dev/null
+    fi
     if [[ -n "$LOG_DIR" ]]; then
         "${psql[@]}" -d postgres -c "ALTER SYSTEM SET log_min_duration_statement = 0" -c "SELECT pg_reload_conf()" > /dev/null
     fi
     /usr/bin/time -f '%U %S' -o "$run/serve.time" "$binary" serve --port 0 \
-        --db "postgres://cloudsync@localhost/received?host=$run/pg" --tokens "$WORK/tokens" 2> "$run/serve.err" &
+        --db "postgres://$role@localhost/received?host=$run/pg" --tokens "$WORK/tokens" 2> "$run/serve.err" &
     local server=$!
     local port; port="$(serve_port "$run/serve.err")"
     [[ -n "$port" ]] || { pg_stop; die "serve did not start: $run/serve.err"; }

@@ -141,12 +141,20 @@ final class MetricWriter: MetricSink {
         summaryStatements = try SummaryCounts.Statements(database)
         let columns = "type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id, source_version_id, extra, import_id, created_at, is_repeat, summary, superseded, origin"
         // `WHERE true`: PostgreSQL's ON CONFLICT after a SELECT (SQLite's parser needs it there).
-        newRows = try bulk?.rows(Self.rowColumns, columns: columns.split(separator: ", ").map(String.init), rowsPerChunk: 8192)
-            ?? database.rowBatch(Self.rowColumns, sql: """
-                \(dialect.insertOrIgnore) INTO metric(\(columns))
-                SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15 FROM {rows} WHERE true
-                \(dialect.ignoringConflicts)
-                """, rowsPerChunk: 8192)
+        let insertNew = """
+            \(dialect.insertOrIgnore) INTO metric(\(columns))
+            SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15 FROM {rows} WHERE true
+            \(dialect.ignoringConflicts)
+            """
+        let names = columns.split(separator: ", ").map(String.init)
+        if bulk == nil, let postgres = database as? PostgresDatabase, let partition = postgres.straightMetricPartition {
+            // Copied straight into the patient's partition (`OwnerPartitions.straightCopyTarget`).
+            newRows = PostgresRowBatch(database: postgres, columns: Self.rowColumns, sql: insertNew, straightInto: (partition, names),
+                                       rowsPerChunk: 8192)
+        } else {
+            newRows = try bulk?.rows(Self.rowColumns, columns: names, rowsPerChunk: 8192)
+                ?? database.rowBatch(Self.rowColumns, sql: insertNew, rowsPerChunk: 8192)
+        }
         undecidedRows = try bulk?.undecidedRows(Self.rowColumns, columns: columns.split(separator: ", ").map(String.init))
         cellRows = newRows as? CellRows
         types = try NameTable(database, table: "metric_type")
