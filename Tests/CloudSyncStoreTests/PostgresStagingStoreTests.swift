@@ -119,15 +119,22 @@ struct PostgresStagingStoreTests {
         return formatter.string(from: date) + " 08:00:00 +0000"
     }
 
+    /// The database `clinic` in `cluster`, its store made by the cluster's superuser, whom
+    /// row-level security does not hold: its address, as that superuser.
+    static func superusersClinic(_ cluster: PostgresCluster) throws -> String {
+        _ = try cluster.psql("CREATE DATABASE clinic")
+        let address = cluster.url(database: "clinic")
+        try StagingStore.prepare(postgres: address, configuration: .standard)
+        return address
+    }
+
     /// A server connected as the cluster's superuser, whom row-level security does not hold, still
     /// keeps each patient's rows apart: a patient's connection acts as `cloudsync_patient`. (Before,
     /// bob's push of alice's samples was "already there": he saw her rows.)
     @Test func aSuperusersConnectionStillSeesOnePatient() throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
-        _ = try cluster.psql("CREATE DATABASE clinic")
-        let address = cluster.url(database: "clinic")
-        try StagingStore.prepare(postgres: address, configuration: .standard)
+        let address = try Self.superusersClinic(cluster)
         let push = HealthAutoExportStoreTests.steps(samples: [("2024-11-05 10:00:00 +0000", 7), ("2024-11-05 11:00:00 +0000", 8)])
         for owner in ["alice", "bob"] {
             let store = try StagingStore.open(postgres: address, owner: owner, access: .write, configuration: .standard)
@@ -157,9 +164,7 @@ struct PostgresStagingStoreTests {
     @Test func aPrivilegedServersNewRowsAreCopiedStraightIntoThePartition() throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
-        _ = try cluster.psql("CREATE DATABASE clinic")
-        let address = cluster.url(database: "clinic")
-        try StagingStore.prepare(postgres: address, configuration: .standard)
+        let address = try Self.superusersClinic(cluster)
         let fixture = try StoreFixture()
         let file = try fixture.open()
         let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
