@@ -186,6 +186,23 @@ struct PostgresStagingStoreTests {
             .trimmingCharacters(in: .whitespacesAndNewlines) == "4 4")
         // The copy was tried (it took ids of the numbering set back) before the statement's way.
         #expect(try cluster.psql("SELECT is_called FROM numbered_again", database: "clinic").trimmingCharacters(in: .whitespacesAndNewlines) == "t")
+
+        // A partition a bulk load made has no numbering of its own: given it at the next write.
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("export.xml").path
+        try Self.exportWithRepeats().write(toFile: path, atomically: true, encoding: .utf8)
+        let carolsDefault = """
+            SELECT count(*) FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
+            WHERE d.adrelid = ('metric_' || md5('carol'))::regclass AND a.attname = 'id'
+            """
+        let carol = try StagingStore.open(postgres: address, owner: "carol", access: .write, configuration: .standard)
+        _ = try carol.importExport(ExportInput(path: path), origin: .uploadedExport(input: "an upload"))
+        #expect(try cluster.psql(carolsDefault, database: "clinic").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        let carolsOwn = try StagingStore.open(postgres: address, owner: "carol", access: .write, configuration: .standard)
+        #expect(try HealthAutoExportStoreTests.push(second, into: carolsOwn).new == 3)
+        #expect(try cluster.psql(carolsDefault, database: "clinic").trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        #expect(try StatusQuery(carolsOwn).status().metrics == 139)
     }
 
     /// A refused push leaves nothing in PostgreSQL either: one transaction, rolled back.

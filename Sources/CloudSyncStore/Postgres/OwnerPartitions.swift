@@ -92,6 +92,7 @@ enum OwnerPartitions {
     /// attached, in the caller's transaction.
     static func makeEmpty(_ name: String, of table: String, owner: String?, in database: PostgresDatabase) throws {
         try create(name, like: table, in: database)
+        if table == "metric" { try numberIDs(PostgresStoreSchema.quoted(name), in: database) }
         try secure(name, in: database)
         try attach(name, to: table, owner: owner, in: database)
     }
@@ -234,8 +235,8 @@ extension OwnerPartitions {
     /// not the partition's is refused by the partition itself, and each row's owner is the column's
     /// default, the connection's, whose name also named the partition. The partition's `id` takes
     /// the shared table's numbering as its default (the identity is the shared table's only): set
-    /// here, once a partition, in a transaction of its own (a partition made before, or by a bulk
-    /// load, lacks it).
+    /// once a partition (`numberIDs`: as it is made, or here in a transaction of its own for one made
+    /// before or by a bulk load).
     static func straightCopyTarget(in database: PostgresDatabase) throws -> String? {
         let found = try database.prepare("""
             SELECT format('%I', c.relname),
@@ -249,14 +250,20 @@ extension OwnerPartitions {
         guard try found.step(), let name = found.text(0) else { return nil }
         guard found.int64(1) == 0 else { return name }
         try PostgresStoreSchema.inSchemaTransaction(database, ownersTurn: true) {
-            try asTablesOwner(database) { _ in
-                let numbering = try database.scalarText("""
-                    SELECT format('ALTER TABLE %s ALTER COLUMN id SET DEFAULT nextval(%L::regclass)', ?::text,
-                                  pg_get_serial_sequence(\(OwnerViews.sharedSQL("'metric'")), 'id'))
-                    """, [.text(name)])
-                try database.execute(numbering ?? "")
-            }
+            try asTablesOwner(database) { _ in try numberIDs(name, in: database) }
         }
         return name
+    }
+
+    /// Gives the metric partition `name` (quoted) the shared table's numbering as its ids' default,
+    /// in the caller's transaction, as the tables' owner: a row copied straight into it is numbered
+    /// as one inserted through the shared table (made so by `makeEmpty`; an older partition by
+    /// `straightCopyTarget`).
+    private static func numberIDs(_ name: String, in database: PostgresDatabase) throws {
+        let numbering = try database.scalarText("""
+            SELECT format('ALTER TABLE %s ALTER COLUMN id SET DEFAULT nextval(%L::regclass)', ?::text,
+                          pg_get_serial_sequence(\(OwnerViews.sharedSQL("'metric'")), 'id'))
+            """, [.text(name)])
+        try database.execute(numbering ?? "")
     }
 }

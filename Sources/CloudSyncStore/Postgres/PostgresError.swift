@@ -19,8 +19,6 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 
     /// A unique or exclusion constraint refused the row.
     package var isUniqueViolation: Bool { sqlState == "23505" }
-    /// A table that is not there (a patient's partition dropped by an erase).
-    var isUndefinedTable: Bool { sqlState == "42P01" }
     /// The server could not be reached, or the connection broke (class 08).
     package var isConnectionFailure: Bool { sqlState.isEmpty || sqlState.hasPrefix("08") }
     /// The database cannot answer now, and the same request later can succeed: no connection, a

@@ -251,16 +251,18 @@ final class PostgresRowBatch: RowBatch {
     /// The chunk copied straight into the patient's partition (`straightCopy`), under a savepoint,
     /// as the tables' owner (the partition's policy would refuse the copy: `OwnerPartitions
     /// .straightCopyTarget`): true when its rows are in. False when the partition refused the chunk
-    /// whole, rolled back to the savepoint for the statement's way: a row already there (which the
-    /// writer rules out), or the partition gone with an erase (then not tried again).
+    /// whole, rolled back to the savepoint for the statement's way (which says the error again if
+    /// it is the rows'): a row already there (which the writer rules out); anything else (a partition
+    /// gone with an erase, or made again since without what the copy needs) and the connection
+    /// takes the statement's way from then on. A connection that broke is said as it is.
     private func copiedStraight(_ straightCopy: String) throws -> Bool {
         try database.execute("SAVEPOINT cloudsync_rows")
         do {
             try OwnerPartitions.asTablesOwner(database) { _ in try text.withBytes { try database.copy(straightCopy, data: $0) } }
-        } catch let error as PostgresError where error.isUniqueViolation || error.isUndefinedTable {
+        } catch let error as PostgresError where !error.isConnectionFailure {
             // The role the connection acted as comes back with the savepoint.
             try database.rollBack(toSavepoint: "cloudsync_rows")
-            if error.isUndefinedTable { (self.straightCopy, database.straightMetricPartition) = (nil, nil) }
+            if !error.isUniqueViolation { (self.straightCopy, database.straightMetricPartition) = (nil, nil) }
             return false
         }
         try database.execute("RELEASE SAVEPOINT cloudsync_rows")
