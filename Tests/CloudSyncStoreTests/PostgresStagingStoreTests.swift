@@ -159,8 +159,8 @@ struct PostgresStagingStoreTests {
     /// write's new metrics straight into the patient's partition (`OwnerPartitions
     /// .straightCopyTarget`): the partition numbers them from the shared table's numbering, and the
     /// store counts what a store file fed the same pushes counts. A chunk the partition refuses
-    /// whole (here ids already there, its numbering set back behind the writer's back) goes the
-    /// statement's way, and nothing is lost or counted twice.
+    /// whole (here ids already there, its numbering set back behind the writer's back; then no
+    /// numbering at all) goes the statement's way, and nothing is lost or counted twice.
     @Test func aPrivilegedServersNewRowsAreCopiedStraightIntoThePartition() throws {
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
@@ -171,23 +171,38 @@ struct PostgresStagingStoreTests {
         let first = HealthAutoExportStoreTests.steps(samples: [("2024-11-05 10:00:00 +0000", 7), ("2024-11-05 11:00:00 +0000", 8)])
         let second = HealthAutoExportStoreTests.steps(samples: [("2024-11-05 11:00:00 +0000", 8), ("2024-11-05 12:00:00 +0000", 9),
                                                                 ("2024-11-06 09:00:00 +0000", 10)])
-        let partition = { try cluster.psql("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'metric'::regclass",
-                                           database: "clinic").trimmingCharacters(in: .whitespacesAndNewlines) }
+        let psql = { (sql: String) in try cluster.psql(sql, database: "clinic").trimmingCharacters(in: .whitespacesAndNewlines) }
+        // The patients' role may not insert into the shared table: only a straight copy stores the push.
+        _ = try psql("REVOKE INSERT ON metric FROM \(PostgresStoreSchema.patientRole)")
         #expect(Self.counts(try HealthAutoExportStoreTests.push(first, into: alice)) == Self.counts(try HealthAutoExportStoreTests.push(first, into: file)))
-        let name = try partition()
-        #expect(try cluster.psql("SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = '\(name)'::regclass AND a.attname = 'id'",
-                                 database: "clinic").contains("nextval('metric_id_seq'"))
+        _ = try psql("GRANT INSERT ON metric TO \(PostgresStoreSchema.patientRole)")
+        let name = try psql("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'metric'::regclass")
+        #expect(try psql("SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = '\(name)'::regclass AND a.attname = 'id'")
+            .contains("nextval('metric_id_seq'"))
         // The partition's numbering set back to ids it holds: the straight copy is refused whole.
-        _ = try cluster.psql("CREATE SEQUENCE numbered_again; ALTER TABLE \(name) ALTER COLUMN id SET DEFAULT nextval('numbered_again')",
-                             database: "clinic")
+        _ = try psql("CREATE SEQUENCE numbered_again; ALTER TABLE \(name) ALTER COLUMN id SET DEFAULT nextval('numbered_again')")
         #expect(Self.counts(try HealthAutoExportStoreTests.push(second, into: alice)) == Self.counts(try HealthAutoExportStoreTests.push(second, into: file)))
         #expect(try Self.truth(alice) == Self.truth(file))
-        #expect(try cluster.psql("SELECT count(*) || ' ' || count(DISTINCT id) FROM metric", database: "clinic")
-            .trimmingCharacters(in: .whitespacesAndNewlines) == "4 4")
-        // The copy was tried (it took ids of the numbering set back) before the statement's way.
-        #expect(try cluster.psql("SELECT is_called FROM numbered_again", database: "clinic").trimmingCharacters(in: .whitespacesAndNewlines) == "t")
+        #expect(try psql("SELECT count(*) || ' ' || count(DISTINCT id) FROM metric") == "4 4")
+        // The copy was tried (it took ids of the numbering set back) before the statement's way, and
+        // the connection acts as the patients' role again.
+        #expect(try psql("SELECT is_called FROM numbered_again") == "t")
+        #expect(try (alice.database as? PostgresDatabase)?.scalarText("SELECT current_user") == PostgresStoreSchema.patientRole)
 
-        // A partition a bulk load made has no numbering of its own: given it at the next write.
+        // A copy refused for anything but a row already there (here a partition without numbering):
+        // the push is stored the statement's way, and the connection tries the copy no more.
+        _ = try psql("ALTER TABLE \(name) ALTER COLUMN id DROP DEFAULT")
+        let third = HealthAutoExportStoreTests.steps(samples: [("2024-11-07 09:00:00 +0000", 11)])
+        let fourth = HealthAutoExportStoreTests.steps(samples: [("2024-11-08 09:00:00 +0000", 12)])
+        #expect(Self.counts(try HealthAutoExportStoreTests.push(third, into: alice)) == Self.counts(try HealthAutoExportStoreTests.push(third, into: file)))
+        _ = try psql("CREATE SEQUENCE probe; ALTER TABLE \(name) ALTER COLUMN id SET DEFAULT nextval('probe')")
+        #expect(Self.counts(try HealthAutoExportStoreTests.push(fourth, into: alice)) == Self.counts(try HealthAutoExportStoreTests.push(fourth, into: file)))
+        #expect(try psql("SELECT is_called FROM probe") == "f")
+        #expect(try Self.truth(alice) == Self.truth(file))
+        #expect(try psql("SELECT count(*) || ' ' || count(DISTINCT id) FROM metric") == "6 6")
+
+        // A partition a bulk load made has no numbering of its own: given it at the next write, on the
+        // same connection.
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("export.xml").path
@@ -198,11 +213,10 @@ struct PostgresStagingStoreTests {
             """
         let carol = try StagingStore.open(postgres: address, owner: "carol", access: .write, configuration: .standard)
         _ = try carol.importExport(ExportInput(path: path), origin: .uploadedExport(input: "an upload"))
-        #expect(try cluster.psql(carolsDefault, database: "clinic").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
-        let carolsOwn = try StagingStore.open(postgres: address, owner: "carol", access: .write, configuration: .standard)
-        #expect(try HealthAutoExportStoreTests.push(second, into: carolsOwn).new == 3)
-        #expect(try cluster.psql(carolsDefault, database: "clinic").trimmingCharacters(in: .whitespacesAndNewlines) == "1")
-        #expect(try StatusQuery(carolsOwn).status().metrics == 139)
+        #expect(try psql(carolsDefault) == "0")
+        #expect(try HealthAutoExportStoreTests.push(second, into: carol).new == 3)
+        #expect(try psql(carolsDefault) == "1")
+        #expect(try StatusQuery(carol).status().metrics == 139)
     }
 
     /// A refused push leaves nothing in PostgreSQL either: one transaction, rolled back.

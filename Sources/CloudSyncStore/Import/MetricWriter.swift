@@ -147,8 +147,11 @@ final class MetricWriter: MetricSink {
             \(dialect.ignoringConflicts)
             """
         let names = columns.split(separator: ", ").map(String.init)
-        if bulk == nil, let postgres = database as? PostgresDatabase, let partition = postgres.straightMetricPartition {
-            // Copied straight into the patient's partition (`OwnerPartitions.straightCopyTarget`).
+        if origin.commit == .whole, !origin.loadsInBulk, bulk == nil, let postgres = database as? PostgresDatabase,
+           let partition = postgres.straightMetricPartition {
+            // Copied straight into the patient's partition (`OwnerPartitions.straightCopyTarget`):
+            // a push's or a received batch's rows, a chunk or two. An export's many chunks keep the
+            // statement, sent while the next chunk is mapped; the copy is waited for.
             newRows = PostgresRowBatch(database: postgres, columns: Self.rowColumns, sql: insertNew, straightInto: (partition, names),
                                        rowsPerChunk: 8192)
         } else {

@@ -92,9 +92,9 @@ enum OwnerPartitions {
     /// attached, in the caller's transaction.
     static func makeEmpty(_ name: String, of table: String, owner: String?, in database: PostgresDatabase) throws {
         try create(name, like: table, in: database)
-        if table == "metric" { try numberIDs(PostgresStoreSchema.quoted(name), in: database) }
         try secure(name, in: database)
         try attach(name, to: table, owner: owner, in: database)
+        if table == "metric" { try numberIDs(PostgresStoreSchema.quoted(name), in: database) }
     }
 
     /// Runs `body` as the tables' owner, in the caller's transaction. A privileged server's
@@ -234,22 +234,25 @@ extension OwnerPartitions {
     /// What the policy checked on the copy still holds by the partition's bound: a row whose owner is
     /// not the partition's is refused by the partition itself, and each row's owner is the column's
     /// default, the connection's, whose name also named the partition. The partition's `id` takes
-    /// the shared table's numbering as its default (the identity is the shared table's only): set
-    /// once a partition (`numberIDs`: as it is made, or here in a transaction of its own for one made
-    /// before or by a bulk load).
+    /// the shared table's numbering as its default (up to PostgreSQL 16 a partition has no identity
+    /// of its own): set once a partition (`numberIDs`: as it is made, or here in a transaction of its
+    /// own for one made before or by a bulk load). Any failure here leaves the connection to the
+    /// statement's way (`BulkLoad.makeMissingPartitions`): the copy is a saving, never a condition.
     static func straightCopyTarget(in database: PostgresDatabase) throws -> String? {
         let found = try database.prepare("""
-            SELECT format('%I', c.relname),
-                   CASE WHEN EXISTS (SELECT 1 FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
-                                     WHERE d.adrelid = c.oid AND a.attname = 'id') THEN 1 ELSE 0 END
-            FROM pg_class c, pg_roles r
+            SELECT format('%I', c.relname), CASE WHEN a.atthasdef OR a.attidentity <> '' THEN 1 ELSE 0 END
+            FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'id', pg_roles r
             WHERE c.relname = \(nameSQL(of: "metric", owner: currentOwner)) AND c.relnamespace = current_schema()::regnamespace
               AND c.relispartition AND r.rolname = session_user AND (r.rolsuper OR r.rolbypassrls)
             """)
         defer { found.reset() }
         guard try found.step(), let name = found.text(0) else { return nil }
         guard found.int64(1) == 0 else { return name }
+        // The partition is locked whole to be altered: a patient's long read of it would hold the
+        // write back, and every statement on it would wait behind the write. Not had at once, the
+        // write takes the statement's way this time.
         try PostgresStoreSchema.inSchemaTransaction(database, ownersTurn: true) {
+            try database.execute("SET LOCAL lock_timeout = '100ms'")
             try asTablesOwner(database) { _ in try numberIDs(name, in: database) }
         }
         return name
@@ -258,12 +261,15 @@ extension OwnerPartitions {
     /// Gives the metric partition `name` (quoted) the shared table's numbering as its ids' default,
     /// in the caller's transaction, as the tables' owner: a row copied straight into it is numbered
     /// as one inserted through the shared table (made so by `makeEmpty`; an older partition by
-    /// `straightCopyTarget`).
+    /// `straightCopyTarget`). Nothing when its `id` has a default already, or an identity
+    /// (PostgreSQL 17 gives an attached partition the shared table's, which takes no default).
     private static func numberIDs(_ name: String, in database: PostgresDatabase) throws {
-        let numbering = try database.scalarText("""
+        for numbering in try database.texts("""
             SELECT format('ALTER TABLE %s ALTER COLUMN id SET DEFAULT nextval(%L::regclass)', ?::text,
                           pg_get_serial_sequence(\(OwnerViews.sharedSQL("'metric'")), 'id'))
-            """, [.text(name)])
-        try database.execute(numbering ?? "")
+            FROM pg_attribute a WHERE a.attrelid = ?::text::regclass AND a.attname = 'id' AND NOT a.atthasdef AND a.attidentity = ''
+            """, [.text(name), .text(name)]) {
+            try database.execute(numbering)
+        }
     }
 }

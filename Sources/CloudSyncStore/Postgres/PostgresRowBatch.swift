@@ -60,7 +60,8 @@ final class PostgresRowBatch: RowBatch {
     /// Whether each chunk is copied straight into `table` (`init(database:columns:copyInto:…)`).
     private let direct: Bool
     /// The `COPY` of each chunk straight into the patient's partition, tried before the statement's
-    /// way (`init(database:columns:sql:straightInto:…)`); nil once the partition is found gone.
+    /// way (`init(database:columns:sql:straightInto:…)`); nil once the partition refused it for
+    /// good (`copiedStraight`).
     private var straightCopy: String?
 
     /// Each chunk copied straight into `table`'s `names` (a bulk load's table: no row-level security,
@@ -252,9 +253,10 @@ final class PostgresRowBatch: RowBatch {
     /// as the tables' owner (the partition's policy would refuse the copy: `OwnerPartitions
     /// .straightCopyTarget`): true when its rows are in. False when the partition refused the chunk
     /// whole, rolled back to the savepoint for the statement's way (which says the error again if
-    /// it is the rows'): a row already there (which the writer rules out); anything else (a partition
-    /// gone with an erase, or made again since without what the copy needs) and the connection
-    /// takes the statement's way from then on. A connection that broke is said as it is.
+    /// it is the rows'): a row already there (which the writer rules out), or a refusal that may
+    /// pass later (a full disk, a lock not had, a server shutting down); on anything else (a
+    /// partition gone with an erase, or made again since without what the copy needs) the
+    /// connection takes the statement's way from then on. A connection that broke is said as it is.
     private func copiedStraight(_ straightCopy: String) throws -> Bool {
         try database.execute("SAVEPOINT cloudsync_rows")
         do {
@@ -262,7 +264,9 @@ final class PostgresRowBatch: RowBatch {
         } catch let error as PostgresError where !error.isConnectionFailure {
             // The role the connection acted as comes back with the savepoint.
             try database.rollBack(toSavepoint: "cloudsync_rows")
-            if !error.isUniqueViolation { (self.straightCopy, database.straightMetricPartition) = (nil, nil) }
+            if !(error.isUniqueViolation || error.isUnavailable || error.isDiskFull || error.isLockTimeout) {
+                (self.straightCopy, database.straightMetricPartition) = (nil, nil)
+            }
             return false
         }
         try database.execute("RELEASE SAVEPOINT cloudsync_rows")
