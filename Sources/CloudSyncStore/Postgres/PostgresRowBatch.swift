@@ -218,10 +218,11 @@ final class PostgresRowBatch: RowBatch {
         try database.finishSent()   // the previous chunk's statement, which reads the table
         append(Int16(-1))   // the trailer
         if direct { return try text.withBytes { try database.copy(copy, data: $0, waiting: false) } }
-        var conflicted = false
+        // A chunk the partition refused takes the ignoring form at once: most often a row already there.
+        var refusedStraight = false
         if let straightCopy, database.isInTransaction {
             if try copiedStraight(straightCopy) { return }
-            conflicted = true
+            refusedStraight = true
         }
         if madeAtRollbacks != database.rollbacks {
             // After a rollback the table may be the one a committed chunk left rows in: emptied too.
@@ -240,7 +241,7 @@ final class PostgresRowBatch: RowBatch {
             holdsRows = false
         }
         try text.withBytes { try database.copy(copy, data: $0) }
-        if let plainInsert, database.isInTransaction, !conflicted {
+        if let plainInsert, database.isInTransaction, !refusedStraight {
             try database.execute("SAVEPOINT cloudsync_rows")
             // Held by the connection until the outcome is read: an error is never dropped with the batch.
             try database.send(plainInsert) { outcome in try self.read(outcome, of: sentRows, savepoint: true) }
