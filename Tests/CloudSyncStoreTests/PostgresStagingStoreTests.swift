@@ -157,7 +157,7 @@ struct PostgresStagingStoreTests {
 
     /// A server whose role row-level security does not hold (here the cluster's superuser) copies a
     /// write's new metrics straight into the patient's partition (`OwnerPartitions
-    /// .straightCopyTarget`): the partition numbers them from the shared table's numbering, and the
+    /// .straightCopyTargets`): the partition numbers them from the shared table's numbering, and the
     /// store counts what a store file fed the same pushes counts. A chunk the partition refuses
     /// whole (here ids already there, its numbering set back behind the writer's back; then no
     /// numbering at all) goes the statement's way, and nothing is lost or counted twice.

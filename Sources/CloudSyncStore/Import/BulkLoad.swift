@@ -92,7 +92,7 @@ final class BulkLoad {
         let missing = try OwnerPartitions.missingOwn(in: postgres)
         guard !loadsInBulk(origin, missing: missing) else { return }
         if !missing.isEmpty { try OwnerPartitions.makeMissingOwn(in: postgres) }
-        postgres.straightMetricPartition = (try? OwnerPartitions.straightCopyTarget(in: postgres)) ?? nil
+        postgres.straightPartitions = (try? OwnerPartitions.straightCopyTargets(in: postgres)) ?? nil
         postgres.ownPartitionsFound = true
     }
 

@@ -148,8 +148,8 @@ final class MetricWriter: MetricSink {
             """
         let names = columns.split(separator: ", ").map(String.init)
         if origin.commit == .whole, !origin.loadsInBulk, bulk == nil, let postgres = database as? PostgresDatabase,
-           let partition = postgres.straightMetricPartition {
-            // Copied straight into the patient's partition (`OwnerPartitions.straightCopyTarget`):
+           let partition = postgres.straightPartitions?.metric {
+            // Copied straight into the patient's partition (`OwnerPartitions.straightCopyTargets`):
             // a push's or a received batch's rows, a chunk or two. An export's many chunks keep the
             // statement, sent while the next chunk is mapped; the copy is waited for.
             newRows = PostgresRowBatch(database: postgres, columns: Self.rowColumns, sql: insertNew, straightInto: (partition, names),

@@ -216,10 +216,17 @@ enum OwnerPartitions {
     }
 }
 
+/// The connection's owner's partitions of `metric` and `metric_hour`, quoted, that a writer may
+/// `COPY` the rows it knows new straight into (`OwnerPartitions.straightCopyTargets`).
+struct StraightPartitions {
+    var metric: String
+    var hour: String
+}
+
 extension OwnerPartitions {
-    /// The connection's owner's metric partition, quoted, when a writer may `COPY` the rows it knows
-    /// new straight into it rather than through a temporary table and `INSERT … SELECT` into the
-    /// shared table (`PostgresRowBatch(straightInto:…)`); nil when it may not.
+    /// The connection's owner's metric and hour partitions, quoted, when a writer may `COPY` the rows
+    /// it knows new straight into them rather than through a temporary table and `INSERT … SELECT`
+    /// into the shared table (`PostgresRowBatch(straightInto:…)`); nil when it may not.
     ///
     /// Why: on the 100 MB store's 166,056 received metrics, 1,000 a transaction, PostgreSQL spent
     /// 2.0–2.1 s copying them straight into the indexed partition against 4.4–4.9 s through a
@@ -238,16 +245,23 @@ extension OwnerPartitions {
     /// of its own): set once a partition (`numberIDs`: as it is made, or here in a transaction of its
     /// own for one made before or by a bulk load). Any failure here leaves the connection to the
     /// statement's way (`BulkLoad.makeMissingPartitions`): the copy is a saving, never a condition.
-    static func straightCopyTarget(in database: PostgresDatabase) throws -> String? {
+    ///
+    /// The hours' partition takes the hours the writer knows new the same way (`OnlineHourSummary`):
+    /// 0.4–0.5 s of PostgreSQL's CPU for the same upload's 44,281 hours against 1.1–1.2 s through a
+    /// temporary table and the upsert (docs/performance.md, "Issue 34", eleventh session).
+    static func straightCopyTargets(in database: PostgresDatabase) throws -> StraightPartitions? {
         let found = try database.prepare("""
-            SELECT format('%I', c.relname), CASE WHEN a.atthasdef OR a.attidentity <> '' THEN 1 ELSE 0 END
-            FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'id', pg_roles r
+            SELECT format('%I', c.relname), CASE WHEN a.atthasdef OR a.attidentity <> '' THEN 1 ELSE 0 END, format('%I', h.relname)
+            FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'id', pg_class h, pg_roles r
             WHERE c.relname = \(nameSQL(of: "metric", owner: currentOwner)) AND c.relnamespace = current_schema()::regnamespace
-              AND c.relispartition AND r.rolname = session_user AND (r.rolsuper OR r.rolbypassrls)
+              AND c.relispartition AND h.relname = \(nameSQL(of: "metric_hour", owner: currentOwner))
+              AND h.relnamespace = current_schema()::regnamespace AND h.relispartition
+              AND r.rolname = session_user AND (r.rolsuper OR r.rolbypassrls)
             """)
         defer { found.reset() }
-        guard try found.step(), let name = found.text(0) else { return nil }
-        guard found.int64(1) == 0 else { return name }
+        guard try found.step(), let name = found.text(0), let hours = found.text(2) else { return nil }
+        let partitions = StraightPartitions(metric: name, hour: hours)
+        guard found.int64(1) == 0 else { return partitions }
         // The partition is locked whole to be altered: a patient's long read of it would hold the
         // write back, and every statement on it would wait behind the write. Not had at once, the
         // write takes the statement's way this time.
@@ -255,13 +269,13 @@ extension OwnerPartitions {
             try database.execute("SET LOCAL lock_timeout = '100ms'")
             try asTablesOwner(database) { _ in try numberIDs(name, in: database) }
         }
-        return name
+        return partitions
     }
 
     /// Gives the metric partition `name` (quoted) the shared table's numbering as its ids' default,
     /// in the caller's transaction, as the tables' owner: a row copied straight into it is numbered
     /// as one inserted through the shared table (made so by `makeEmpty`; an older partition by
-    /// `straightCopyTarget`). Nothing when its `id` has a default already, or an identity
+    /// `straightCopyTargets`). Nothing when its `id` has a default already, or an identity
     /// (PostgreSQL 17 gives an attached partition the shared table's, which takes no default).
     private static func numberIDs(_ name: String, in database: PostgresDatabase) throws {
         for numbering in try database.texts("""

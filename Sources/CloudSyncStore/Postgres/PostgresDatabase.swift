@@ -101,8 +101,9 @@ package final class PostgresDatabase: StoreDatabase {
     var ownPartitionsFound = false
 
     /// The connection's owner's metric partition, quoted, when a writer may copy its new rows
-    /// straight into it (`OwnerPartitions.straightCopyTarget`); nil when not, or not asked yet.
-    var straightMetricPartition: String?
+    /// straight into it, and its hour partition (`OwnerPartitions.straightCopyTargets`); nil when
+    /// not, or not asked yet.
+    var straightPartitions: StraightPartitions?
 
     /// PostgreSQL has no counter of other connections' commits: the caller looks every time.
     package func othersCommits() throws -> Int64? { nil }

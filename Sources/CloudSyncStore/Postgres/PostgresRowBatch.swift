@@ -18,7 +18,9 @@ import Foundation
 /// A statement that ignores conflicts (`… ON CONFLICT DO NOTHING`, the rows its writer knows new) is
 /// run first as a plain insert under a savepoint: PostgreSQL's speculative insertion for each row
 /// doubled its cost (221,444 metrics of the 100 MB export: 1.5–1.7 s against 0.7–0.8 s). A conflict,
-/// which the writer rules out, rolls back to the savepoint and takes the ignoring form.
+/// which the writer rules out, rolls back to the savepoint and takes the ignoring form. A writer that
+/// knows its rows new for an upsert gives its plain form (`plainFirst`: the hours after the stored
+/// ones), run so too.
 ///
 /// Binary, not text: PostgreSQL read each of a metric's 16 cells from its digits (`int8in`,
 /// `float8in`), and the import wrote them as digits; each cell is now its 8 bytes as they are. The
@@ -82,8 +84,10 @@ final class PostgresRowBatch: RowBatch {
 
     /// Each chunk moved by `sql` (`INSERT … SELECT … FROM {rows} …`) from a temporary table; with
     /// `straightInto`, copied straight into that partition's `names` first (`copiedStraight`).
-    init(database: PostgresDatabase, columns: [RowBatchColumn], sql: String, straightInto: (partition: String, names: [String])? = nil,
-         rowsPerChunk: Int) {
+    /// `plainFirst`: `sql` without its `ON CONFLICT …`, for rows the writer knows new, tried first
+    /// (the type's comment); a statement that ignores conflicts has its plain form without it.
+    init(database: PostgresDatabase, columns: [RowBatchColumn], sql: String, plainFirst: String? = nil,
+         straightInto: (partition: String, names: [String])? = nil, rowsPerChunk: Int) {
         self.database = database
         straightCopy = straightInto.map { "COPY \($0.partition)(\($0.names.joined(separator: ", "))) FROM STDIN (FORMAT binary)" }
         home = database
@@ -106,7 +110,8 @@ final class PostgresRowBatch: RowBatch {
         copy = "COPY \(table) FROM STDIN (FORMAT binary)"
         insert = sql.replacingOccurrences(of: "{rows}", with: table)
         let trimmed = insert.trimmingCharacters(in: .whitespacesAndNewlines), ignoring = SQLDialect.postgres.ignoringConflicts
-        plainInsert = trimmed.hasSuffix(ignoring) ? String(trimmed.dropLast(ignoring.count)) : nil
+        plainInsert = plainFirst?.replacingOccurrences(of: "{rows}", with: table)
+            ?? (trimmed.hasSuffix(ignoring) ? String(trimmed.dropLast(ignoring.count)) : nil)
     }
 
     deinit {
@@ -252,7 +257,7 @@ final class PostgresRowBatch: RowBatch {
 
     /// The chunk copied straight into the patient's partition (`straightCopy`), under a savepoint,
     /// as the tables' owner (the partition's policy would refuse the copy: `OwnerPartitions
-    /// .straightCopyTarget`): true when its rows are in. False when the partition refused the chunk
+    /// .straightCopyTargets`): true when its rows are in. False when the partition refused the chunk
     /// whole, rolled back to the savepoint for the statement's way (which says the error again if
     /// it is the rows'): a row already there (which the writer rules out), or a refusal that may
     /// pass later (a full disk, a lock not had, a server shutting down); on anything else (a
@@ -266,7 +271,7 @@ final class PostgresRowBatch: RowBatch {
             // The role the connection acted as comes back with the savepoint.
             try database.rollBack(toSavepoint: "cloudsync_rows")
             if !(error.isUniqueViolation || error.isUnavailable || error.isDiskFull || error.isLockTimeout) {
-                (self.straightCopy, database.straightMetricPartition) = (nil, nil)
+                (self.straightCopy, database.straightPartitions) = (nil, nil)
             }
             return false
         }
