@@ -30,28 +30,30 @@ import Testing
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2024-04-01 10:00:00 +0000\"/>\n\(body)\(extra)</HealthData>\n"
     }
 
+    /// The summary's rows, a line an hour, by type name.
+    static func hours(_ store: StagingStore) throws -> [String] {
+        let rows = try store.database.prepare("""
+            SELECT t.name, h.unit_id, h.hour, h.count, h.sum, h.minimum, h.maximum, h.merged_count, h.merged_sum
+            FROM metric_hour h JOIN metric_type t ON t.id = h.type_id ORDER BY t.name, h.unit_id, h.hour
+            """)
+        var lines: [String] = []
+        while try rows.step() {
+            lines.append((0..<9).map { $0 == 0 ? rows.text(0) ?? "" : $0 == 4 || $0 == 8 ? String(rows.double($0)) : String(rows.int64($0)) }
+                .joined(separator: " "))
+        }
+        return lines
+    }
+
     /// The summary as its rows say, then as a rebuild from nothing says.
     static func keptAndRebuilt(_ store: StagingStore) throws -> (kept: [String], rebuilt: [String]) {
-        func hours() throws -> [String] {
-            let rows = try store.database.prepare("""
-                SELECT t.name, h.unit_id, h.hour, h.count, h.sum, h.minimum, h.maximum, h.merged_count, h.merged_sum
-                FROM metric_hour h JOIN metric_type t ON t.id = h.type_id ORDER BY t.name, h.unit_id, h.hour
-                """)
-            var lines: [String] = []
-            while try rows.step() {
-                lines.append((0..<9).map { $0 == 0 ? rows.text(0) ?? "" : $0 == 4 || $0 == 8 ? String(rows.double($0)) : String(rows.int64($0)) }
-                    .joined(separator: " "))
-            }
-            return lines
-        }
         #expect(try store.database.scalarInt("SELECT count(*) FROM metric_hour_state WHERE dirty_from IS NOT NULL") == 0)
-        let kept = try hours()
+        let kept = try hours(store)
         try store.database.transaction {
             try store.database.execute("DELETE FROM metric_hour")
             try store.database.execute("UPDATE metric_hour_state SET summarised = 0, dirty_from = 0, dirty_to = 0")
         }
         try HourSummaryBuilder.refresh(store.database, denseCount: store.configuration.hourSummaryDenseCount)
-        return (kept, try hours())
+        return (kept, try hours(store))
     }
 
     /// The hours kept and rebuilt are the same (a failure names those that differ, not all of them).
@@ -150,6 +152,17 @@ import Testing
         let cluster = try PostgresCluster()
         defer { cluster.remove() }
         let address = try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        let fixture = try StoreFixture()
+        try Self.addsUp(try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard), in: fixture)
+    }
+
+    /// A server that row-level security does not hold copies the hours it knows new straight into
+    /// the patient's hour partition (`OnlineHourSummary.FreshHours`).
+    @Test(.enabled(if: PostgresCluster.isAvailable, "PostgreSQL is not installed (Debian: postgresql)"))
+    func onPostgreSQLAsASuperuser() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let address = try PostgresStagingStoreTests.superusersClinic(cluster)
         let fixture = try StoreFixture()
         try Self.addsUp(try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard), in: fixture)
     }

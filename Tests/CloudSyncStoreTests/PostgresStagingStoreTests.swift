@@ -219,6 +219,51 @@ struct PostgresStagingStoreTests {
         #expect(try StatusQuery(carol).status().metrics == 139)
     }
 
+    /// The hours a write knows new (after its type's latest stored row) go in apart from those it
+    /// adds to stored hours (`OnlineHourSummary.FreshHours`): copied straight into the patient's
+    /// hour partition by a server row-level security does not hold (`superuser`), else inserted
+    /// plainly through the shared table. Both hold what a store file fed the same pushes holds. One
+    /// that meets a stored hour after all (here an hour put there behind the writer's back) is
+    /// refused by the key and added to that hour: nothing is lost or counted twice.
+    @Test(arguments: [true, false])
+    func newHoursGoInApartAndOneThatMeetsAStoredHourIsAddedToIt(superuser: Bool) throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.remove() }
+        let address = superuser ? try Self.superusersClinic(cluster) : try cluster.addOwnedDatabase("clinic", role: "clinic", password: "clinic-password")
+        let fixture = try StoreFixture()
+        let file = try fixture.open()
+        let alice = try StagingStore.open(postgres: address, owner: "alice", access: .write, configuration: .standard)
+        let psql = { (sql: String) in try cluster.psql(sql, database: "clinic").trimmingCharacters(in: .whitespacesAndNewlines) }
+        let hours = HourSummaryAddsUpTests.hours
+        let first = HealthAutoExportStoreTests.steps(samples: [("2024-11-05 10:00:00 +0000", 7), ("2024-11-05 11:10:00 +0000", 8)])
+        // The patients' role may not insert hours: only a straight copy stores the superuser's first push.
+        if superuser { _ = try psql("REVOKE INSERT ON metric_hour FROM \(PostgresStoreSchema.patientRole)") }
+        #expect(Self.counts(try HealthAutoExportStoreTests.push(first, into: alice)) == Self.counts(try HealthAutoExportStoreTests.push(first, into: file)))
+        if superuser { _ = try psql("GRANT INSERT ON metric_hour TO \(PostgresStoreSchema.patientRole)") }
+        // An hour the store has (11:00), and new ones.
+        let second = HealthAutoExportStoreTests.steps(samples: [("2024-11-05 11:40:00 +0000", 9), ("2024-11-05 12:00:00 +0000", 10),
+                                                                ("2024-11-06 09:00:00 +0000", 11)])
+        #expect(Self.counts(try HealthAutoExportStoreTests.push(second, into: alice)) == Self.counts(try HealthAutoExportStoreTests.push(second, into: file)))
+        #expect(try Self.truth(alice) == Self.truth(file))
+        #expect(try hours(alice) == hours(file))
+        #expect(try hours(alice).count == 4)
+
+        // 2024-11-07 15:00 already has an hour, though no row: the push's hour, new by its rows, meets it.
+        let hour = "floor(extract(epoch FROM timestamptz '2024-11-07 15:00:00+00') / 3600)::bigint"
+        _ = try psql("""
+            INSERT INTO metric_hour(owner, type_id, unit_id, hour, count, sum, minimum, maximum, merged_count, merged_sum)
+            SELECT 'alice', t.id, u.id, \(hour), 5, 50, 10, 10, 5, 50
+            FROM metric_type t, unit u WHERE t.name = 'HKQuantityTypeIdentifierStepCount' AND u.name = 'count'
+            """)
+        let third = HealthAutoExportStoreTests.steps(samples: [("2024-11-07 15:20:00 +0000", 12), ("2024-11-08 09:00:00 +0000", 13)])
+        #expect(Self.counts(try HealthAutoExportStoreTests.push(third, into: alice)) == Self.counts(try HealthAutoExportStoreTests.push(third, into: file)))
+        #expect(try psql("SELECT count || ' ' || sum || ' ' || merged_count FROM metric_hour WHERE hour = \(hour)") == "6 62 6")
+        #expect(try psql("SELECT count(*) FROM metric_hour") == "6")
+        #expect(try psql("SELECT count(*) FROM metric") == "7")
+        // The superuser's connection acts as the patients' role again after the refused copy.
+        if superuser { #expect(try (alice.database as? PostgresDatabase)?.scalarText("SELECT current_user") == PostgresStoreSchema.patientRole) }
+    }
+
     /// A refused push leaves nothing in PostgreSQL either: one transaction, rolled back.
     @Test func aRefusedPushLeavesNothing() throws {
         let cluster = try PostgresCluster()

@@ -110,7 +110,20 @@ final class MetricWriter: MetricSink {
         bulk = try BulkLoad.begin(database: database, origin: origin, storedBefore: storedBefore)
         // A document committed whole (a push, a received batch) rebuilds its few hours before its
         // commit, from the rows: it keeps no spill.
-        hourSummary = try OnlineHourSummary(database: database, denseCount: denseCount, bulk: bulk, spills: origin.commit == .inChunks)
+        // A document's rows and hours go straight into the patient's partitions when the connection
+        // may (`OwnerPartitions.straightCopyTargets`). An export's many chunks keep the statement,
+        // sent while the next chunk is mapped; the copy is waited for.
+        let straight = origin.commit == .whole && !origin.loadsInBulk && bulk == nil
+            ? (database as? PostgresDatabase)?.straightPartitions : nil
+        let windows = database.dialect == .postgres && bulk == nil ? try StoredSampleWindows(database: database) : nil
+        self.windows = windows
+        // The patient had no row: every hour is new.
+        let storedNone = storedBefore == 0
+        hourSummary = try OnlineHourSummary(
+            database: database, denseCount: denseCount, bulk: bulk, spills: origin.commit == .inChunks,
+            fresh: windows.map { windows in
+                .init(latestStoredStart: { storedNone ? nil : try windows.latestStoredStart(of: $0) }, straightInto: straight?.hour)
+            })
         let dialect = database.dialect
         insert = try database.prepare("""
             \(dialect.insertOrIgnore) INTO metric(type_id, start_date, end_date, source_id, value, unit_id, category_id, device_id,
@@ -147,11 +160,8 @@ final class MetricWriter: MetricSink {
             \(dialect.ignoringConflicts)
             """
         let names = columns.split(separator: ", ").map(String.init)
-        if origin.commit == .whole, !origin.loadsInBulk, bulk == nil, let postgres = database as? PostgresDatabase,
-           let partition = postgres.straightPartitions?.metric {
-            // Copied straight into the patient's partition (`OwnerPartitions.straightCopyTargets`):
-            // a push's or a received batch's rows, a chunk or two. An export's many chunks keep the
-            // statement, sent while the next chunk is mapped; the copy is waited for.
+        if let partition = straight?.metric, let postgres = database as? PostgresDatabase {
+            // A push's or a received batch's rows, a chunk or two.
             newRows = PostgresRowBatch(database: postgres, columns: Self.rowColumns, sql: insertNew, straightInto: (partition, names),
                                        rowsPerChunk: 8192)
         } else {
@@ -167,7 +177,6 @@ final class MetricWriter: MetricSink {
         versions = try NameTable(database, table: "source_version")
         categories = try NameTable(database, table: "category_value")
         if rule == nil { seen = SeenSamples(samples: origin.samples) }
-        if database.dialect == .postgres && bulk == nil { windows = try StoredSampleWindows(database: database) }
         undatedTypes = UndatedTypes(database: database)
         dataVersion = try database.othersCommits()
         lookedUpTo = storedBefore

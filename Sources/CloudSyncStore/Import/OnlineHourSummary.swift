@@ -47,11 +47,29 @@ final class OnlineHourSummary {
     }
 
     private let database: any StoreDatabase
-    /// Where the hours are written: upserted into `metric_hour`, or a bulk load's.
+    /// Where the hours are written: upserted into `metric_hour` (those no stored hour can meet by a
+    /// statement of their own, `fresh`), or a bulk load's.
     private enum Destination {
-        case upsert(any RowBatch)
+        case upsert(any RowBatch, fresh: (hours: FreshHours, rows: any RowBatch)?)
         case bulk(BulkHours)
     }
+
+    /// How a writer on PostgreSQL tells the hours that no stored hour can meet: those of a type after
+    /// the hour of its latest stored row's start (and after those this import wrote before). They go
+    /// in by a plain insert, or are copied straight into the patient's hour partition when the
+    /// connection may (`OwnerPartitions.straightCopyTargets`), not by the upsert: PostgreSQL checks
+    /// each upserted row against the key before it inserts it, and the 166,056 received metrics'
+    /// 44,281 hours took 1.1–1.2 s of its CPU upserted, 0.7–0.8 s inserted, 0.4–0.5 s copied
+    /// (docs/performance.md, "Issue 34", eleventh session). One that meets a stored hour after all
+    /// (the store changed under the import) is refused by the key, and its chunk is upserted.
+    struct FreshHours {
+        /// The latest start of the type's stored rows; nil when none is stored.
+        let latestStoredStart: (Int64) throws -> Int64?
+        /// The patient's hour partition, quoted, to copy them into; nil: inserted through the shared table.
+        let straightInto: String?
+    }
+    /// Per type, the latest hour this import wrote: a later write's hours up to it meet those.
+    private var writtenThrough: [Int64: Int64] = [:]
     private let destination: Destination
     /// The stored types' summary states and last ends, read once for the types the import meets
     /// (one statement each, not one a type: a received batch is an import of its own, and these
@@ -95,7 +113,8 @@ final class OnlineHourSummary {
     private let bulk: BulkLoad?
 
     /// `spills`: the merged types' rows may be kept in a spill (an export's import, in chunks).
-    init(database: any StoreDatabase, denseCount: Int, bulk: BulkLoad? = nil, spills: Bool = true) throws {
+    /// `fresh`: on PostgreSQL, how to tell the hours no stored hour can meet (`FreshHours`).
+    init(database: any StoreDatabase, denseCount: Int, bulk: BulkLoad? = nil, spills: Bool = true, fresh: FreshHours? = nil) throws {
         self.database = database
         self.denseCount = denseCount
         self.bulk = bulk
@@ -106,11 +125,19 @@ final class OnlineHourSummary {
         if let bulk {
             destination = .bulk(try bulk.hourRows(HourSummaryBuilder.HourStatistics.cellTypes, columns: HourSummaryBuilder.HourStatistics.columns))
         } else {
-            destination = .upsert(try database.rowBatch(HourSummaryBuilder.HourStatistics.cellTypes, sql: """
+            let insert = """
                 INSERT INTO metric_hour AS h(\(HourSummaryBuilder.HourStatistics.columns))
                 SELECT \(HourSummaryBuilder.HourStatistics.cells) FROM {rows} WHERE true
-                \(Self.addedToStored(database.dialect))
-                """))
+                """
+            let upsert = insert + "\n" + Self.addedToStored(database.dialect)
+            var freshRows: (FreshHours, any RowBatch)?
+            if let fresh, let postgres = database as? PostgresDatabase {
+                let names = HourSummaryBuilder.HourStatistics.columns.split(separator: ",").map { String($0.filter { $0 != " " }) }
+                freshRows = (fresh, PostgresRowBatch(database: postgres, columns: HourSummaryBuilder.HourStatistics.cellTypes, sql: upsert,
+                                                     plainFirst: insert, straightInto: fresh.straightInto.map { ($0, names) },
+                                                     rowsPerChunk: 4096))
+            }
+            destination = .upsert(try database.rowBatch(HourSummaryBuilder.HourStatistics.cellTypes, sql: upsert), fresh: freshRows)
         }
     }
 
@@ -257,20 +284,36 @@ final class OnlineHourSummary {
         held = 0
         for case let (typeID, .counted(type)) in types where type.dense { try write(typeID, type) }   // others wait for the judgement
         // In the table's order.
+        var freshAfter: [Int64: Int64] = [:], latest: [Int64: Int64] = [:]
         for key in pending.keys.sorted() {
-            let rows = switch destination {
-            case .upsert(let upsert): upsert
-            case .bulk(let hours): hours.rows(type: key.type, unit: key.unit, hour: key.hour)
+            let rows: any RowBatch
+            switch destination {
+            case .upsert(let upsert, let fresh):
+                rows = try fresh.map { fresh in try isFresh(key, fresh.hours, &freshAfter) ? fresh.rows : upsert } ?? upsert
+                latest[key.type] = max(latest[key.type] ?? .min, key.hour)
+            case .bulk(let hours): rows = hours.rows(type: key.type, unit: key.unit, hour: key.hour)
             }
             try pending[key]!.add(to: rows, typeID: key.type, key: HourSummaryBuilder.HourKey(unit: key.unit, hour: key.hour))
         }
+        writtenThrough.merge(latest, uniquingKeysWith: max)
         switch destination {
-        case .upsert(let upsert): if waiting { try upsert.flush() } else { try upsert.send() }
+        case .upsert(let upsert, let fresh):
+            for rows in [fresh?.rows, upsert].compactMap({ $0 }) { if waiting { try rows.flush() } else { try rows.send() } }
         case .bulk(let hours): try hours.flush(waiting: waiting)
         }
         // Its capacity kept: about `heldLimit` hours (some 1 MB), and growing it afresh after
         // each write was 34 M of the mapping thread's 3,363 M instructions on the 100 MB import.
         pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether no stored hour, nor one this import wrote before, can be `key`'s (`FreshHours`). The
+    /// bound of each type is asked once a write (`freshAfter`).
+    private func isFresh(_ key: PendingHour, _ fresh: FreshHours, _ freshAfter: inout [Int64: Int64]) throws -> Bool {
+        if freshAfter[key.type] == nil {
+            let stored = try fresh.latestStoredStart(key.type).map(HourSummaryBuilder.hour(of:)) ?? .min
+            freshAfter[key.type] = max(stored, writtenThrough[key.type] ?? .min)
+        }
+        return key.hour > freshAfter[key.type]!
     }
 
     /// Hands the type's hours on to the commit's statement.

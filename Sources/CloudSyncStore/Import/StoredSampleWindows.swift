@@ -128,6 +128,13 @@ final class StoredSampleWindows {
         rows[sample, default: []].append(Row(created: created, importID: importID))
     }
 
+    /// The latest start of the type's stored rows (nil: none is stored), as read with the first
+    /// window, or now: the hours after its hour are new (`OnlineHourSummary.FreshHours`).
+    func latestStoredStart(of type: Int64) throws -> Int64? {
+        if storedBefore == nil { storedBefore = try Self.latestStoredStarts(database) }
+        return storedBefore?[type]
+    }
+
     /// A row this import wrote into the table itself (not through its chunk).
     func wrote(type: Int64, start: Int64) {
         if start > addedLatest[type, default: .min] { addedLatest[type] = start }
