@@ -219,12 +219,12 @@ struct PostgresStagingStoreTests {
         #expect(try StatusQuery(carol).status().metrics == 139)
     }
 
-    /// The hours a write knows new (after its type's latest stored row) go in apart from those it
-    /// adds to stored hours (`OnlineHourSummary.FreshHours`): copied straight into the patient's
-    /// hour partition by a server row-level security does not hold (`superuser`), else inserted
-    /// plainly through the shared table. Both hold what a store file fed the same pushes holds. One
-    /// that meets a stored hour after all (here an hour put there behind the writer's back) is
-    /// refused by the key and added to that hour: nothing is lost or counted twice.
+    /// The hours a write knows new (after its type's latest stored row) are copied straight into the
+    /// patient's hour partition by a server row-level security does not hold (`superuser`), apart
+    /// from those it adds to stored hours (`OnlineHourSummary.FreshHours`); the owner deployment
+    /// upserts them all. Both hold what a store file fed the same pushes holds. An hour that meets a
+    /// stored hour after all (here one put there behind the writer's back) is refused by the key and
+    /// added to that hour: nothing is lost or counted twice.
     @Test(arguments: [true, false])
     func newHoursGoInApartAndOneThatMeetsAStoredHourIsAddedToIt(superuser: Bool) throws {
         let cluster = try PostgresCluster()

@@ -121,8 +121,8 @@ final class MetricWriter: MetricSink {
         let storedNone = storedBefore == 0
         hourSummary = try OnlineHourSummary(
             database: database, denseCount: denseCount, bulk: bulk, spills: origin.commit == .inChunks,
-            fresh: windows.map { windows in
-                .init(latestStoredStart: { storedNone ? nil : try windows.latestStoredStart(of: $0) }, straightInto: straight?.hour)
+            fresh: windows.flatMap { windows in
+                straight.map { .init(latestStoredStart: { storedNone ? nil : try windows.latestStoredStart(of: $0) }, straightInto: $0.hour) }
             })
         let dialect = database.dialect
         insert = try database.prepare("""

@@ -54,19 +54,21 @@ final class OnlineHourSummary {
         case bulk(BulkHours)
     }
 
-    /// How a writer on PostgreSQL tells the hours that no stored hour can meet: those of a type after
-    /// the hour of its latest stored row's start (and after those this import wrote before). They go
-    /// in by a plain insert, or are copied straight into the patient's hour partition when the
-    /// connection may (`OwnerPartitions.straightCopyTargets`), not by the upsert: PostgreSQL checks
-    /// each upserted row against the key before it inserts it, and the 166,056 received metrics'
-    /// 44,281 hours took 1.1–1.2 s of its CPU upserted, 0.7–0.8 s inserted, 0.4–0.5 s copied
+    /// How a writer on PostgreSQL whose connection may copy straight into the patient's hour
+    /// partition (`OwnerPartitions.straightCopyTargets`) tells the hours that no stored hour can
+    /// meet: those of a type after the hour of its latest stored row's start (and after those this
+    /// import wrote before). They are copied there, not upserted through a temporary table:
+    /// PostgreSQL checks each upserted row against the key before it inserts it, and the 166,056
+    /// received metrics' 44,281 hours took 1.1–1.2 s of its CPU upserted, 0.4–0.5 s copied
     /// (docs/performance.md, "Issue 34", eleventh session). One that meets a stored hour after all
     /// (the store changed under the import) is refused by the key, and its chunk is upserted.
+    /// The owner deployment upserts every hour: inserted plainly apart from the others, the new
+    /// ones took a temporary table's `COPY` and emptying more, about what the plain insert saved.
     struct FreshHours {
         /// The latest start of the type's stored rows; nil when none is stored.
         let latestStoredStart: (Int64) throws -> Int64?
-        /// The patient's hour partition, quoted, to copy them into; nil: inserted through the shared table.
-        let straightInto: String?
+        /// The patient's hour partition, quoted.
+        let straightInto: String
     }
     /// Per type, the latest hour this import wrote: a later write's hours up to it meet those.
     private var writtenThrough: [Int64: Int64] = [:]
@@ -113,7 +115,7 @@ final class OnlineHourSummary {
     private let bulk: BulkLoad?
 
     /// `spills`: the merged types' rows may be kept in a spill (an export's import, in chunks).
-    /// `fresh`: on PostgreSQL, how to tell the hours no stored hour can meet (`FreshHours`).
+    /// `fresh`: on PostgreSQL, how to tell the hours no stored hour can meet, to copy them (`FreshHours`).
     init(database: any StoreDatabase, denseCount: Int, bulk: BulkLoad? = nil, spills: Bool = true, fresh: FreshHours? = nil) throws {
         self.database = database
         self.denseCount = denseCount
@@ -125,17 +127,16 @@ final class OnlineHourSummary {
         if let bulk {
             destination = .bulk(try bulk.hourRows(HourSummaryBuilder.HourStatistics.cellTypes, columns: HourSummaryBuilder.HourStatistics.columns))
         } else {
-            let insert = """
+            let upsert = """
                 INSERT INTO metric_hour AS h(\(HourSummaryBuilder.HourStatistics.columns))
                 SELECT \(HourSummaryBuilder.HourStatistics.cells) FROM {rows} WHERE true
+                \(Self.addedToStored(database.dialect))
                 """
-            let upsert = insert + "\n" + Self.addedToStored(database.dialect)
             var freshRows: (FreshHours, any RowBatch)?
             if let fresh, let postgres = database as? PostgresDatabase {
                 let names = HourSummaryBuilder.HourStatistics.columns.split(separator: ",").map { String($0.filter { $0 != " " }) }
                 freshRows = (fresh, PostgresRowBatch(database: postgres, columns: HourSummaryBuilder.HourStatistics.cellTypes, sql: upsert,
-                                                     plainFirst: insert, straightInto: fresh.straightInto.map { ($0, names) },
-                                                     rowsPerChunk: 4096))
+                                                     straightInto: (fresh.straightInto, names), rowsPerChunk: 4096))
             }
             destination = .upsert(try database.rowBatch(HourSummaryBuilder.HourStatistics.cellTypes, sql: upsert), fresh: freshRows)
         }

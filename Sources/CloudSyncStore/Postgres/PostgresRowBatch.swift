@@ -18,9 +18,7 @@ import Foundation
 /// A statement that ignores conflicts (`… ON CONFLICT DO NOTHING`, the rows its writer knows new) is
 /// run first as a plain insert under a savepoint: PostgreSQL's speculative insertion for each row
 /// doubled its cost (221,444 metrics of the 100 MB export: 1.5–1.7 s against 0.7–0.8 s). A conflict,
-/// which the writer rules out, rolls back to the savepoint and takes the ignoring form. A writer that
-/// knows its rows new for an upsert gives its plain form (`plainFirst`: the hours after the stored
-/// ones), run so too.
+/// which the writer rules out, rolls back to the savepoint and takes the ignoring form.
 ///
 /// Binary, not text: PostgreSQL read each of a metric's 16 cells from its digits (`int8in`,
 /// `float8in`), and the import wrote them as digits; each cell is now its 8 bytes as they are. The
@@ -84,10 +82,8 @@ final class PostgresRowBatch: RowBatch {
 
     /// Each chunk moved by `sql` (`INSERT … SELECT … FROM {rows} …`) from a temporary table; with
     /// `straightInto`, copied straight into that partition's `names` first (`copiedStraight`).
-    /// `plainFirst`: `sql` without its `ON CONFLICT …`, for rows the writer knows new, tried first
-    /// (the type's comment); a statement that ignores conflicts has its plain form without it.
-    init(database: PostgresDatabase, columns: [RowBatchColumn], sql: String, plainFirst: String? = nil,
-         straightInto: (partition: String, names: [String])? = nil, rowsPerChunk: Int) {
+    init(database: PostgresDatabase, columns: [RowBatchColumn], sql: String, straightInto: (partition: String, names: [String])? = nil,
+         rowsPerChunk: Int) {
         self.database = database
         straightCopy = straightInto.map { "COPY \($0.partition)(\($0.names.joined(separator: ", "))) FROM STDIN (FORMAT binary)" }
         home = database
@@ -110,8 +106,7 @@ final class PostgresRowBatch: RowBatch {
         copy = "COPY \(table) FROM STDIN (FORMAT binary)"
         insert = sql.replacingOccurrences(of: "{rows}", with: table)
         let trimmed = insert.trimmingCharacters(in: .whitespacesAndNewlines), ignoring = SQLDialect.postgres.ignoringConflicts
-        plainInsert = plainFirst?.replacingOccurrences(of: "{rows}", with: table)
-            ?? (trimmed.hasSuffix(ignoring) ? String(trimmed.dropLast(ignoring.count)) : nil)
+        plainInsert = trimmed.hasSuffix(ignoring) ? String(trimmed.dropLast(ignoring.count)) : nil
     }
 
     deinit {
