@@ -102,15 +102,26 @@ enum OwnerPartitions {
     /// taken back for `body` (which is told the role it acted as, nil when none), and the patient's
     /// again after. Within the transaction, so that an error anywhere leaves the patient's role with
     /// the transaction's rollback.
-    static func asTablesOwner<T>(_ database: PostgresDatabase, _ body: (_ acting: String?) throws -> T) throws -> T {
+    ///
+    /// `opening` (a savepoint) runs first, in the round trip that asks the role, and `closing` (its
+    /// release) last, in the one that gives it back, when `body` did not throw: a straight copy
+    /// (`PostgresRowBatch`) took seven round trips, two of them its savepoint's, and each wakes
+    /// `serve` and PostgreSQL (about 85 µs of `serve`'s CPU on the eleventh session's machine).
+    static func asTablesOwner<T>(_ database: PostgresDatabase, opening: String? = nil, closing: String? = nil,
+                                 _ body: (_ acting: String?) throws -> T) throws -> T {
         precondition(database.isInTransaction, "the role is taken back within a transaction only")
-        guard let acting = try database.scalarText("SELECT CASE WHEN current_user = session_user THEN NULL ELSE current_user::text END") else {
-            return try body(nil)
+        let look = "SELECT CASE WHEN current_user = session_user THEN NULL ELSE current_user::text END"
+        let acting: String?
+        if let opening { acting = try database.lastText(ofStatements: opening + "; " + look) } else { acting = try database.scalarText(look) }
+        guard let acting else {
+            let result = try body(nil)
+            if let closing { try database.execute(closing) }
+            return result
         }
         try database.execute("RESET ROLE")
         do {
             let result = try body(acting)
-            try database.execute("SET ROLE " + PostgresStoreSchema.quoted(acting))
+            try database.execute("SET ROLE " + PostgresStoreSchema.quoted(acting) + (closing.map { "; " + $0 } ?? ""))
             return result
         } catch {
             try? database.execute("SET ROLE " + PostgresStoreSchema.quoted(acting))

@@ -75,6 +75,17 @@ package final class PostgresDatabase: StoreDatabase {
         try runStatements("ROLLBACK TO SAVEPOINT \(name)")
     }
 
+    /// Statements without parameters, in one round trip: the first cell of the last one's result
+    /// (nil when it has none). An error in any stops the rest, and is thrown.
+    func lastText(ofStatements sql: String) throws -> String? {
+        try finishSent()
+        guard let result = PQexec(connection, sql) else { throw error(nil, sql: sql) }
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+        guard PQntuples(result) > 0, PQnfields(result) > 0, PQgetisnull(result, 0, 0) == 0 else { return nil }
+        return String(cString: PQgetvalue(result, 0, 0))
+    }
+
     /// One statement, or several, without parameters: what `execute` and the rollbacks send.
     private func runStatements(_ sql: String) throws {
         guard let result = PQexec(connection, sql) else { throw error(nil, sql: sql) }

@@ -224,23 +224,31 @@ final class PostgresRowBatch: RowBatch {
             if try copiedStraight(straightCopy) { return }
             refusedStraight = true
         }
+        // The table made and emptied in the copy's round trip: an error in any of them stops the
+        // rest, and the next chunk makes and empties the table again.
+        var before: [String] = []
         if madeAtRollbacks != database.rollbacks {
             // After a rollback the table may be the one a committed chunk left rows in: emptied too.
             if madeAtRollbacks != nil { (holdsRows, rowsHeld) = (true, rowsPerChunk) }
-            try database.execute(create)
+            before.append(create)
             madeAtRollbacks = database.rollbacks
         }
         if holdsRows {
             if rowsHeld < 1_000 && deletedSinceTruncate < 4_000 {
-                try database.execute("DELETE FROM \(table)")
+                before.append("DELETE FROM \(table)")
                 deletedSinceTruncate += rowsHeld
             } else {
-                try database.execute("TRUNCATE \(table)")
+                before.append("TRUNCATE \(table)")
                 deletedSinceTruncate = 0
             }
             holdsRows = false
         }
-        try text.withBytes { try database.copy(copy, data: $0) }
+        do {
+            try text.withBytes { try database.copy((before + [copy]).joined(separator: "; "), data: $0) }
+        } catch {
+            (madeAtRollbacks, holdsRows, rowsHeld) = (nil, true, rowsPerChunk)
+            throw error
+        }
         if let plainInsert, database.isInTransaction, !refusedStraight {
             try database.execute("SAVEPOINT cloudsync_rows")
             // Held by the connection until the outcome is read: an error is never dropped with the batch.
@@ -259,9 +267,10 @@ final class PostgresRowBatch: RowBatch {
     /// partition gone with an erase, or made again since without what the copy needs) the
     /// connection takes the statement's way from then on. A connection that broke is said as it is.
     private func copiedStraight(_ straightCopy: String) throws -> Bool {
-        try database.execute("SAVEPOINT cloudsync_rows")
         do {
-            try OwnerPartitions.asTablesOwner(database) { _ in try text.withBytes { try database.copy(straightCopy, data: $0) } }
+            try OwnerPartitions.asTablesOwner(database, opening: "SAVEPOINT cloudsync_rows", closing: "RELEASE SAVEPOINT cloudsync_rows") { _ in
+                try text.withBytes { try database.copy(straightCopy, data: $0) }
+            }
         } catch let error as PostgresError where !error.isConnectionFailure {
             // The role the connection acted as comes back with the savepoint.
             try database.rollBack(toSavepoint: "cloudsync_rows")
@@ -270,7 +279,6 @@ final class PostgresRowBatch: RowBatch {
             }
             return false
         }
-        try database.execute("RELEASE SAVEPOINT cloudsync_rows")
         return true
     }
 
