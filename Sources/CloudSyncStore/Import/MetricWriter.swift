@@ -181,13 +181,16 @@ final class MetricWriter: MetricSink {
         dataVersion = try database.othersCommits()
         lookedUpTo = storedBefore
         transaction.afterBegin.append { [unowned self] in try lookBeside() }
+        // A document committed whole begins no transaction after its commit: nothing to look beside
+        // (its `max(id)` was a round trip of each received batch).
+        let beginsAgain = origin.commit == .inChunks
         transaction.beforeCommit.append { [unowned self] in
             // A bulk load's table becomes the patient's partition before anything is committed,
             // even when its reader never said its metrics ended (an archive without export.xml).
             if bulk != nil && !finished { try finish() }
             try flushChunk()
             try writeCounts()
-            lookedUpTo = try database.scalarInt("SELECT max(id) FROM metric") ?? lookedUpTo
+            if beginsAgain { lookedUpTo = try database.scalarInt("SELECT max(id) FROM metric") ?? lookedUpTo }
         }
         transaction.afterCommit.append { [unowned self] in
             committed = counts

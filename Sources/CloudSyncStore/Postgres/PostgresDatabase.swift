@@ -191,7 +191,8 @@ package final class PostgresDatabase: StoreDatabase {
                 PQclear(result)
                 break
             }
-            if outcome == nil {
+            // Statements sent together (a savepoint and its insert): the first error, else the last count.
+            if case .failure = outcome {} else {
                 switch PQresultStatus(result) {
                 case PGRES_COMMAND_OK, PGRES_TUPLES_OK: outcome = .success(Int(String(cString: PQcmdTuples(result))) ?? 0)
                 default: outcome = .failure(error(result, sql: sql))

@@ -250,9 +250,9 @@ final class PostgresRowBatch: RowBatch {
             throw error
         }
         if let plainInsert, database.isInTransaction, !refusedStraight {
-            try database.execute("SAVEPOINT cloudsync_rows")
-            // Held by the connection until the outcome is read: an error is never dropped with the batch.
-            try database.send(plainInsert) { outcome in try self.read(outcome, of: sentRows, savepoint: true) }
+            // The savepoint in the insert's round trip. Held by the connection until the outcome is
+            // read: an error is never dropped with the batch.
+            try database.send("SAVEPOINT cloudsync_rows; " + plainInsert) { outcome in try self.read(outcome, of: sentRows, savepoint: true) }
         } else {
             try database.send(insert) { outcome in try self.read(outcome, of: sentRows, savepoint: false) }
         }
