@@ -289,8 +289,9 @@ final class OnlineHourSummary {
         for key in pending.keys.sorted() {
             let rows: any RowBatch
             switch destination {
-            case .upsert(let upsert, let fresh):
-                rows = try fresh.map { fresh in try isFresh(key, fresh.hours, &freshAfter) ? fresh.rows : upsert } ?? upsert
+            case .upsert(let upsert, nil): rows = upsert
+            case .upsert(let upsert, let fresh?):
+                rows = try isFresh(key, fresh.hours, &freshAfter) ? fresh.rows : upsert
                 latest[key.type] = max(latest[key.type] ?? .min, key.hour)
             case .bulk(let hours): rows = hours.rows(type: key.type, unit: key.unit, hour: key.hour)
             }
