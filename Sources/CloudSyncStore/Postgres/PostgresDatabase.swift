@@ -68,11 +68,14 @@ package final class PostgresDatabase: StoreDatabase {
         try? runStatements("ROLLBACK")
     }
 
-    /// Gives up what the transaction did since the savepoint `name`, counted as a rollback.
+    /// Gives up what the transaction did since the savepoint `name`, and the savepoint, counted as a
+    /// rollback. Left there, each refused chunk's savepoint nested one more subtransaction under the
+    /// next one of its name: past 64 in a transaction, PostgreSQL's snapshots slow down for every
+    /// connection.
     func rollBack(toSavepoint name: String) throws {
         try? finishSent()
         rollbacks += 1
-        try runStatements("ROLLBACK TO SAVEPOINT \(name)")
+        try runStatements("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
     }
 
     /// Statements without parameters, in one round trip: the first cell of the last one's result
@@ -113,7 +116,8 @@ package final class PostgresDatabase: StoreDatabase {
 
     /// The connection's owner's metric partition, quoted, when a writer may copy its new rows
     /// straight into it, and its hour partition (`OwnerPartitions.straightCopyTargets`); nil when
-    /// not, or not asked yet.
+    /// not, or not asked yet. Either one refusing a copy for good (`PostgresRowBatch
+    /// .copiedStraight`) ends both for the connection.
     var straightPartitions: StraightPartitions?
 
     /// PostgreSQL has no counter of other connections' commits: the caller looks every time.
