@@ -70,6 +70,8 @@ final class OnlineHourSummary {
         /// The patient's hour partition, quoted.
         let straightInto: String
     }
+    /// `metric_hour`'s columns one by one, as a straight copy names them: split once, not each batch.
+    private static let hourColumnNames = HourSummaryBuilder.HourStatistics.columns.split(separator: ",").map { String($0.filter { $0 != " " }) }
     /// Per type, the latest hour this import wrote: a later write's hours up to it meet those.
     private var writtenThrough: [Int64: Int64] = [:]
     private let destination: Destination
@@ -134,9 +136,8 @@ final class OnlineHourSummary {
                 """
             var freshRows: (FreshHours, any RowBatch)?
             if let fresh, let postgres = database as? PostgresDatabase {
-                let names = HourSummaryBuilder.HourStatistics.columns.split(separator: ",").map { String($0.filter { $0 != " " }) }
                 freshRows = (fresh, PostgresRowBatch(database: postgres, columns: HourSummaryBuilder.HourStatistics.cellTypes, sql: upsert,
-                                                     straightInto: (fresh.straightInto, names), rowsPerChunk: 4096))
+                                                     straightInto: (fresh.straightInto, Self.hourColumnNames), rowsPerChunk: 4096))
             }
             destination = .upsert(try database.rowBatch(HourSummaryBuilder.HourStatistics.cellTypes, sql: upsert), fresh: freshRows)
         }

@@ -82,19 +82,24 @@ package final class PostgresDatabase: StoreDatabase {
     /// (nil when it has none). An error in any stops the rest, and is thrown.
     func lastText(ofStatements sql: String) throws -> String? {
         try finishSent()
-        guard let result = PQexec(connection, sql) else { throw error(nil, sql: sql) }
-        defer { PQclear(result) }
-        try check(result, sql: sql)
-        guard PQntuples(result) > 0, PQnfields(result) > 0, PQgetisnull(result, 0, 0) == 0 else { return nil }
-        return String(cString: PQgetvalue(result, 0, 0))
+        return try withLastResult(ofStatements: sql) { result in
+            guard PQntuples(result) > 0, PQnfields(result) > 0, PQgetisnull(result, 0, 0) == 0 else { return nil }
+            return String(cString: PQgetvalue(result, 0, 0))
+        }
     }
 
     /// One statement, or several, without parameters: what `execute` and the rollbacks send.
     private func runStatements(_ sql: String) throws {
+        try withLastResult(ofStatements: sql) { result in changes = Int(String(cString: PQcmdTuples(result))) ?? 0 }
+    }
+
+    /// Runs `sql` (one statement or several, without parameters) in one round trip and reads the
+    /// last one's result, once checked.
+    private func withLastResult<T>(ofStatements sql: String, _ read: (OpaquePointer) -> T) throws -> T {
         guard let result = PQexec(connection, sql) else { throw error(nil, sql: sql) }
         defer { PQclear(result) }
         try check(result, sql: sql)
-        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return read(result)
     }
 
     /// `BEGIN`, then the owner's advisory lock for the transaction: the patient's other writers,
