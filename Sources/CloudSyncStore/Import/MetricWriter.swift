@@ -201,6 +201,8 @@ final class MetricWriter: MetricSink {
     // MARK: MetricSink
 
     func write(_ metric: MappedMetric) throws {
+        // The filter's word is brought in while the names are looked up (`SeenSamples.prefetch`).
+        seen?.prefetch(start: metric.startDate, end: metric.endDate, value: metric.value)
         let typeID = try types.id(metric.type), sourceID = try sources.id(metric.sourceApp), unitID = try units.id(metric.unit)
         let keys = SampleKeys(type: typeID, source: sourceID, unit: unitID,
                               category: try metric.categoryValue.map { try categories.id($0) } ?? 0)

@@ -24,18 +24,37 @@ struct SeenSamples {
         filter = BlockedBloomFilter(keys: samples, most: Self.exportWordCount)
     }
 
-    /// Adds the sample; true when it may have been added before.
+    /// Brings in the word of a sample with these dates and value (`insert` looks there): asked when
+    /// the sample arrives, the miss overlaps the look-up of its names. perf on the 1 GB import: the
+    /// word's load was 87% of `MetricWriter.add`'s samples, 4.3% of the import's CPU.
+    @inline(__always)
+    func prefetch(start: Int64, end: Int64, value: Double) { filter.prefetch(word: Self.word(start: start, end: end, value: value)) }
+
+    /// Adds the sample; true when it may have been added before. Its word is chosen by its dates and
+    /// value, its bits by the whole sample: samples alike in those but of another type, source or
+    /// unit share a word and are told apart by their bits.
     mutating func insert(type: Int64, start: Int64, end: Int64, source: Int64, value: Double, unit: Int64, category: Int64) -> Bool {
-        // 0.0 and -0.0 are the same value to SQLite: give them the same bits.
-        let valueBits = value == 0 ? 0 : value.bitPattern
         var hash = FilterHash()
         hash.mix(type)
         hash.mix(start)
         hash.mix(end)
         hash.mix(source)
-        hash.mix(valueBits)
+        hash.mix(Self.bits(value))
         hash.mix(unit)
         hash.mix(category)
-        return filter.insert(hash)
+        return filter.insert(word: Self.word(start: start, end: end, value: value), bits: hash)
     }
+
+    @inline(__always)
+    private static func word(start: Int64, end: Int64, value: Double) -> FilterHash {
+        var hash = FilterHash()
+        hash.mix(start)
+        hash.mix(end)
+        hash.mix(bits(value))
+        return hash
+    }
+
+    /// 0.0 and -0.0 are the same value to SQLite: they get the same bits.
+    @inline(__always)
+    private static func bits(_ value: Double) -> UInt64 { value == 0 ? 0 : value.bitPattern }
 }
