@@ -55,6 +55,34 @@ import Testing
         #expect(report.controlCharactersReplaced == 1)
     }
 
+    /// An entity is turned back wherever it stands in a value, short or long, among characters of one
+    /// and two bytes, and a value without one comes out whole: the scan that looks for them reads
+    /// eight bytes at a time (`ElementBatch.holdsEntity`), then byte by byte.
+    @Test func entitiesAreTurnedBackAtEveryPositionOfAValue() throws {
+        var entries = "", expected: [String: String] = [:]
+        func text(_ count: Int, from offset: Int) -> String { String((0..<count).map { ($0 + offset) % 3 == 0 ? "é" : "a" }) }
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 24] {
+            let plain = text(length, from: 1)
+            if length > 0 {
+                entries += "<MetadataEntry key=\"plain\(length)\" value=\"\(plain)\"/>"
+                expected["plain\(length)"] = plain
+            }
+            for position in 0...length {
+                for (entity, character) in [("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&#38;", "&")] {
+                    let key = "k\(length)-\(position)-\(entity.dropFirst().dropLast())"
+                    let before = text(position, from: 0), after = text(length - position, from: position)
+                    entries += "<MetadataEntry key=\"\(key)\" value=\"\(before)\(entity)\(after)\"/>"
+                    expected[key] = before + character + after
+                }
+            }
+        }
+        let xml = exportXML(record("HKQuantityTypeIdentifierStepCount", unit: "count", value: "12")
+            .replacingOccurrences(of: "/>", with: ">\(entries)</Record>"))
+        let (metrics, _, _) = try convert(try writeFile(xml))
+        let metadata = try #require(metrics.first?.metadata)
+        for (key, value) in expected { #expect(metadata[key] == value, "\(key)") }
+    }
+
     @Test func aVerticalTabInAnAttributeDoesNotStopTheConversion() throws {
         let device = "<<HKDevice: 0x1>, name:iPhone, software:16.1\u{0B}>".replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
         let xml = exportXML(record("HKQuantityTypeIdentifierStepCount", unit: "count", value: "12").replacingOccurrences(of: "/>", with: " device=\"\(device)\"/>"))
