@@ -95,6 +95,10 @@ struct PostgresStagingStoreTests {
             HealthAutoExportStoreTests.steps(samples: [("2025-03-01 09:00:00 +0000", 50), ("2025-03-01 10:00:00 +0000", 5),
                                                        ("2025-03-06 10:00:00 +0000", 9)]),
             HealthAutoExportStoreTests.steps(samples: [("2025-03-06 10:00:00 +0000", 9), ("2025-03-07 10:00:00 +0000", 11)], source: "Phone"),
+            // On in the last stored day, after its last sample (not read: it starts after every
+            // row), that sample twice, then back before it but after the stored one, and the stored one.
+            HealthAutoExportStoreTests.steps(samples: [("2025-03-07 12:00:00 +0000", 4), ("2025-03-07 12:00:00 +0000", 4),
+                                                       ("2025-03-07 11:00:00 +0000", 6), ("2025-03-07 10:00:00 +0000", 11)], source: "Phone"),
             // More days than the import keeps in memory (`StoredSampleWindows.kept`), then the first again.
             HealthAutoExportStoreTests.steps(samples: (0..<(StoredSampleWindows.kept + 6)).map { day in
                 (Self.date(daysAfter: day, from: "2025-04-01"), Double(day + 1))
@@ -106,6 +110,7 @@ struct PostgresStagingStoreTests {
         }
         #expect(counts[0] == counts[1])
         #expect(counts[0][2][0] == 0, "the same samples again add nothing: \(counts[0])")
+        #expect(counts[0][5][0] == 2, "12:00 once and 11:00 are new: \(counts[0])")
         #expect(try Self.truth(alice) == Self.truth(file))
         #expect(try HealthAutoExportStoreTests.daily(alice, merge: true) == HealthAutoExportStoreTests.daily(file, merge: true))
         #expect(try HealthAutoExportStoreTests.daily(file, merge: true)["2025-03-03"] == 70)

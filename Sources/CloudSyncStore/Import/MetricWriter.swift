@@ -231,7 +231,7 @@ final class MetricWriter: MetricSink {
             if let windows, try created == nil || !undatedTypes.contains(keys.type) {
                 // On PostgreSQL: looked at among its day's rows, read at once (a dated sample that may
                 // date an undated row goes the statements' way below).
-                if windows.needsChunkWritten(type: keys.type, start: metric.startDate) { try flushChunk() }
+                if try windows.needsChunkWritten(type: keys.type, start: metric.startDate) { try flushChunk() }
                 switch try windows.alike(type: keys.type, start: metric.startDate, end: metric.endDate, source: keys.source,
                                          value: metric.value, unit: keys.unit, category: keys.category, created: created) {
                 case .same(let importID):

@@ -73,6 +73,7 @@ final class StoredSampleWindows {
     /// only others do.
     func alike(type: Int64, start: Int64, end: Int64, source: Int64, value: Double, unit: Int64, category: Int64,
                created: Int64?) throws -> Alike {
+        if try isAfterEveryRow(type: type, start: start) { return .none }
         try load(type: type, start: start)
         guard let stored = rows[Sample(type: type, start: start, end: end, source: source, value: value, unit: unit, category: category)],
               let first = stored.first else { return .none }
@@ -82,9 +83,20 @@ final class StoredSampleWindows {
 
     /// Whether the sample's window is still to be read from the table and the import's chunk holds
     /// rows of it (then the chunk is written first).
-    func needsChunkWritten(type: Int64, start: Int64) -> Bool {
+    func needsChunkWritten(type: Int64, start: Int64) throws -> Bool {
         let window = Window(type: type, day: Self.day(of: start))
-        return window != lastLoaded && !loaded.contains(window) && unwritten.contains(window)
+        guard window != lastLoaded && !loaded.contains(window) && unwritten.contains(window) else { return false }
+        return try !isAfterEveryRow(type: type, start: start)
+    }
+
+    /// Whether the sample starts after every row of its type, stored or added by this import: then
+    /// no row is alike (alike rows start at the same instant), and its window need not be read.
+    /// Why per sample, not only per window: a batch mostly goes on where the last one stopped, in
+    /// the middle of a day whose stored rows all start before the batch's samples (9.4 windows read
+    /// a received batch of 1,000 in the 100 MB upload, each a round trip).
+    private func isAfterEveryRow(type: Int64, start: Int64) throws -> Bool {
+        if storedBefore == nil { storedBefore = try Self.latestStoredStarts(database) }
+        return start > max(storedBefore?[type] ?? .min, addedLatest[type] ?? .min)
     }
 
     /// The import wrote its chunk: its rows are in the table.
