@@ -58,6 +58,9 @@ final class MetricWriter: MetricSink {
     /// the counts are read again from the rows when the import completes.
     private(set) var miscounted = false
     private let types, sources, units, devices, versions, categories: NameTable
+    /// The six, read together at the first name not known (`NameTable.Group`): the group is held
+    /// here, the tables point back to it weakly.
+    private let nameTables: NameTable.Group
     private let summaryStatements: SummaryCounts.Statements
     @exclusivity(unchecked) private var summary = SummaryCounts()
     /// The hour summary of the types new to the store, counted as the rows are inserted.
@@ -170,12 +173,9 @@ final class MetricWriter: MetricSink {
         }
         undecidedRows = try bulk?.undecidedRows(Self.rowColumns, columns: columns.split(separator: ", ").map(String.init))
         cellRows = newRows as? CellRows
-        types = try NameTable(database, table: "metric_type")
-        sources = try NameTable(database, table: "source")
-        units = try NameTable(database, table: "unit")
-        devices = try NameTable(database, table: "device")
-        versions = try NameTable(database, table: "source_version")
-        categories = try NameTable(database, table: "category_value")
+        nameTables = try NameTable.Group(database, tables: ["metric_type", "source", "unit", "device", "source_version", "category_value"])
+        (types, sources, units, devices, versions, categories) = (nameTables.tables[0], nameTables.tables[1], nameTables.tables[2],
+                                                                   nameTables.tables[3], nameTables.tables[4], nameTables.tables[5])
         if rule == nil { seen = SeenSamples(samples: origin.samples) }
         undatedTypes = UndatedTypes(database: database)
         dataVersion = try database.othersCommits()
