@@ -33,5 +33,5 @@ pg_cpu() {
     local master; master="$(head -n 1 "$PG_DIR/data/postmaster.pid")"
     { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$master/stat"
       for child in $(pgrep -P "$master"); do awk '{ print $14 + $15 }' "/proc/$child/stat" 2>/dev/null || true; done
-    } | awk -v t="$(getconf CLK_TCK)" '{ s += $1 } END { printf "%.1f", s / t }'
+    } | awk -v t="$(getconf CLK_TCK)" '{ s += $1 } END { printf "%.2f", s / t }'
 }
