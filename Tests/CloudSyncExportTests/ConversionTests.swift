@@ -30,6 +30,21 @@ import Testing
         #expect(vo2.unit == "ml/kg/min")
     }
 
+    /// A sink may size its memory by the document its metrics come from (the store's filter of the
+    /// samples it added does): the reader says export.xml's size before the first metric, from the
+    /// zip's directory or from the file.
+    @Test func theSinkIsToldExportXMLsSizeBeforeTheFirstMetric() throws {
+        let xmlSize = try #require(FileManager.default.attributesOfItem(atPath: Paths.sampleXML)[.size] as? Int)
+        for input in [Paths.sampleZip, Paths.sampleXML] {
+            let sink = CollectingSink()
+            _ = try ReaderRunner.run(ArchiveConverter(input: input, kinds: []), into: sink.sinks)
+            let expected = try #require(sink.expected, "\(input)")
+            #expect(expected.bytes == Int64(xmlSize), "\(input)")
+            #expect(expected.afterMetrics == 0, "\(input)")
+            #expect(sink.metrics.count == 24, "\(input)")
+        }
+    }
+
     @Test func correlationRecordsAreCountedOnce() throws {
         let (metrics, _, _) = try convert(Self.samplePath)
         #expect(metrics.filter { $0.type == "HKQuantityTypeIdentifierBloodPressureSystolic" }.count == 1)

@@ -13,6 +13,9 @@ public final class CollectingSink: MetricSink, RecordSink {
     public private(set) var abandoned = false
     /// Facts the source told.
     public private(set) var facts: InputFacts?
+    /// The size the source said its metrics' document has (`expect(metricBytes:)`), and how many
+    /// metrics had come when it said it.
+    public private(set) var expected: (bytes: Int64, afterMetrics: Int)?
 
     public init() {}
 
@@ -40,6 +43,7 @@ public final class CollectingSink: MetricSink, RecordSink {
 
     public func finish() throws { finished = true }
     public func abandon() throws { abandoned = true }
+    public func expect(metricBytes: Int64) { expected = (metricBytes, metrics.count) }
 
     /// The records of `kind` written, in order.
     public func records<Kind: RecordKind>(_ kind: Kind.Type) -> [Kind.Record] {

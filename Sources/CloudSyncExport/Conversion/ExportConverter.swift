@@ -121,6 +121,11 @@ public final class ExportConverter: ExportElementConsumer, RecordReader {
 
     // MARK: ExportElementConsumer
 
+    /// Before the mapping thread starts: the sink may size its memory by export.xml's size.
+    public func begin(expectedBytes: Int64?) {
+        if let expectedBytes { sink.expect(metricBytes: expectedBytes) }
+    }
+
     public func consume(_ tree: ElementTree) throws {
         elements += 1
         elementsSinceCheck += 1

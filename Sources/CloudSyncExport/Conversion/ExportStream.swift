@@ -40,6 +40,7 @@ public struct ExportStream {
     public mutating func run(_ consumer: any ExportElementConsumer) throws {
         let source = try ExportInputs.open(input, shouldStop: shouldStop, streamed: streamed)
         progress.expect(source.info.expectedBytes)
+        consumer.begin(expectedBytes: source.info.expectedBytes)
         let stage = MappingStage(consumer: consumer)
         let parser = ExportParser(handoff: stage)
         let pipeline = ChunkPipeline(source: source)

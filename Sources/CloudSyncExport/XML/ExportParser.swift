@@ -3,8 +3,14 @@ import CLibXML2
 
 /// Receives each top-level element of the export as it completes.
 public protocol ExportElementConsumer: AnyObject {
+    /// Called once before the first element, with export.xml's size when the input declares it.
+    func begin(expectedBytes: Int64?)
     /// `tree` is a view of a batch that is reused: copy what must outlive the call.
     func consume(_ tree: ElementTree) throws
+}
+
+extension ExportElementConsumer {
+    public func begin(expectedBytes: Int64?) {}
 }
 
 /// Takes the batch the parser fills after each complete top-level element, and returns the batch

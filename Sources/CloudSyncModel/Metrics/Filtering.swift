@@ -32,6 +32,7 @@ public final class FilteredMetrics: MetricSink {
     public func finish() throws { try sink.finish() }
     public func abandon() throws { try sink.abandon() }
     public func abandonedOutput(metrics: Int) -> String? { sink.abandonedOutput(metrics: metrics) }
+    public func expect(metricBytes: Int64) { sink.expect(metricBytes: metricBytes) }
 }
 
 /// The records whose date `filter` keeps (a record without a date is always kept), passed on.

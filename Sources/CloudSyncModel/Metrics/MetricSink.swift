@@ -8,10 +8,15 @@ public protocol MetricSink: AnyObject {
     func abandon() throws
     /// After `abandon()`, what the output holds, said to the user (nil: nothing worth saying).
     func abandonedOutput(metrics: Int) -> String?
+    /// Called before the first metric when the reader knows the size of the document its metrics
+    /// come from (export.xml's size as the zip declares it, a file's size): a sink may size its
+    /// memory by it rather than by the largest export.
+    func expect(metricBytes: Int64)
 }
 
 extension MetricSink {
     public func abandonedOutput(metrics: Int) -> String? { nil }
+    public func expect(metricBytes: Int64) {}
 }
 
 /// One HealthMetric per line (`--format jsonl`).
