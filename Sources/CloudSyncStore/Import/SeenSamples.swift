@@ -24,6 +24,11 @@ struct SeenSamples {
         filter = BlockedBloomFilter(keys: samples, most: Self.exportWordCount)
     }
 
+    /// How many samples a document of `bytes` may hold: real exports hold one Record in 265 bytes
+    /// (a 17.8 MB export.xml of 2021) to 420 (a 3.1 GB one of iOS 17); the smaller figure errs towards
+    /// a larger filter. An export.xml of 320 MiB or more gets the whole 10 MiB.
+    static func samples(inDocumentOf bytes: Int64) -> Int { Int(max(0, bytes) / 256) }
+
     /// Brings in the word of a sample with these dates and value (`insert` looks there): asked when
     /// the sample arrives, the miss overlaps the look-up of its names. perf on the 1 GB import: the
     /// word's load was 87% of `MetricWriter.add`'s samples, 4.3% of the import's CPU.
