@@ -6,6 +6,8 @@ final class NamePool {
 
     deinit { for text in texts.values { UnsafeMutableBufferPointer(mutating: text).deallocate() } }
 
+    /// Disfavoured: a literal goes to the `StaticString` form, without a look-up.
+    @_disfavoredOverload
     func text(_ string: String) -> ByteText {
         if let text = texts[string] { return text }
         let bytes = Array(string.utf8)
