@@ -25,7 +25,7 @@ struct SeenSamples {
     }
 
     /// How many samples a document of `bytes` may hold: real exports hold one Record in 265 bytes
-    /// (a 17.8 MB export.xml of 2021) to 420 (a 3.1 GB one of iOS 17); the smaller figure errs towards
+    /// (a 17.8 MB export.xml of export version 11) to 420 (a 3.1 GB one of version 14); the smaller figure errs towards
     /// a larger filter. An export.xml of 320 MiB or more gets the whole 10 MiB.
     static func samples(inDocumentOf bytes: Int64) -> Int { Int(max(0, bytes) / 256) }
 
