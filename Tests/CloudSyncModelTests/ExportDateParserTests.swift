@@ -73,6 +73,27 @@ import Testing
         #expect(seconds(input) == nil)
     }
 
+    /// A date read as the day of another (a Record's end and creation dates as its start's) gives what
+    /// reading it whole gives: on that day, on another, with another offset, and when it is invalid.
+    @Test func aDateReadAsTheDayOfAnotherIsReadAsItself() throws {
+        let references = ["2024-10-25 07:05:11 -0500", "2024-10-25T23:59:59Z", "20141018163200+0100", "9999-12-31 00:00:00 -1400",
+                          "0000-01-01 23:59:59 +0100", "2024-02-29 12:00:00 +05:30"]
+        let texts = ["2024-10-25 07:05:11 -0500", "2024-10-25 00:00:00 -0500", "2024-10-25 23:59:60 -0500", "2024-10-26 07:05:11 -0500",
+                     "2024-10-25 07:05:11 +0100", "2024-10-25 24:00:00 -0500", "2024-10-25 07:60:00 -0500", "2024-10-25 07:05:1x -0500",
+                     "2024-10-25T08:00:00Z", "2024-10-25T24:00:00Z", "20141018235959+0100", "20141018163200+0100",
+                     "9999-12-31 23:59:59 -1400", "9999-12-31 10:00:00 -1400", "0000-01-01 00:00:00 +0100", "0000-01-01 01:00:00 +0100",
+                     "2024-02-29 00:00:00 +05:30", "2024-02-29 23:59:59 +05:30", "2024-02-29 23:59:59 +05:31", ""]
+        for reference in references {
+            let referenceSeconds = try #require(seconds(reference), "\(reference)")
+            for text in texts {
+                let read = text.withBytes { textBytes in
+                    reference.withBytes { ExportDateParser.epochSeconds(textBytes, sameDayAs: $0, at: referenceSeconds) }
+                }
+                #expect(read == seconds(text), "\(text) as the day of \(reference)")
+            }
+        }
+    }
+
     @Test func theFirstAndLastWritableInstantsParse() {
         #expect(seconds("0000-01-01 00:00:00 +0000").map { UTCDateFormatter.string($0) } == "0000-01-01T00:00:00Z")
         #expect(seconds("9999-12-31 23:59:59 +0000").map { UTCDateFormatter.string($0) } == "9999-12-31T23:59:59Z")

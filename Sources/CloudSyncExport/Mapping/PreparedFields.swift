@@ -48,9 +48,17 @@ struct PreparedFields {
             return
         }
         isPrepared = true
-        start = tree.value(.startDate).flatMap(ExportDateParser.epochSeconds) ?? Self.unparsable
-        end = tree.value(.endDate).flatMap(ExportDateParser.epochSeconds) ?? Self.unparsable
-        created = tree.value(.creationDate).flatMap(ExportDateParser.epochSeconds) ?? Self.unparsable
+        let startText = tree.value(.startDate)
+        let start = startText.flatMap(ExportDateParser.epochSeconds)
+        // The other two dates are read as the start's day when they are (`sameDayAs`).
+        func date(_ text: ByteText?) -> Int64? {
+            guard let text else { return nil }
+            guard let startText, let start else { return ExportDateParser.epochSeconds(text) }
+            return ExportDateParser.epochSeconds(text, sameDayAs: startText, at: start)
+        }
+        self.start = start ?? Self.unparsable
+        end = date(tree.value(.endDate)) ?? Self.unparsable
+        created = date(tree.value(.creationDate)) ?? Self.unparsable
         if let parsed = tree.value(.value).flatMap(DecimalParser.parse) {
             value = parsed.value
             valueState = parsed.isCanonicalJSON ? .canonicalNumber : .number

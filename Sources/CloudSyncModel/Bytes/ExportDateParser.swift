@@ -51,6 +51,23 @@ public enum ExportDateParser {
         return instant(year, month, day, hour, minute, second, offsetText: ByteText(start: p + 19, count: text.count - 19))
     }
 
+    /// The seconds of `text` when it was written on the same day and with the same offset as
+    /// `reference`, a date already read as `referenceSeconds`: only its time of day is read, and
+    /// the result is what `epochSeconds(text)` gives. Any other text is read whole. A Record's end
+    /// and creation dates are nearly always its start's day: read whole, each cost 315 instructions
+    /// (callgrind on the 100 MB import: the dates were 1.9% of its instructions).
+    public static func epochSeconds(_ text: ByteText, sameDayAs reference: ByteText, at referenceSeconds: Int64) -> Int64? {
+        let count = text.count
+        guard count >= 19, count == reference.count, let p = text.baseAddress, let r = reference.baseAddress,
+              memcmp(p, r, 11) == 0, memcmp(p + 19, r + 19, count - 19) == 0, p[4] == UInt8(ascii: "-"),
+              let hour = digits(p + 11, 2), p[13] == UInt8(ascii: ":"), let minute = digits(p + 14, 2),
+              p[16] == UInt8(ascii: ":"), let second = digits(p + 17, 2), hour <= 23, minute <= 59, second <= 60,
+              let referenceHour = digits(r + 11, 2), let referenceMinute = digits(r + 14, 2), let referenceSecond = digits(r + 17, 2)
+        else { return epochSeconds(text) }
+        let seconds = referenceSeconds + Int64((hour - referenceHour) * 3600 + (minute - referenceMinute) * 60 + second - referenceSecond)
+        return representable.contains(seconds) ? seconds : nil
+    }
+
     /// The offset from UTC a valid date was written with, in seconds (`… +0200` → 7200), in either form.
     public static func writtenOffsetSeconds(_ text: ByteText) -> Int64? {
         guard epochSeconds(text) != nil, let p = text.baseAddress else { return nil }
