@@ -24,6 +24,31 @@ import Testing
         session.fail(StoreError.unstorable(AudiogramKind.name))
     }
 
+    /// A new store is made beside its path and linked into place (`NewStoreFile`): a process killed
+    /// while making it leaves no empty file at the path. What a maker that is no longer running left
+    /// beside it is removed; a running one's is kept.
+    @Test func aNewStoreIsMadeBesideItsPathAndLinkedIntoPlace() throws {
+        let directory = try makeTemporaryDirectory("new-store")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let left = [".store.sqlite.new-\(ended.processIdentifier)", ".store.sqlite.new-\(ended.processIdentifier)-wal"]
+        let running = ".store.sqlite.new-\(getppid())"
+        for name in left + [running] { try Data("half".utf8).write(to: directory.appendingPathComponent(name)) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let store = try StagingStore(path: path, access: .write)
+        #expect(try store.importExport(Paths.sampleZip).stored.new > 0)
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(names.isDisjoint(with: left), "\(names)")
+        #expect(names.contains(running))
+        #expect(!names.contains(".store.sqlite.new-\(getpid())"), "\(names)")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        #expect(try StagingStore(path: path, access: .read).database.scalarInt("PRAGMA user_version") == Int64(StoreSchema.currentVersion))
+    }
+
     @Test func reimportAddsNothing() throws {
         let fixture = try StoreFixture()
         let store = try fixture.open()

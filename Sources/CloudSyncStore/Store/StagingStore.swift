@@ -95,6 +95,7 @@ public final class StagingStore: StoreAccess {
             locks = nil
         }
         do {
+            if access == .write && !exists { try NewStoreFile.make(at: path, kinds: configuration.kinds) }
             let sqlite = try SQLiteDatabase(path: path, mode: access == .read ? .readOnly : .readWrite)
             database = sqlite
             self.sqlite = sqlite

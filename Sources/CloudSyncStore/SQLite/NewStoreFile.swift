@@ -1,0 +1,55 @@
+import CSQLite3
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A new store's file, made whole beside its path (`.NAME.new-PID`) and linked into place, so that
+/// a process killed while making it leaves no empty or half-made file at the path: a reader refuses
+/// an empty file (`StoreError.empty`), and the kill test found one there when an import was killed
+/// between the file's creation and its schema's commit. What a killed maker leaves beside the path
+/// is removed by the next store made there.
+enum NewStoreFile {
+    /// Makes the store at `path`, which is not there. On a file system without hard links the path
+    /// is left to be made in place, as before.
+    static func make(at path: String, kinds: [any StoredKind.Type]) throws {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        let prefix = "." + url.lastPathComponent + ".new-"
+        removeAbandoned(in: directory, prefix: prefix)
+        let beside = directory + "/" + prefix + String(getpid())
+        removeFiles(of: beside)
+        defer { removeFiles(of: beside) }
+        try makeSchema(at: beside, kinds: kinds)
+        // A link, not a rename: a store another process made at the path meanwhile is kept.
+        _ = link(beside, path)
+    }
+
+    /// The schema, committed; the connection closed, so that its log is checkpointed into the file
+    /// and removed: the file alone is the store.
+    private static func makeSchema(at path: String, kinds: [any StoredKind.Type]) throws {
+        let database = try SQLiteDatabase(path: path, mode: .readWrite)
+        try database.execute("PRAGMA page_size = 16384")
+        try database.turnOnWAL()
+        try database.transaction {
+            for migration in StoreSchema.migrations { try database.execute(migration) }
+            try database.execute("PRAGMA user_version = \(StoreSchema.currentVersion)")
+        }
+        try KindTables.upgrade(kinds, in: database)
+    }
+
+    /// What makers that are no longer running left in `directory` (their process id ends the name).
+    private static func removeAbandoned(in directory: String, prefix: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let digits = name.dropFirst(prefix.count).prefix(while: \.isNumber)
+            guard let pid = pid_t(digits), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink(directory + "/" + name)
+        }
+    }
+
+    private static func removeFiles(of path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    }
+}
