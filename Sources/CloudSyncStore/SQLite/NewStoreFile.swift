@@ -26,17 +26,24 @@ enum NewStoreFile {
         _ = link(beside, path)
     }
 
-    /// The schema, committed; the connection closed, so that its log is checkpointed into the file
-    /// and removed: the file alone is the store.
+    /// The schema, written straight into the file (no journal: a file no one else knows of is
+    /// thrown away when anything fails), then the file marked for the write-ahead log the store
+    /// works with. Written through the log, the schema came to twice its size on disk until its
+    /// checkpoint, which a full disk made fail unseen at the close: the file alone was half a store.
     private static func makeSchema(at path: String, kinds: [any StoredKind.Type]) throws {
         let database = try SQLiteDatabase(path: path, mode: .readWrite)
         try database.execute("PRAGMA page_size = 16384")
-        try database.turnOnWAL()
+        try database.execute("PRAGMA journal_mode = OFF")
+        try database.execute("PRAGMA synchronous = FULL")
         try database.transaction {
             for migration in StoreSchema.migrations { try database.execute(migration) }
             try database.execute("PRAGMA user_version = \(StoreSchema.currentVersion)")
         }
         try KindTables.upgrade(kinds, in: database)
+        try database.turnOnWAL()
+        guard try database.scalarText("PRAGMA journal_mode") == "wal" else {
+            throw SQLiteError(code: SQLITE_ERROR, extendedCode: SQLITE_ERROR, message: "the new store could not be put in WAL mode", sql: nil, path: path)
+        }
     }
 
     /// What makers that are no longer running left in `directory` (their process id ends the name).
