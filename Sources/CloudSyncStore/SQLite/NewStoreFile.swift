@@ -35,10 +35,7 @@ enum NewStoreFile {
         try database.execute("PRAGMA page_size = 16384")
         try database.execute("PRAGMA journal_mode = OFF")
         try database.execute("PRAGMA synchronous = FULL")
-        try database.transaction {
-            for migration in StoreSchema.migrations { try database.execute(migration) }
-            try database.execute("PRAGMA user_version = \(StoreSchema.currentVersion)")
-        }
+        try database.transaction { try StoreSchema.migrate(database, from: 0) }
         try KindTables.upgrade(kinds, in: database)
         try database.turnOnWAL()
         guard try database.scalarText("PRAGMA journal_mode") == "wal" else {

@@ -457,6 +457,13 @@ enum StoreSchema {
 
     static var currentVersion: Int { migrations.count }
 
+    /// Runs the migrations after version `found` and records the current version, in the caller's
+    /// transaction: an old store's upgrade, and a new store's whole schema (`NewStoreFile`).
+    static func migrate(_ database: any StoreDatabase, from found: Int) throws {
+        for step in found..<currentVersion { try database.execute(migrations[step]) }
+        try database.execute("PRAGMA user_version = \(currentVersion)")
+    }
+
     /// `metric.created_at` of a sample without a creation date (see migration 5).
     static let undated: Int64 = -62_167_219_201
 }

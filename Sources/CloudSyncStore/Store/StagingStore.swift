@@ -192,10 +192,7 @@ public final class StagingStore: StoreAccess {
             let found = Int(try database.scalarInt("PRAGMA user_version") ?? 0)
             guard found < StoreSchema.currentVersion else { return }
             if found > 0 { configuration.onUpgrade?(path, found, StoreSchema.currentVersion) }
-            for step in found..<StoreSchema.currentVersion {
-                try database.execute(StoreSchema.migrations[step])
-            }
-            try database.execute("PRAGMA user_version = \(StoreSchema.currentVersion)")
+            try StoreSchema.migrate(database, from: found)
         }
     }
 
