@@ -9,30 +9,72 @@ import Glibc
 /// an empty file (`StoreError.empty`), and the kill test found one there when an import was killed
 /// between the file's creation and its schema's commit. What a killed maker leaves beside the path
 /// is removed by the next store made there.
+///
+/// A new store's first import may fill the file beside before it is linked (`NewStoreLoad`): the
+/// same three steps, with the import between the schema and the link.
 enum NewStoreFile {
     /// Makes the store at `path`, which is not there. On a file system without hard links the path
     /// is left to be made in place, as before.
     static func make(at path: String, kinds: [any StoredKind.Type]) throws {
-        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        guard let beside = try makeBeside(path, kinds: kinds) else { return }
+        defer { removeFiles(of: beside) }
+        // Another process made a store at the path meanwhile: it is the store.
+        _ = try linkIntoPlace(beside, at: path)
+    }
+
+    /// The file beside `path` with the store's schema, not yet in the write-ahead log's mode (a
+    /// file no one else knows of needs none); nil when `path` is not a file's or the file system
+    /// makes no hard links (the store is then made in place).
+    static func makeBeside(_ path: String, kinds: [any StoredKind.Type]) throws -> String? {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return nil }
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let prefix = "." + url.lastPathComponent + ".new-"
         removeAbandoned(in: directory, prefix: prefix)
         let beside = directory + "/" + prefix + String(getpid())
         removeFiles(of: beside)
-        defer { removeFiles(of: beside) }
-        try makeSchema(at: beside, kinds: kinds)
+        do {
+            try makeSchema(at: beside, kinds: kinds)
+        } catch {
+            removeFiles(of: beside)
+            throw error
+        }
+        let probe = beside + "-link"
+        guard link(beside, probe) == 0 else {
+            removeFiles(of: beside)
+            return nil
+        }
+        unlink(probe)
+        return beside
+    }
+
+    /// Marks `beside` for the write-ahead log the store works with, puts it on the disk and links
+    /// it at `path`: false when a store was made there meanwhile (by another process; it is kept).
+    /// `beside` is left for the caller to remove. No connection may have it open for writing.
+    static func linkIntoPlace(_ beside: String, at path: String) throws -> Bool {
+        try markForTheLog(beside)
         try syncToDisk(beside)
         // A link, not a rename: a store another process made at the path meanwhile is kept.
-        _ = link(beside, path)
+        guard link(beside, path) == 0 else {
+            if errno == EEXIST { return false }
+            throw ioError(beside, "the new store could not be linked at \(path)")
+        }
+        // The name on the disk too: an import that said it made the store has it after a power cut.
+        syncDirectory(of: path)
+        return true
+    }
+
+    /// The file beside a path and what SQLite made beside it.
+    static func removeFiles(of beside: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(beside + suffix) }
     }
 
     /// The schema, written straight into the file (no journal: a file no one else knows of is
-    /// thrown away when anything fails), then the file marked for the write-ahead log the store
-    /// works with. Written through the log, the schema came to twice its size on disk until its
-    /// checkpoint, which a full disk made fail unseen at the close: the file alone was half a store.
-    /// Not synced on each of its transactions (the kinds' tables are one each: 14 `fdatasync`s,
-    /// 15–40 ms before the 100 MB import's threads started), but once, whole, before its link.
+    /// thrown away when anything fails). Written through the log, the schema came to twice its size
+    /// on disk until its checkpoint, which a full disk made fail unseen at the close: the file alone
+    /// was half a store. Not synced on each of its transactions (the kinds' tables are one each: 14
+    /// `fdatasync`s, 15–40 ms before the 100 MB import's threads started), but once, whole, before
+    /// its link.
     private static func makeSchema(at path: String, kinds: [any StoredKind.Type]) throws {
         let database = try SQLiteDatabase(path: path, mode: .readWrite)
         try database.execute("PRAGMA page_size = 16384")
@@ -40,6 +82,13 @@ enum NewStoreFile {
         try database.execute("PRAGMA synchronous = OFF")
         try database.transaction { try StoreSchema.migrate(database, from: 0) }
         try KindTables.upgrade(kinds, in: database)
+    }
+
+    /// The write-ahead log's mode, which the file keeps, set by a connection of its own once every
+    /// other is closed; checked, since SQLite answers the mode it is in when it cannot change it.
+    private static func markForTheLog(_ path: String) throws {
+        let database = try SQLiteDatabase(path: path, mode: .readWrite)
+        try database.execute("PRAGMA synchronous = OFF")
         try database.turnOnWAL()
         guard try database.scalarText("PRAGMA journal_mode") == "wal" else {
             throw SQLiteError(code: SQLITE_ERROR, extendedCode: SQLITE_ERROR, message: "the new store could not be put in WAL mode", sql: nil, path: path)
@@ -47,18 +96,24 @@ enum NewStoreFile {
     }
 
     /// The made file on the disk before its name is: a crash of the machine after the link must not
-    /// leave a store path whose pages were never written. (The directory's entry is synced by
-    /// SQLite when the store's log is made beside it.)
+    /// leave a store path whose pages were never written.
     private static func syncToDisk(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw syncError(path) }
+        guard descriptor >= 0 else { throw ioError(path, "the new store could not be written to the disk") }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw syncError(path) }
+        guard fsync(descriptor) == 0 else { throw ioError(path, "the new store could not be written to the disk") }
     }
 
-    private static func syncError(_ path: String) -> SQLiteError {
-        SQLiteError(code: SQLITE_IOERR, extendedCode: SQLITE_IOERR | (4 << 8),
-                    message: "the new store could not be written to the disk: " + String(cString: strerror(errno)), sql: nil, path: path)
+    private static func syncDirectory(of path: String) {
+        let descriptor = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+
+    private static func ioError(_ path: String, _ what: String) -> SQLiteError {
+        let code = errno == ENOSPC ? SQLITE_FULL : SQLITE_IOERR
+        return SQLiteError(code: code, extendedCode: code, message: what + ": " + String(cString: strerror(errno)), sql: nil, path: path)
     }
 
     /// What makers that are no longer running left in `directory` (their process id ends the name).
@@ -69,9 +124,5 @@ enum NewStoreFile {
             guard let pid = pid_t(digits), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             unlink(directory + "/" + name)
         }
-    }
-
-    private static func removeFiles(of path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
     }
 }

@@ -20,16 +20,18 @@ package final class SQLiteDatabase: StoreDatabase {
     /// Process-wide settings, applied once before the first connection (SQLite refuses them after).
     private static let configured: Void = { _ = cloudsync_sqlite_disable_memory_statistics() }()
 
-    package init(path: String, mode: OpenMode = .readWrite) throws {
+    /// `shownAs`: the path messages name, when the file is not yet where it will be (a new store's
+    /// file beside its path: `NewStoreLoad`).
+    package init(path: String, mode: OpenMode = .readWrite, shownAs: String? = nil) throws {
         Self.configured
-        self.path = path
+        self.path = shownAs ?? path
         if mode.flags & SQLITE_OPEN_CREATE != 0 { PrivateFile.create(path) }
         var db: OpaquePointer?
         let status = sqlite3_open_v2(path, &db, mode.flags | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
             sqlite3_close(db)
-            throw SQLiteError(code: status, extendedCode: status, message: message, sql: nil, path: path)
+            throw SQLiteError(code: status, extendedCode: status, message: message, sql: nil, path: self.path)
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
