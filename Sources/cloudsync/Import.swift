@@ -19,7 +19,8 @@ struct Import: ParsableCommand {
             Importing the same export twice adds nothing; importing next month's export adds only what is new. \
             Same inputs, filters and bad-input rules as convert. A damaged input keeps what came before the \
             damage, records the run as failed with the reason, and exits non-zero. An interrupted import keeps \
-            what it committed; run it again to finish.
+            what it committed; run it again to finish. An export's import into a new store writes it beside \
+            its path: the store appears there when the import ends (a killed import leaves no store).
 
             Health Auto Export's JSON (the iOS app's files: HealthAutoExport-….json, or a folder of them) goes \
             into the same store, each file in one transaction: all of it or none of it. Pushed samples \
@@ -61,16 +62,14 @@ struct Import: ParsableCommand {
         if let stored = FileIdentity(path: storeOptions.path), [FileIdentity(path: input), input == "-" ? FileIdentity(descriptor: STDIN_FILENO) : nil].contains(stored) {
             throw usageError("the input is the store \(storeOptions.path) itself: give the export (export.zip or export.xml)", command: "import")
         }
-        let store = try storeOptions.open(.write)
-        defer { store.checkpoint() }
         let progress = ProgressLine()
         do {
-            let result = try store.importExport(input, filter: filter, control: progress.control())
+            let result = try importExport(filter: filter, progress: progress)
             progress.clear()
             let (conversion, stored) = (result.conversion, result.stored)
             if !quiet || conversion.invalidCount > 0 || conversion.samplesAfterExport.count > 0 {
                 for damage in result.archive.damaged { printError("\(conversion.input) (\(damage.entry)): skipped: \(damage.problem)") }
-                var line = "imported \(input == "-" ? "standard input" : input) into \(store.path): \(stored.new) new"
+                var line = "imported \(input == "-" ? "standard input" : input) into \(storeOptions.path): \(stored.new) new"
                 if stored.repeats > 0 {
                     line += " (\(counted(stored.repeats, "repeat")) among them: samples alike but for their creation date, kept and counted once)"
                 }
@@ -94,6 +93,33 @@ struct Import: ParsableCommand {
             progress.clear()
             throw Self.report(error)
         }
+    }
+
+    /// Imports the export into the store: a new store's file as a bulk load (`NewStoreLoad`), made
+    /// beside its path and linked there when the import ends, whichever way it ends (what it
+    /// committed is kept, as in a store that was there); any other store in place. Standard input
+    /// is imported in place: it cannot be read again should another process make the store meanwhile.
+    private func importExport(filter: MetricFilter, progress: ProgressLine) throws -> ExportImportResult {
+        if input != "-", case .file(let path) = storeOptions.address, let load = NewStoreLoad.begin(at: path, configuration: .saying) {
+            let result: ExportImportResult
+            do {
+                result = try load.open().importExport(input, filter: filter, control: progress.control())
+            } catch {
+                // The store is closed (released with the statement): what it committed goes in place.
+                if (try? load.linkIntoPlace()) != true {
+                    load.discard()
+                    progress.clear()
+                    printError("\(path): the store could not be made there; nothing of this import was kept")
+                }
+                throw error
+            }
+            if try load.linkIntoPlace() { return result }
+            progress.clear()
+            printError("\(path): another process made a store there while this import ran: the export is imported into it")
+        }
+        let store = try storeOptions.open(.write)
+        defer { store.checkpoint() }
+        return try store.importExport(input, filter: filter, control: progress.control())
     }
 
     /// The error, then what became of the run and of the store, in words that match what happened.

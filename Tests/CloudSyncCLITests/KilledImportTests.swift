@@ -100,19 +100,26 @@ import Testing
         #expect(metrics == Self.heartRates + 200 * 7 + 1)   // and the workout
 
         var killedWith: [Int] = []
+        var committedBeside: [Int] = []
         for point in 0..<10 {
             let store = directory.appendingPathComponent("killed-\(point).sqlite").path
             let child = try BackgroundRun(["import", input, "--store", store, "-q"])
+            // A new store is written beside its path and linked there when the import ends
+            // (`NewStoreLoad`): its commits are counted in that file.
+            let beside = directory.appendingPathComponent(".killed-\(point).sqlite.new-\(child.process.processIdentifier)").path
             // Points 0…7: at once, then after a tenth, two tenths… of the time the whole import
             // took; 8: right after its first commit (of 50,000 rows); 9: once every metric is
             // committed (reading the route, the ECG, or rebuilding the summaries).
+            // (Read before the kill: a file killed while its writer held it may not read.)
+            var seen = 0
             switch point {
-            case 8: while child.isRunning, Self.committedMetrics(store) == 0 { Thread.sleep(forTimeInterval: 0.005) }
-            case 9: while child.isRunning, Self.committedMetrics(store) < metrics { Thread.sleep(forTimeInterval: 0.005) }
+            case 8: while child.isRunning, seen == 0 { seen = Self.committedMetrics(beside); Thread.sleep(forTimeInterval: 0.005) }
+            case 9: while child.isRunning, seen < metrics { seen = Self.committedMetrics(beside); Thread.sleep(forTimeInterval: 0.005) }
             default: Thread.sleep(forTimeInterval: took * Double(point) / 10)
             }
             child.send(SIGKILL)
             _ = child.finish()
+            committedBeside.append(seen)
             if FileManager.default.fileExists(atPath: store) {
                 let killed = try StagingStore(path: store, access: .read)
                 #expect(try killed.integrityCheck() == "ok", "point \(point)")
@@ -124,9 +131,13 @@ import Testing
             let again = try CLI.run(["import", input, "--store", store, "-q"])
             #expect(again.status == 0, "point \(point): \(again.stderr)")
             #expect(try Self.contents(of: store) == expected, "point \(point): killed with \(killedWith.last!) metrics committed")
+            // What the killed import left beside the path went with the next store made there.
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(!names.contains { $0.hasPrefix(".killed-\(point).sqlite.new-") }, "point \(point): \(names)")
         }
-        // The kills fell before any commit and between two.
-        #expect(killedWith.first == 0)
-        #expect(killedWith[8] > 0 && killedWith[8] < metrics, "\(killedWith)")
+        // The kills fell before any commit and between two, and the path held no store until the
+        // import that made it ended: a kill left it as it was before the import.
+        #expect(committedBeside[8] > 0 && committedBeside[8] < metrics, "\(committedBeside)")
+        #expect(killedWith.allSatisfy { $0 == 0 || $0 == metrics }, "\(killedWith)")
     }
 }

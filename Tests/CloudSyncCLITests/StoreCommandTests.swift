@@ -33,22 +33,27 @@ struct ImportInProgress {
     let count: Int
     let stderr = Pipe()
 
-    init(count: Int) throws {
+    /// Returns once the import has committed its first chunk. `inPlace`: into a store made empty
+    /// before it; else into a new store, written beside its path until it ends (`NewStoreLoad`),
+    /// whose commits are watched there.
+    init(count: Int, inPlace: Bool = false) throws {
         let dir = try makeTemporaryDirectory()
         input = dir.appendingPathComponent("big.xml")
         store = dir.appendingPathComponent("staging.sqlite").path
         self.count = count
         try Data(heartRateExport(count: count).utf8).write(to: input)
+        if inPlace { _ = try StagingStore(path: store, access: .write) }
         child.executableURL = CLI.binary
         child.arguments = ["import", input.path, "--store", store]
         child.standardOutput = FileHandle.nullDevice
         child.standardError = stderr
         try child.run()
+        let watched = inPlace ? store : dir.appendingPathComponent(".staging.sqlite.new-\(child.processIdentifier)").path
         var committed = 0
         let deadline = Date().addingTimeInterval(120)
         while committed == 0 && child.isRunning && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
-            committed = (try? StatusQuery(StagingStore(path: store, access: .read)).status().metrics) ?? 0
+            committed = (try? StatusQuery(StagingStore(path: watched, access: .read)).status().metrics) ?? 0
         }
     }
 }
@@ -102,8 +107,9 @@ struct ImportInProgress {
         #expect(try CLI.run(["status", "--store", "/nonexistent/s.sqlite"]).status == 66)
     }
 
+    /// Into a store that was there (a new store's import is killed in `KilledImportTests`).
     @Test func killDuringImportLeavesASoundStoreThatTheNextImportCompletes() throws {
-        let running = try ImportInProgress(count: 150_000)
+        let running = try ImportInProgress(count: 150_000, inPlace: true)
         let (child, input, store, count) = (running.child, running.input, running.store, running.count)
         #expect(child.isRunning, "the import ended before it could be killed; make the input larger")
         // Beside the import, readers read (the store is shared: no "in use").
@@ -129,6 +135,7 @@ struct ImportInProgress {
 
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalDuringImportStopsCleanlyAndTheNextImportContinues(_ signal: Int32) throws {
+        // A new store's import: what it committed before the signal is linked at the path.
         let running = try ImportInProgress(count: 150_000)
         let (child, input, store, count) = (running.child, running.input, running.store, running.count)
         #expect(child.isRunning, "the import ended before it could be interrupted")

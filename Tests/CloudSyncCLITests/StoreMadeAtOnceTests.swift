@@ -29,4 +29,32 @@ struct StoreMadeAtOnceTests {
             try? FileManager.default.removeItem(atPath: store)
         }
     }
+
+    /// An export's import into a new store writes it beside its path (`NewStoreLoad`): while it runs
+    /// a reader finds no store there, as before it. A push's file imported meanwhile makes the store
+    /// at the path; the export's import then says so and imports into that store: both are kept.
+    @Test(.timeLimit(.minutes(10))) func aStoreMadeWhileANewStoresImportRunsKeepsBoth() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = dir.appendingPathComponent("export.xml")
+        try Data(heartRateExport(count: 200_000).utf8).write(to: export)
+        let store = dir.appendingPathComponent("store.sqlite").path
+        let bulk = try BackgroundRun(["import", export.path, "--store", store, "--quiet"],
+                                     stderrPath: dir.appendingPathComponent("bulk.stderr").path)
+        let beside = dir.appendingPathComponent(".store.sqlite.new-\(bulk.process.processIdentifier)").path
+        while bulk.isRunning, !FileManager.default.fileExists(atPath: beside) { Thread.sleep(forTimeInterval: 0.005) }
+        let reading = try CLI.run(["status", "--store", store])
+        #expect(reading.status != 0 && reading.stderr.contains("no store there yet"), "\(reading.stderr)")
+        let pushed = try CLI.run(["import", Paths.sampleHealthAutoExport, "--store", store, "--quiet"])
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        #expect(bulk.isRunning, "the export's import ended before the push's file was imported: the test needs a larger export")
+        let (status, stderr) = bulk.finish()
+        #expect(status == 0, "\(stderr)")
+        #expect(stderr.contains("another process made a store there while this import ran: the export is imported into it"), "\(stderr)")
+        let counted = try CLI.run(["status", "--json", "--store", store])
+        let object = try JSONSerialization.jsonObject(with: counted.stdout) as? [String: Any]
+        #expect(object?["metrics"] as? Int == 200_000 + 15, "\(counted.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(!names.contains { $0.hasPrefix(".store.sqlite.new-") }, "\(names)")
+    }
 }

@@ -2,6 +2,7 @@ import CloudSyncExport
 import CloudSyncModel
 import CloudSyncKinds
 import CloudSyncInputs
+import CloudSyncHealthAutoExport
 @testable import CloudSyncStore
 import CSQLite3
 import CloudSyncTesting
@@ -47,6 +48,53 @@ import Testing
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
         #expect(mode == 0o600)
         #expect(try StagingStore(path: path, access: .read).database.scalarInt("PRAGMA user_version") == Int64(StoreSchema.currentVersion))
+    }
+
+    /// A new store's first import is written beside its path (`NewStoreLoad`): until it is linked
+    /// there a reader finds no store, as before the import; linked, the store is in the write-ahead
+    /// log's mode, the owner's alone, and holds what an import in place gives; nothing is left beside it.
+    @Test func aNewStoresFirstImportIsWrittenBesideItsPathAndLinkedWhenItEnds() throws {
+        let directory = try makeTemporaryDirectory("new-store-load")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let load = try #require(NewStoreLoad.begin(at: path, configuration: .standard))
+        #expect(try load.open().importExport(Paths.sampleZip).stored.new == 24)
+        #expect(throws: StoreError.self) { try StagingStore(path: path, access: .read) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try load.linkIntoPlace())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["store.sqlite"])
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        let store = try StagingStore(path: path, access: .read)
+        #expect(try store.database.scalarText("PRAGMA journal_mode") == "wal")
+        #expect(try store.integrityCheck() == "ok")
+
+        let reference = try StoreFixture()
+        try reference.open().importExport(Paths.sampleZip)
+        for sql in ["SELECT count(*) FROM metric", "SELECT count(*) FROM metric_hour", "SELECT count(*) FROM route_point",
+                    "SELECT sum(count) FROM metric_summary", "SELECT count(*) FROM import_run WHERE outcome = 'ok'"] {
+            #expect(try store.database.scalarInt(sql) == reference.open().database.scalarInt(sql), "\(sql)")
+        }
+        // A store is there now: the next import goes in place.
+        #expect(NewStoreLoad.begin(at: path, configuration: .standard) == nil)
+    }
+
+    /// A store another process made at the path while a new store's first import ran is kept as it
+    /// is, and said (`linkIntoPlace` is false); the file beside is removed.
+    @Test func aStoreMadeAtThePathMeanwhileIsKept() throws {
+        let directory = try makeTemporaryDirectory("new-store-taken")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let load = try #require(NewStoreLoad.begin(at: path, configuration: .standard))
+        #expect(try load.open().importExport(Paths.sampleZip).stored.new == 24)
+        let made = try StagingStore(path: path, access: .write)
+        try made.importDocument(HealthAutoExportDocument(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: Paths.sampleHealthAutoExport))), name: "a push"))
+        let pushed = try made.database.scalarInt("SELECT count(*) FROM metric")
+        #expect(try !load.linkIntoPlace())
+        #expect(try made.database.scalarInt("SELECT count(*) FROM metric") == pushed)
+        #expect(try StagingStore(path: path, access: .read).database.scalarInt("SELECT count(*) FROM metric") == pushed)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!names.contains { $0.hasPrefix(".store.sqlite.new-") }, "\(names)")
     }
 
     @Test func reimportAddsNothing() throws {

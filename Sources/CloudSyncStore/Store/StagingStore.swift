@@ -53,6 +53,9 @@ public final class StagingStore: StoreAccess {
     public let configuration: Configuration
     /// Writers only (readers create no file): see `StoreLocks`.
     let locks: StoreLocks?
+    /// Whether the store's file is one no other process knows of: a new store's first import,
+    /// written beside its path (`NewStoreLoad`).
+    let writtenAlone: Bool
     /// The upload ledger: targets, acknowledgements, runs, backfill, pending. What commands read is
     /// a query type each (`StatusQuery`, `AggregateQuery`, …); an import is `beginImport`.
     public private(set) lazy var ledger = UploadLedger(database: database, path: path, configuration: configuration)
@@ -64,9 +67,29 @@ public final class StagingStore: StoreAccess {
     }
 
     /// Opens (for writing: creates) the store at `path`, migrating its schema when it is older.
-    public init(path: String, access: Access, configuration: Configuration) throws {
+    public convenience init(path: String, access: Access, configuration: Configuration) throws {
+        try self.init(path: path, access: access, configuration: configuration, writtenAlone: nil)
+    }
+
+    /// `writtenAlone`: the file beside `path` that a new store's first import fills before it is
+    /// linked at `path` (`NewStoreLoad`): written without the write-ahead log, synced once when it
+    /// is linked, and without the locks other processes share (none can see it).
+    init(path: String, access: Access, configuration: Configuration, writtenAlone file: String?) throws {
         self.path = path
         self.configuration = configuration
+        writtenAlone = file != nil
+        if let file {
+            locks = nil
+            do {
+                let sqlite = try SQLiteDatabase(path: file, mode: .readWrite, shownAs: path)
+                database = sqlite
+                self.sqlite = sqlite
+                try configure(access, sqlite)
+            } catch let error as SQLiteError {
+                throw StoreError.sqlite(error)
+            }
+            return
+        }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if isDirectory.boolValue { throw StoreError.folder(path) }
@@ -116,6 +139,7 @@ public final class StagingStore: StoreAccess {
         self.database = database
         sqlite = nil
         locks = nil
+        writtenAlone = false
         self.configuration = configuration
         try storeErrors {
             // A writer waits this long for the patient's other writers (`beginWriting`'s lock), as
@@ -147,9 +171,17 @@ public final class StagingStore: StoreAccess {
         }
         // 16 KiB pages: fewer B-tree splits during bulk imports (only takes effect on a new file).
         try database.execute("PRAGMA page_size = 16384")
-        // WAL: readers never block the writer; NORMAL: a commit survives any crash of the process.
-        try database.turnOnWAL()
-        try database.execute("PRAGMA synchronous = NORMAL")
+        if writtenAlone {
+            // Nobody reads it and a crash throws it away (`NewStoreLoad`): no log to write every
+            // page twice, no syncs (the 100 MB import 0.625 -> 0.55 s, the 1 GB one 6.9 -> 5.6 s);
+            // the rollback journal in memory, so that a chunk that fails (a full disk) is undone.
+            try database.execute("PRAGMA journal_mode = MEMORY")
+            try database.execute("PRAGMA synchronous = OFF")
+        } else {
+            // WAL: readers never block the writer; NORMAL: a commit survives any crash of the process.
+            try database.turnOnWAL()
+            try database.execute("PRAGMA synchronous = NORMAL")
+        }
         // The page cache (16 MiB unless configured): an import's rows come in identity order (type by type, in time), so
         // the pages it inserts into are few. 32 MiB made the import's peak RSS 16 MiB larger.
         try database.execute("PRAGMA cache_size = -\(configuration.pageCacheKiB)")
