@@ -67,4 +67,28 @@ import Testing
         let firstMismatches = Array(comparer.mismatches.prefix(5))
         #expect(firstMismatches.isEmpty, "\(comparer.mismatches.count) mismatches")
     }
+
+    /// A start date read by the one before it (`PreviousStart`) is what reading it whole gives, in
+    /// every order: the same day and offset, another day, another offset, a time that is no time,
+    /// the iOS 8 form, a date longer than the 32 bytes kept, and text that is no date.
+    @Test func aStartReadByTheOneBeforeIsWhatReadingItWholeGives() {
+        let texts = ["2024-10-25 07:05:11 -0500", "2024-10-25 23:59:59 -0500", "2024-10-25 00:00:00 -0500",
+                     "2024-10-25 07:05:11 +0100", "2024-10-26 07:05:11 -0500", "2024-10-25 24:00:00 -0500",
+                     "2024-10-25 07:61:00 -0500", "2024-10-25 07:05:60 -0500", "20241025070511+0100",
+                     "2024-10-25T07:05:11-05:00", "2024-10-25 07:05:11 -0500 and then some more text", "not a date at all here ok",
+                     "2024-02-29 12:00:00 +0000", "2023-02-29 12:00:00 +0000", "2024-12-31 23:59:59 -1400"]
+        var previous = PreviousStart()
+        var mismatches: [String] = []
+        for first in texts {
+            for second in texts {
+                for text in [first, second, first] {
+                    var bytes = Array(text.utf8)
+                    let read = bytes.withUnsafeMutableBufferPointer { previous.read(ByteText($0)) }
+                    let whole = bytes.withUnsafeMutableBufferPointer { ExportDateParser.epochSeconds(ByteText($0)) }
+                    if read != whole { mismatches.append("\(text) after \(first), \(second)") }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
 }

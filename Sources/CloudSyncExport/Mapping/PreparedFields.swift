@@ -41,7 +41,9 @@ struct PreparedFields {
         deviceCount = 0
     }
 
-    init(_ tree: ElementTree) {
+    /// `previous`: the start date of the element prepared before this one (of its batch), by which
+    /// this one's start is read when it was written on the same day with the same offset.
+    init(_ tree: ElementTree, previous: inout PreviousStart) {
         let root = tree.name(tree.root)
         guard root == .record || root == .workout else {
             self = .none
@@ -49,7 +51,7 @@ struct PreparedFields {
         }
         isPrepared = true
         let startText = tree.value(.startDate)
-        let start = startText.flatMap(ExportDateParser.epochSeconds)
+        let start = startText.flatMap { previous.read($0) }
         // The other two dates are read as the start's day when they are (`sameDayAs`).
         func date(_ text: ByteText?) -> Int64? {
             guard let text else { return nil }
@@ -73,6 +75,37 @@ struct PreparedFields {
             deviceOffset = -1
             deviceCount = 0
         }
+    }
+}
+
+/// The last start date read and its seconds. A type's Records come in time order, most of them on
+/// the day of the one before: their starts are read for their time of day alone
+/// (`ExportDateParser.epochSeconds(_:sameDayAs:at:)`, which reads any other date whole).
+struct PreviousStart {
+    /// The date's bytes (export.xml writes 25: `2024-10-25 07:05:11 -0500`), at most 32.
+    private var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var count = 0
+    private var seconds: Int64 = 0
+
+    mutating func read(_ text: ByteText) -> Int64? {
+        let seconds: Int64?
+        if count > 0, count == text.count {
+            let reference = self.seconds
+            seconds = withUnsafeBytes(of: &bytes) { stored in
+                ExportDateParser.epochSeconds(text, sameDayAs: ByteText(start: stored.baseAddress!.assumingMemoryBound(to: UInt8.self), count: text.count),
+                                              at: reference)
+            }
+        } else {
+            seconds = ExportDateParser.epochSeconds(text)
+        }
+        guard let seconds, text.count <= MemoryLayout.size(ofValue: bytes), let base = text.baseAddress else {
+            count = 0
+            return seconds
+        }
+        withUnsafeMutableBytes(of: &bytes) { stored in stored.copyMemory(from: UnsafeRawBufferPointer(start: base, count: text.count)) }
+        count = text.count
+        self.seconds = seconds
+        return seconds
     }
 }
 

@@ -28,6 +28,8 @@ public final class ElementBatch {
     @exclusivity(unchecked) private(set) var spans: [Span] = []
     /// Where the element being built starts.
     @exclusivity(unchecked) private var open = Span(firstNode: 0, endNode: 0, firstByte: 0, endByte: 0)
+    /// The start date of the element prepared last (`PreparedFields`).
+    @exclusivity(unchecked) private var previousStart = PreviousStart()
 
     /// Largest element accepted: a real Workout with inline GPS points stays under a few MB.
     public static let maximumBytes = 64 << 20
@@ -69,7 +71,7 @@ public final class ElementBatch {
     func endElement() {
         open.endNode = Int32(nodes.count)
         open.endByte = Int32(arena.count)
-        open.prepared = PreparedFields(ElementTree(batch: self, span: open))
+        open.prepared = PreparedFields(ElementTree(batch: self, span: open), previous: &previousStart)
         spans.append(open)
     }
 
