@@ -106,12 +106,14 @@ struct Import: ParsableCommand {
                 result = try load.open().importExport(input, filter: filter, control: progress.control())
             } catch {
                 // The store is closed (released with the statement): what it committed goes in place.
-                if (try? load.linkIntoPlace()) != true {
-                    load.discard()
-                    progress.clear()
-                    printError("\(path): the store could not be made there; nothing of this import was kept")
-                }
-                throw error
+                let linked = try? load.linkIntoPlace()
+                guard linked != true else { throw error }
+                progress.clear()
+                let code = ExitStatus.report(error)
+                printError(linked == false
+                    ? "\(path): another process made a store there while this import ran; nothing of this import was kept: run it again"
+                    : "\(path): the new store could not be put in place; nothing of this import was kept")
+                throw NothingKept(code: code)
             }
             if try load.linkIntoPlace() { return result }
             progress.clear()
@@ -122,8 +124,13 @@ struct Import: ParsableCommand {
         return try store.importExport(input, filter: filter, control: progress.control())
     }
 
+    /// An import into a new store that failed, and whose store could not be linked at its path: said
+    /// already, with the error.
+    private struct NothingKept: Error { let code: ExitCode }
+
     /// The error, then what became of the run and of the store, in words that match what happened.
     static func report(_ error: any Error) -> ExitCode {
+        if let said = error as? NothingKept { return said.code }
         if case ConversionError.interrupted = error {
             printError("interrupted: the import run is recorded as interrupted; what it committed is kept; run the same import again to finish")
             return ExitStatus.interrupted

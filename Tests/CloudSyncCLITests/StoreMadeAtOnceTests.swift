@@ -57,4 +57,28 @@ struct StoreMadeAtOnceTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
         #expect(!names.contains { $0.hasPrefix(".store.sqlite.new-") }, "\(names)")
     }
+
+    /// The same, but the export's import is interrupted after the store was made at its path: what
+    /// it committed beside the path cannot go there, and it says that nothing of it was kept.
+    @Test(.timeLimit(.minutes(10))) func anInterruptedNewStoresImportWhoseStoreWasMadeMeanwhileSaysNothingWasKept() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = dir.appendingPathComponent("export.xml")
+        try Data(heartRateExport(count: 200_000).utf8).write(to: export)
+        let store = dir.appendingPathComponent("store.sqlite").path
+        let bulk = try BackgroundRun(["import", export.path, "--store", store, "--quiet"],
+                                     stderrPath: dir.appendingPathComponent("bulk.stderr").path)
+        let beside = dir.appendingPathComponent(".store.sqlite.new-\(bulk.process.processIdentifier)").path
+        while bulk.isRunning, !FileManager.default.fileExists(atPath: beside) { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(try CLI.run(["import", Paths.sampleHealthAutoExport, "--store", store, "--quiet"]).status == 0)
+        #expect(bulk.isRunning, "the export's import ended before it could be interrupted: the test needs a larger export")
+        bulk.send(SIGINT)
+        let (status, stderr) = bulk.finish()
+        #expect(status == 130, "\(stderr)")
+        #expect(stderr.contains("another process made a store there while this import ran; nothing of this import was kept"), "\(stderr)")
+        #expect(!stderr.contains("what it committed is kept"), "\(stderr)")
+        let counted = try CLI.run(["status", "--json", "--store", store])
+        let object = try JSONSerialization.jsonObject(with: counted.stdout) as? [String: Any]
+        #expect(object?["metrics"] as? Int == 15, "\(counted.stderr)")
+    }
 }
