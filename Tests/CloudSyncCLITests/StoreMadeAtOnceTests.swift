@@ -30,19 +30,31 @@ struct StoreMadeAtOnceTests {
         }
     }
 
-    /// An export's import into a new store writes it beside its path (`NewStoreLoad`): while it runs
-    /// a reader finds no store there, as before it. A push's file imported meanwhile makes the store
-    /// at the path; the export's import then says so and imports into that store: both are kept.
-    @Test(.timeLimit(.minutes(10))) func aStoreMadeWhileANewStoresImportRunsKeepsBoth() throws {
-        let dir = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+    /// An export's import of 200,000 heart rates into a new store of `dir`, running, once its file
+    /// beside the store's path is there (`NewStoreLoad`).
+    static func newStoresImport(in dir: URL) throws -> (run: BackgroundRun, store: String) {
         let export = dir.appendingPathComponent("export.xml")
         try Data(heartRateExport(count: 200_000).utf8).write(to: export)
         let store = dir.appendingPathComponent("store.sqlite").path
-        let bulk = try BackgroundRun(["import", export.path, "--store", store, "--quiet"],
-                                     stderrPath: dir.appendingPathComponent("bulk.stderr").path)
-        let beside = dir.appendingPathComponent(".store.sqlite.new-\(bulk.process.processIdentifier)").path
-        while bulk.isRunning, !FileManager.default.fileExists(atPath: beside) { Thread.sleep(forTimeInterval: 0.005) }
+        let run = try BackgroundRun(["import", export.path, "--store", store, "--quiet"],
+                                    stderrPath: dir.appendingPathComponent("bulk.stderr").path)
+        let beside = dir.appendingPathComponent(".store.sqlite.new-\(run.process.processIdentifier)").path
+        while run.isRunning, !FileManager.default.fileExists(atPath: beside) { Thread.sleep(forTimeInterval: 0.005) }
+        return (run, store)
+    }
+
+    static func metrics(in store: String) throws -> Int? {
+        let counted = try CLI.run(["status", "--json", "--store", store])
+        return (try JSONSerialization.jsonObject(with: counted.stdout) as? [String: Any])?["metrics"] as? Int
+    }
+
+    /// While an export's import into a new store runs, a reader finds no store at its path, as
+    /// before it. A push's file imported meanwhile makes the store there; the export's import then
+    /// says so and imports into that store: both are kept.
+    @Test(.timeLimit(.minutes(10))) func aStoreMadeWhileANewStoresImportRunsKeepsBoth() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (bulk, store) = try Self.newStoresImport(in: dir)
         let reading = try CLI.run(["status", "--store", store])
         #expect(reading.status != 0 && reading.stderr.contains("no store there yet"), "\(reading.stderr)")
         let pushed = try CLI.run(["import", Paths.sampleHealthAutoExport, "--store", store, "--quiet"])
@@ -51,9 +63,7 @@ struct StoreMadeAtOnceTests {
         let (status, stderr) = bulk.finish()
         #expect(status == 0, "\(stderr)")
         #expect(stderr.contains("another process made a store there while this import ran: the export is imported into it"), "\(stderr)")
-        let counted = try CLI.run(["status", "--json", "--store", store])
-        let object = try JSONSerialization.jsonObject(with: counted.stdout) as? [String: Any]
-        #expect(object?["metrics"] as? Int == 200_000 + 15, "\(counted.stderr)")
+        #expect(try Self.metrics(in: store) == 200_000 + 15)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
         #expect(!names.contains { $0.hasPrefix(".store.sqlite.new-") }, "\(names)")
     }
@@ -63,13 +73,7 @@ struct StoreMadeAtOnceTests {
     @Test(.timeLimit(.minutes(10))) func anInterruptedNewStoresImportWhoseStoreWasMadeMeanwhileSaysNothingWasKept() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let export = dir.appendingPathComponent("export.xml")
-        try Data(heartRateExport(count: 200_000).utf8).write(to: export)
-        let store = dir.appendingPathComponent("store.sqlite").path
-        let bulk = try BackgroundRun(["import", export.path, "--store", store, "--quiet"],
-                                     stderrPath: dir.appendingPathComponent("bulk.stderr").path)
-        let beside = dir.appendingPathComponent(".store.sqlite.new-\(bulk.process.processIdentifier)").path
-        while bulk.isRunning, !FileManager.default.fileExists(atPath: beside) { Thread.sleep(forTimeInterval: 0.005) }
+        let (bulk, store) = try Self.newStoresImport(in: dir)
         #expect(try CLI.run(["import", Paths.sampleHealthAutoExport, "--store", store, "--quiet"]).status == 0)
         #expect(bulk.isRunning, "the export's import ended before it could be interrupted: the test needs a larger export")
         bulk.send(SIGINT)
@@ -77,8 +81,6 @@ struct StoreMadeAtOnceTests {
         #expect(status == 130, "\(stderr)")
         #expect(stderr.contains("another process made a store there while this import ran; nothing of this import was kept"), "\(stderr)")
         #expect(!stderr.contains("what it committed is kept"), "\(stderr)")
-        let counted = try CLI.run(["status", "--json", "--store", store])
-        let object = try JSONSerialization.jsonObject(with: counted.stdout) as? [String: Any]
-        #expect(object?["metrics"] as? Int == 15, "\(counted.stderr)")
+        #expect(try Self.metrics(in: store) == 15)
     }
 }
