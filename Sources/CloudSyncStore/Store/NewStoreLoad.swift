@@ -5,7 +5,7 @@ import Foundation
 /// shared with other writers) and linked at its path when the import ends (`NewStoreFile`). Until
 /// then nothing is at the path: a reader finds no store, as before the import, and a process killed
 /// meanwhile leaves the path as it was (what it left beside is removed by the next store made
-/// there). The 100 MB import 0.625 -> 0.55 s, the 1 GB one 6.9 -> 5.6 s (docs/performance.md).
+/// there). Paired: the 100 MB import 0.790 -> 0.675 s, the 1 GB one 1.82x -> 1.67x the floor (docs/performance.md).
 ///
 /// A store another process made at the path meanwhile (`serve --store` started, another import
 /// ended first) is kept: `linkIntoPlace` says so, and the caller imports into it instead.
