@@ -101,32 +101,36 @@ struct Import: ParsableCommand {
     /// is imported in place: it cannot be read again should another process make the store meanwhile.
     private func importExport(filter: MetricFilter, progress: ProgressLine) throws -> ExportImportResult {
         if input != "-", case .file(let path) = storeOptions.address, let load = NewStoreLoad.begin(at: path, configuration: .saying) {
-            let result: ExportImportResult
-            do {
-                result = try load.open().importExport(input, filter: filter, control: progress.control())
-            } catch {
-                // The store is closed (released with the statement): what it committed goes in place.
-                let linked = try? load.linkIntoPlace()
-                guard linked != true else { throw error }
+            // The store is released with the closure: what it committed goes in place, however it ended.
+            let imported = Result { try load.open().importExport(input, filter: filter, control: progress.control()) }
+            let linked = Result { try load.linkIntoPlace() }
+            switch (imported, linked) {
+            case (_, .success(true)):
+                return try imported.get()
+            case (.success, .success(false)):
                 progress.clear()
-                let code = ExitStatus.report(error)
-                printError(linked == false
-                    ? "\(path): another process made a store there while this import ran; nothing of this import was kept: run it again"
-                    : "\(path): the new store could not be put in place; nothing of this import was kept")
-                throw NothingKept(code: code)
+                printError("\(path): another process made a store there while this import ran: the export is imported into it")
+            case (.failure(let error), .success(false)):
+                throw nothingKept(error, "\(path): another process made a store there while this import ran; nothing of this import was kept: run it again", progress)
+            case (.failure(let error), .failure), (.success, .failure(let error)):
+                throw nothingKept(error, "\(path): the new store could not be put in place; nothing of this import was kept", progress)
             }
-            if try load.linkIntoPlace() { return result }
-            progress.clear()
-            printError("\(path): another process made a store there while this import ran: the export is imported into it")
         }
         let store = try storeOptions.open(.write)
         defer { store.checkpoint() }
         return try store.importExport(input, filter: filter, control: progress.control())
     }
 
-    /// An import into a new store that failed, and whose store could not be linked at its path: said
+    /// An import into a new store that failed, or whose store could not be linked at its path: said
     /// already, with the error.
     private struct NothingKept: Error { let code: ExitCode }
+
+    private func nothingKept(_ error: any Error, _ sentence: String, _ progress: ProgressLine) -> NothingKept {
+        progress.clear()
+        let code = ExitStatus.report(error)
+        printError(sentence)
+        return NothingKept(code: code)
+    }
 
     /// The error, then what became of the run and of the store, in words that match what happened.
     static func report(_ error: any Error) -> ExitCode {
