@@ -77,6 +77,16 @@ package protocol StoreDatabase: AnyObject {
     func prepare(_ sql: String) throws -> Statement
     /// Runs SQL without parameters or results (one or several statements).
     func execute(_ sql: String) throws
+    /// Runs SQL without parameters or results whose outcome matters only when it fails, in the
+    /// open transaction: an engine of round trips (PostgreSQL) sends it with the connection's next
+    /// statement, before it, and its error is that statement's (which it stops). SQLite, and any
+    /// engine outside a transaction, runs it at once.
+    func executeWithNext(_ sql: String) throws
+    /// Says which statements without parameters the caller prepares and steps next, before any
+    /// other: an engine of round trips (PostgreSQL) runs them together now, in one, and answers each
+    /// from what it read when it is stepped (anything else run first drops what was read). SQLite
+    /// does nothing.
+    func readAhead(_ sqls: [String]) throws
     /// Opens a transaction that holds the write lock from its start: SQLite's `BEGIN IMMEDIATE` (in
     /// the store's waiting room); on PostgreSQL `BEGIN` and the owner's advisory lock, so that one
     /// patient's writers take turns as on their SQLite file, and other patients' write beside.
@@ -174,6 +184,12 @@ extension StoreDatabase {
 
     /// `ROLLBACK`, unless the engine has more to do on the way (`PostgresDatabase.rollBack`).
     package func rollBack() { try? execute("ROLLBACK") }
+
+    /// At once, unless the engine has round trips to save (`PostgresDatabase.executeWithNext`).
+    package func executeWithNext(_ sql: String) throws { try execute(sql) }
+
+    /// Nothing, unless the engine has round trips to save (`PostgresDatabase.readAhead`).
+    package func readAhead(_ sqls: [String]) throws {}
 
     /// The single value of a query (`SELECT count(*) …`).
     package func scalarInt(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int64? {
