@@ -104,6 +104,11 @@ final class MetricWriter: MetricSink {
     private static let rowColumns: [RowBatchColumn] = [.integer, .integer, .integer, .integer, .real, .integer, .integer, .integer,
                                                        .integer, .text, .integer, .integer, .integer, .integer, .integer, .integer]
 
+    /// The tables of the names a metric's ids stand for, read together (`NameTable.Group`).
+    private static let nameTables = ["metric_type", "source", "unit", "device", "source_version", "category_value"]
+
+    private static let lastIDRead = "SELECT coalesce(max(id), 0) FROM metric"
+
     private static let alike = """
         type_id = ?1 AND start_date = ?2 AND end_date = ?3 AND source_id = ?4 AND value = ?5 AND unit_id = ?6 AND category_id = ?7
         """
@@ -114,7 +119,15 @@ final class MetricWriter: MetricSink {
         self.transaction = transaction
         self.origin = origin.isPushed ? 1 : 0
         rule = origin.isPushed ? try SupersedeRule(database: database) : nil
-        storedBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM metric") ?? 0
+        // A document committed whole on PostgreSQL (a received batch of 1,000 metrics, a push) asks
+        // these first, one after the other (the name tables at its first sample, the stored types'
+        // states at its first new type, the latest starts at its first window): one round trip
+        // instead of five. (A read not asked is dropped unread at the next statement.)
+        if database.dialect == .postgres, origin.commit == .whole, !origin.loadsInBulk {
+            try database.readAhead([Self.lastIDRead, NameTable.Group.reading(Self.nameTables.indices, of: Self.nameTables)]
+                                   + [StoredSampleWindows.latestStoredStartsRead] + OnlineHourSummary.storedTypesReads)
+        }
+        storedBefore = try database.scalarInt(Self.lastIDRead) ?? 0
         bulk = try BulkLoad.begin(database: database, origin: origin, storedBefore: storedBefore)
         // A document committed whole (a push, a received batch) rebuilds its few hours before its
         // commit, from the rows: it keeps no spill.
@@ -178,7 +191,7 @@ final class MetricWriter: MetricSink {
         }
         undecidedRows = try bulk?.undecidedRows(Self.rowColumns, columns: columns.split(separator: ", ").map(String.init))
         cellRows = newRows as? CellRows
-        nameTables = try NameTable.Group(database, tables: ["metric_type", "source", "unit", "device", "source_version", "category_value"])
+        nameTables = try NameTable.Group(database, tables: Self.nameTables)
         (types, sources, units, devices, versions, categories) = (nameTables.tables[0], nameTables.tables[1], nameTables.tables[2],
                                                                    nameTables.tables[3], nameTables.tables[4], nameTables.tables[5])
         if rule == nil { seenToMake = (true, origin.samples) }

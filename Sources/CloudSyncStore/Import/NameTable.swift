@@ -51,10 +51,15 @@ final class NameTable {
             for table in tables { table.group = self }
         }
 
+        /// The statement that reads the tables at `indices` of a group of `tables`.
+        static func reading(_ indices: some Sequence<Int>, of tables: [String]) -> String {
+            indices.map { "SELECT \($0), id, name FROM \(tables[$0])" }.joined(separator: " UNION ALL ")
+        }
+
         /// Reads every table of the group not read yet.
         fileprivate func read() throws {
             let unread = tables.indices.filter { !tables[$0].tableRead }
-            let rows = try database.prepare(unread.map { "SELECT \($0), id, name FROM \(tables[$0].table)" }.joined(separator: " UNION ALL "))
+            let rows = try database.prepare(Self.reading(unread, of: tables.map(\.table)))
             while try rows.step() { tables[Int(rows.int64(0))].ids[NameKey(bytes: Array(rows.bytes(2)))] = rows.int64(1) }
             for index in unread { tables[index].tableRead = true }
         }

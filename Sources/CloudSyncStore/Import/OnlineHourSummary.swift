@@ -26,6 +26,9 @@ import CloudSyncModel
 /// inserted (`MetricWriter`), and a type whose older rows stop counting during the import (a
 /// bucket pushed again, a pushed row that an export dates) is left to the rebuild.
 final class OnlineHourSummary {
+    /// What it reads of the store at its first new type (the stored types' states), in that order.
+    static var storedTypesReads: [String] { StoredTypes.reads }
+
     private final class TypeHours {
         let cumulative: Bool
         var lastStart = Int64.min
@@ -378,11 +381,12 @@ final class OnlineHourSummary {
         return dense
     }
 
-    /// One statement for the types (their ids written in it: integers), not one a type.
+    /// One statement for the types (their ids written in it: integers), not one a type, sent with
+    /// the next (`executeWithNext`).
     private func mark(_ typeIDs: [Int64], summarised: Int) throws {
         for part in stride(from: 0, to: typeIDs.count, by: 500) {
             let ids = typeIDs[part..<min(part + 500, typeIDs.count)].sorted().map(String.init).joined(separator: ", ")
-            try database.execute("""
+            try database.executeWithNext("""
                 UPDATE metric_hour_state SET summarised = \(summarised), dirty_from = NULL, dirty_to = NULL WHERE type_id IN (\(ids))
                 """)
         }
@@ -396,12 +400,16 @@ private struct StoredTypes {
     var states: [Int64: State] = [:]
     private var ends: [Int64: Int64] = [:]
 
+    /// What `init` reads, in its order.
+    static let reads = [
+        "SELECT type_id, summarised, CASE WHEN dirty_from IS NULL THEN 1 ELSE 0 END FROM metric_hour_state",
+        "SELECT type_id, max(last_end) FROM metric_summary GROUP BY type_id",
+    ]
+
     init(_ database: any StoreDatabase) throws {
-        let state = try database.prepare("""
-            SELECT type_id, summarised, CASE WHEN dirty_from IS NULL THEN 1 ELSE 0 END FROM metric_hour_state
-            """)
+        let state = try database.prepare(Self.reads[0])
         while try state.step() { states[state.int64(0)] = State(summarised: state.int64(1), clean: state.int64(2) == 1) }
-        let last = try database.prepare("SELECT type_id, max(last_end) FROM metric_summary GROUP BY type_id")
+        let last = try database.prepare(Self.reads[1])
         while try last.step() { ends[last.int64(0)] = last.isNull(1) ? .min : last.int64(1) }
     }
 

@@ -96,7 +96,8 @@ struct SummaryCounts {
     /// The same statements on either engine; where the engines' words differ, `SQLDialect` says them.
     /// Each writes all its rows at once, their values (integers) written in it: a statement a row
     /// was a round trip a row on PostgreSQL, where a received batch of 1,000 metrics is an import
-    /// of its own (31 statements a batch, 5,200 of a 166,056-metric upload's 25,000).
+    /// of its own (31 statements a batch, 5,200 of a 166,056-metric upload's 25,000). Nothing is read
+    /// back: they go with the transaction's next statement (`executeWithNext`).
     struct Statements {
         private let database: any StoreDatabase
         private let summary, hoursDirty: (head: String, tail: String)
@@ -129,7 +130,7 @@ struct SummaryCounts {
                 let values = rows[part..<min(part + 500, rows.count)].map { row in
                     "(" + row.map { $0.map(String.init) ?? "NULL" }.joined(separator: ", ") + ")"
                 }
-                try database.execute(statement.head + " " + values.joined(separator: ", ") + "\n" + statement.tail)
+                try database.executeWithNext(statement.head + " " + values.joined(separator: ", ") + "\n" + statement.tail)
             }
         }
     }

@@ -40,7 +40,10 @@ package final class PostgresDatabase: StoreDatabase {
         }
     }
 
-    deinit { PQfinish(connection) }
+    deinit {
+        dropReadAhead()
+        PQfinish(connection)
+    }
 
     /// How long a connection may take to be made: a server that does not answer (a host that is
     /// down, a full backlog) is said as unavailable instead of holding its caller for ever.
@@ -57,14 +60,90 @@ package final class PostgresDatabase: StoreDatabase {
     package func execute(_ sql: String) throws {
         assert(!sql.hasPrefix("ROLLBACK"), "a rollback goes through rollBack(), which counts it")
         try finishSent()
-        try runStatements(sql)
+        try runStatements(withDeferred(sql))
+    }
+
+    /// Statements `executeWithNext` deferred, for the round trip of the connection's next one.
+    private var deferred: String?
+
+    /// Defers `sql` to the round trip of the connection's next statement, in the open transaction
+    /// (outside one, it runs at once): a savepoint's release, a role given back, a summary's counts,
+    /// whose outcome matters only when it fails. A received batch of 1,000 metrics made about 30
+    /// round trips, each about 75 us of `serve`'s and PostgreSQL's CPU on this project's idle
+    /// machine (`Benchmarks/receiver-ab.sh`). Every statement sent after takes them first
+    /// (`withDeferred`), so the server runs the same statements in the same order; a whole rollback
+    /// drops them with the rest of the transaction.
+    package func executeWithNext(_ sql: String) throws {
+        guard isInTransaction else { return try execute(sql) }
+        dropReadAhead()   // a statement run between the reads and their answers
+        deferred = deferred.map { $0 + "; " + sql } ?? sql
+    }
+
+    /// `sql` after the statements deferred to it, which it takes.
+    private func withDeferred(_ sql: String) -> String {
+        dropReadAhead()
+        guard let deferred else { return sql }
+        self.deferred = nil
+        return deferred + "; " + sql
+    }
+
+    /// Runs the deferred statements in a round trip of their own, if any (before a statement with
+    /// parameters, which cannot share a round trip with others without libpq's pipeline mode).
+    private func runDeferred() throws {
+        guard let deferred else { return }
+        self.deferred = nil
+        try runStatements(deferred)
+    }
+
+    /// Results of `readAhead`, by their statement's SQL, until the statement is stepped.
+    private var readAheadResults: [(sql: String, result: OpaquePointer)] = []
+
+    /// Runs `sqls` (statements without parameters) in one round trip, after the deferred statements,
+    /// and keeps their results for `run`, which answers each from them once, as long as no other
+    /// statement ran (which drops them): a received batch's first reads (its name tables, its stored
+    /// types' states, the latest starts) were six round trips.
+    package func readAhead(_ sqls: [String]) throws {
+        try finishSent()
+        let sql = withDeferred(sqls.joined(separator: "; "))
+        guard PQsendQuery(connection, sql) == 1 else { throw error(nil, sql: sql) }
+        var results: [OpaquePointer] = []
+        var failure: PostgresError?
+        while let result = PQgetResult(connection) {
+            let status = PQresultStatus(result)
+            if failure == nil, status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK { failure = error(result, sql: sql) }
+            results.append(result)
+        }
+        // The last results are the reads' (the first ones, the deferred statements').
+        guard failure == nil, results.count >= sqls.count else {
+            for result in results { PQclear(result) }
+            throw failure ?? error(nil, sql: sql)
+        }
+        for result in results.dropLast(sqls.count) { PQclear(result) }
+        readAheadResults = Array(zip(sqls, results.suffix(sqls.count)))
+    }
+
+    /// The result read ahead for `sql`, taken; nil (and every other one dropped) when there is none.
+    private func takeReadAhead(_ sql: String) -> OpaquePointer? {
+        guard let index = readAheadResults.firstIndex(where: { $0.sql == sql }) else {
+            dropReadAhead()
+            return nil
+        }
+        return readAheadResults.remove(at: index).result
+    }
+
+    private func dropReadAhead() {
+        for (_, result) in readAheadResults { PQclear(result) }
+        readAheadResults.removeAll()
     }
 
     /// Gives up the transaction whatever the statement sent before said (the rollback is what
-    /// undoes it), and counts it: a temporary table made since is gone (`PostgresRowBatch`).
+    /// undoes it), and counts it: a temporary table made since is gone (`PostgresRowBatch`). The
+    /// statements deferred to the next one go with the rest of the transaction.
     package func rollBack() {
         try? finishSent()
         rollbacks += 1
+        deferred = nil
+        dropReadAhead()
         try? runStatements("ROLLBACK")
     }
 
@@ -75,13 +154,14 @@ package final class PostgresDatabase: StoreDatabase {
     func rollBack(toSavepoint name: String) throws {
         try? finishSent()
         rollbacks += 1
-        try runStatements("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
+        try runStatements(withDeferred("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)"))
     }
 
     /// Statements without parameters, in one round trip: the first cell of the last one's result
     /// (nil when it has none). An error in any stops the rest, and is thrown.
     func lastText(ofStatements sql: String) throws -> String? {
         try finishSent()
+        let sql = withDeferred(sql)
         return try withLastResult(ofStatements: sql) { result in
             guard PQntuples(result) > 0, PQnfields(result) > 0, PQgetisnull(result, 0, 0) == 0 else { return nil }
             return String(cString: PQgetvalue(result, 0, 0))
@@ -103,18 +183,45 @@ package final class PostgresDatabase: StoreDatabase {
     }
 
     /// `BEGIN`, then the owner's advisory lock for the transaction: the patient's other writers,
-    /// on this server or another, wait here until it ends.
+    /// on this server or another, wait here until it ends. One round trip (each received batch
+    /// begins so): a lock not had in time leaves the transaction failed, rolled back here.
     package func beginWriting() throws {
-        try execute("BEGIN")
         do {
-            try execute("SELECT pg_advisory_xact_lock(hashtextextended('cloudsync.owner:' || current_setting('cloudsync.owner'), 0))")
+            try execute("BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('cloudsync.owner:' || current_setting('cloudsync.owner'), 0))")
         } catch {
-            rollBack()
+            if isInTransaction { rollBack() }
             throw error
         }
     }
 
+    /// Whether the connection is still open, without a round trip when nothing came from the server
+    /// since its last answer: a connection the server closed (a restart, an administrator's
+    /// termination) has its farewell, or its end, waiting to be read. Anything else waiting (a
+    /// notice) is read, and the server asked. (`SELECT 1` before each received batch was one of its
+    /// round trips, each about 75 us of the two processes' CPU on this project's idle machine.)
+    package func isOpen() -> Bool {
+        guard PQstatus(connection) == CONNECTION_OK, sent == nil, !isInTransaction else { return false }
+        var socket = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        let ready = poll(&socket, 1, 0)
+        if ready == 0 { return true }
+        guard ready > 0, PQconsumeInput(connection) == 1, PQstatus(connection) == CONNECTION_OK else { return false }
+        return (try? runStatements("SELECT 1")) != nil
+    }
+
     package var isInTransaction: Bool { PQtransactionStatus(connection) != PQTRANS_IDLE }
+
+    /// The role the connection acts as, outside `OwnerPartitions.asTablesOwner`: known from the
+    /// session's `SET ROLE` (`PostgresStoreSchema.actAsPatient`), so that taking the tables' owner's
+    /// role back asks no round trip.
+    var actingRole = ActingRole.unknown
+
+    enum ActingRole: Equatable {
+        /// Not said: asked of the server (`current_user`).
+        case unknown
+        /// Its own (`session_user`).
+        case own
+        case other(String)
+    }
 
     /// Whether the connection's owner's partitions were found made (`BulkLoad.makeMissingPartitions`).
     var ownPartitionsFound = false
@@ -168,6 +275,7 @@ package final class PostgresDatabase: StoreDatabase {
     /// it (libpq runs one command at a time), or by `finishSent`.
     func send(_ sql: String, then: @escaping (Result<Int, PostgresError>) throws -> Void) throws {
         try finishSent()
+        let sql = withDeferred(sql)
         guard PQsendQuery(connection, sql) == 1 else { throw error(nil, sql: sql) }
         sent = (sql, then)
     }
@@ -223,6 +331,7 @@ package final class PostgresDatabase: StoreDatabase {
     /// 14 ms, 4.1 s of the 1 GB upload's 16 s of streaming.
     func copy(_ sql: String, data: UnsafeRawBufferPointer, waiting: Bool = true) throws {
         try finishSent()
+        let sql = withDeferred(sql)
         guard let started = PQexec(connection, sql) else { throw error(nil, sql: sql) }
         defer { PQclear(started) }
         guard PQresultStatus(started) == PGRES_COPY_IN else { throw error(started, sql: sql) }
@@ -263,6 +372,12 @@ package final class PostgresDatabase: StoreDatabase {
     /// where they stand, as SQLite takes any value): the result, whose rows are all here.
     func run(_ sql: String, parameters: [String?]) throws -> OpaquePointer {
         try finishSent()
+        if parameters.isEmpty, let read = takeReadAhead(sql) {
+            changes = Int(String(cString: PQcmdTuples(read))) ?? 0
+            return read
+        }
+        dropReadAhead()
+        try runDeferred()
         var name = prepared[sql]
         if name == nil, !ranOnce.insert(sql).inserted {
             let made = "cloudsync_\(prepared.count + 1)"

@@ -272,8 +272,11 @@ final class PostgresRowBatch: RowBatch {
                 try text.withBytes { try database.copy(straightCopy, data: $0) }
             }
         } catch let error as PostgresError where !error.isConnectionFailure {
-            // The role the connection acted as comes back with the savepoint.
-            try database.rollBack(toSavepoint: "cloudsync_rows")
+            // The role the connection acted as comes back with the savepoint. A statement deferred
+            // to the copy's round trip that failed before the savepoint was made (a summary's counts
+            // refused by a full disk) left none: its error is the one said.
+            let refused = error
+            do { try database.rollBack(toSavepoint: "cloudsync_rows") } catch { throw refused }
             if !(error.isUniqueViolation || error.isUnavailable || error.isDiskFull || error.isLockTimeout) {
                 (self.straightCopy, database.straightPartitions) = (nil, nil)
             }
@@ -288,7 +291,7 @@ final class PostgresRowBatch: RowBatch {
         switch outcome {
         case .success(let changed):
             taken = changed
-            if savepoint { try database.execute("RELEASE SAVEPOINT cloudsync_rows") }
+            if savepoint { try database.executeWithNext("RELEASE SAVEPOINT cloudsync_rows") }
         case .failure(let error) where savepoint && error.isUniqueViolation:
             try database.rollBack(toSavepoint: "cloudsync_rows")
             try database.execute(insert)

@@ -164,8 +164,14 @@ package enum PostgresStoreSchema {
     /// A patient's connection of a privileged role acts as `patientRole` from now on, so that
     /// row-level security holds it; another role is held already.
     static func actAsPatient(_ database: PostgresDatabase) throws {
-        guard try isPrivileged(database) else { return }
+        // For the session when no transaction is open (one's rollback would give the role back).
+        let forSession = !database.isInTransaction
+        guard try isPrivileged(database) else {
+            if forSession { database.actingRole = .own }
+            return
+        }
         try database.execute("SET ROLE \(patientRole)")
+        if forSession { database.actingRole = .other(patientRole) }
     }
 
     /// A new SQLite store's schema, in memory: what PostgreSQL's is derived from.

@@ -35,9 +35,9 @@ extension StagingStore {
     /// Whether the store is a patient's in PostgreSQL (not a file).
     public var isPostgres: Bool { sqlite == nil }
 
-    /// Whether the store's connection still answers (one round trip): a connection kept open between
-    /// writes may have been closed by the server since.
-    package func answers() -> Bool { (try? database.execute("SELECT 1")) != nil }
+    /// Whether the store's connection is still open (`PostgresDatabase.isOpen`): a connection kept
+    /// open between writes may have been closed by the server since.
+    package func answers() -> Bool { (database as? PostgresDatabase)?.isOpen() ?? false }
 
     /// Whether a transaction is open on the store's connection (or a statement still runs on it).
     package var isInTransaction: Bool { database.isInTransaction }
