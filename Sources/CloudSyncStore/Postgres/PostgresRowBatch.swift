@@ -104,9 +104,34 @@ final class PostgresRowBatch: RowBatch {
         // Made again when missing: a temporary table made in a transaction that was rolled back is gone.
         create = "CREATE TEMPORARY TABLE IF NOT EXISTS \(table) (\(declared))"
         copy = "COPY \(table) FROM STDIN (FORMAT binary)"
-        insert = sql.replacingOccurrences(of: "{rows}", with: table)
-        let trimmed = insert.trimmingCharacters(in: .whitespacesAndNewlines), ignoring = SQLDialect.postgres.ignoringConflicts
-        plainInsert = trimmed.hasSuffix(ignoring) ? String(trimmed.dropLast(ignoring.count)) : nil
+        (insert, plainInsert) = Self.statements(sql, rows: table)
+    }
+
+    /// `sql` with `{rows}` written as `table`, and that without its ending that ignores conflicts,
+    /// when it has it. Byte by byte: Foundation's `replacingOccurrences` and `trimmingCharacters`
+    /// were 3.5% of `serve`'s CPU as a receiver (perf), which makes three of these a batch.
+    static func statements(_ sql: String, rows table: String) -> (insert: String, plain: String?) {
+        let marker = Array("{rows}".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(sql.utf8.count + table.utf8.count)
+        var rest = sql.utf8[...]
+        while let start = rest.firstIndex(of: UInt8(ascii: "{")) {
+            bytes.append(contentsOf: rest[..<start])
+            if rest[start...].starts(with: marker) {
+                bytes.append(contentsOf: table.utf8)
+                rest = rest[rest.index(start, offsetBy: marker.count)...]
+            } else {
+                bytes.append(UInt8(ascii: "{"))
+                rest = rest[rest.index(after: start)...]
+            }
+        }
+        bytes.append(contentsOf: rest)
+        var end = bytes.count
+        while end > 0, [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains(bytes[end - 1]) { end -= 1 }
+        let ignoring = Array(SQLDialect.postgres.ignoringConflicts.utf8)
+        let plain = end >= ignoring.count && bytes[(end - ignoring.count)..<end].elementsEqual(ignoring)
+            ? String(decoding: bytes[..<(end - ignoring.count)], as: UTF8.self) : nil
+        return (String(decoding: bytes, as: UTF8.self), plain)
     }
 
     deinit {
