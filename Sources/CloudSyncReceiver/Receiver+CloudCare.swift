@@ -58,10 +58,25 @@ extension Receiver {
         case .failure(let refusal): return (refusal.response, nil)
         }
         let duplicates = metrics.count - stored
-        return (JSONResponse.make(.created, [
-            "message": "Apple Health data imported successfully", "device_id": envelope.deviceId, "device_type": "apple_watch",
-            "total_metrics": metrics.count, "stored_count": stored, "duplicate_count": duplicates, "error_count": 0,
-            "was_duplicate": stored == 0 && duplicates > 0,
-        ]), stored)
+        return (JSONResponse.make(.created, encoding: BatchReply(
+            deviceID: envelope.deviceId, totalMetrics: metrics.count, storedCount: stored, duplicateCount: duplicates,
+            wasDuplicate: stored == 0 && duplicates > 0)), stored)
+    }
+}
+
+/// What the CloudCare backend answers a batch it took (its members' names as it spells them).
+private struct BatchReply: Encodable {
+    var message = "Apple Health data imported successfully"
+    var deviceID: String
+    var deviceType = "apple_watch"
+    var totalMetrics: Int
+    var storedCount: Int
+    var duplicateCount: Int
+    var errorCount = 0
+    var wasDuplicate: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case message, deviceID = "device_id", deviceType = "device_type", totalMetrics = "total_metrics", storedCount = "stored_count"
+        case duplicateCount = "duplicate_count", errorCount = "error_count", wasDuplicate = "was_duplicate"
     }
 }
