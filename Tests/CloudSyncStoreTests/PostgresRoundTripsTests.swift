@@ -70,8 +70,11 @@ struct PostgresRoundTripsTests {
         try database.executeWithNext("INSERT INTO t VALUES (8)")
         #expect(try database.scalarInt(count) == 4)
         try database.execute("COMMIT")
-        // A read ahead that fails is said at once.
-        #expect(throws: PostgresError.self) { try database.readAhead(["SELECT x FROM missing_table"]) }
+        // A read ahead that fails is said at once, and the connection is left as it was.
+        #expect(throws: PostgresError.self) { try database.readAhead([count, "SELECT x FROM missing_table", total]) }
+        try database.readAhead([total, count])
+        #expect(try database.scalarInt(count) == 4)
+        #expect(try database.scalarInt(total) == 15)
     } }
 
     @Test func aKeptConnectionThatTheServerClosedIsKnownClosed() throws { try Self.withDatabase { database, cluster in

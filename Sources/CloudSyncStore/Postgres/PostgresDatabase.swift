@@ -98,28 +98,65 @@ package final class PostgresDatabase: StoreDatabase {
     /// Results of `readAhead`, by their statement's SQL, until the statement is stepped.
     private var readAheadResults: [(sql: String, result: OpaquePointer)] = []
 
-    /// Runs `sqls` (statements without parameters) in one round trip, after the deferred statements,
+    /// Runs `sqls` (statements without parameters) in one round trip, as prepared statements (each
+    /// prepared in it the first time: planned once a connection), through libpq's pipeline mode,
     /// and keeps their results for `run`, which answers each from them once, as long as no other
     /// statement ran (which drops them): a received batch's first reads (its name tables, its stored
-    /// types' states, the latest starts) were six round trips.
+    /// types' states, the latest starts) were five round trips. (Sent as one query of several
+    /// statements, they were planned again at each batch: 88 ms of PostgreSQL's time for the
+    /// 166 batches of `Benchmarks/receiver-ab.sh`, pg_stat_statements, more than the round trips saved.)
     package func readAhead(_ sqls: [String]) throws {
         try finishSent()
-        let sql = withDeferred(sqls.joined(separator: "; "))
-        guard PQsendQuery(connection, sql) == 1 else { throw error(nil, sql: sql) }
-        var results: [OpaquePointer] = []
+        dropReadAhead()
+        try runDeferred()
+        let results = try pipelined(sqls)
+        readAheadResults = Array(zip(sqls, results))
+    }
+
+    /// Each of `sqls` prepared if it is not yet and run, in one round trip: their results, in order.
+    private func pipelined(_ sqls: [String]) throws -> [OpaquePointer] {
+        guard PQenterPipelineMode(connection) == 1 else { throw error(nil, sql: sqls.first) }
+        // The commands sent: a statement's preparation (its name), or its run (nil).
+        var commands: [(sql: String, preparing: String?)] = []
         var failure: PostgresError?
-        while let result = PQgetResult(connection) {
+        for sql in sqls {
+            var name = prepared[sql]
+            if name == nil {
+                let made = nextStatementName()
+                guard PQsendPrepare(connection, made, sql, 0, nil) == 1 else { failure = error(nil, sql: sql); break }
+                commands.append((sql, made))
+                name = made
+            }
+            guard PQsendQueryPrepared(connection, name, 0, nil, nil, nil, 0) == 1 else { failure = error(nil, sql: sql); break }
+            commands.append((sql, nil))
+        }
+        if failure == nil, PQpipelineSync(connection) != 1 { failure = error(nil, sql: sqls.first) }
+        // Each command's result and a nil after it, then the sync's; a connection that broke gives
+        // nil for ever.
+        var results: [OpaquePointer] = []
+        var command = 0, nils = 0
+        while !commands.isEmpty {
+            guard let result = PQgetResult(connection) else {
+                nils += 1
+                if nils > commands.count { break }
+                continue
+            }
             let status = PQresultStatus(result)
-            if failure == nil, status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK { failure = error(result, sql: sql) }
-            results.append(result)
+            if status == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                break
+            }
+            let sent = commands[min(command, commands.count - 1)]
+            let succeeded = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
+            if !succeeded, failure == nil { failure = error(result, sql: sent.sql) }
+            if let name = sent.preparing, succeeded { prepared[sent.sql] = name }
+            if sent.preparing == nil, failure == nil { results.append(result) } else { PQclear(result) }
+            command += 1
         }
-        // The last results are the reads' (the first ones, the deferred statements').
-        guard failure == nil, results.count >= sqls.count else {
-            for result in results { PQclear(result) }
-            throw failure ?? error(nil, sql: sql)
-        }
-        for result in results.dropLast(sqls.count) { PQclear(result) }
-        readAheadResults = Array(zip(sqls, results.suffix(sqls.count)))
+        PQexitPipelineMode(connection)
+        guard let failure else { return results }
+        for result in results { PQclear(result) }
+        throw failure
     }
 
     /// The result read ahead for `sql`, taken; nil (and every other one dropped) when there is none.
@@ -364,6 +401,14 @@ package final class PostgresDatabase: StoreDatabase {
     /// The statements run more than once on this connection, prepared on the server by name (parsed
     /// and planned once: a push looks up and inserts its samples one by one), by their SQL.
     private var prepared: [String: String] = [:]
+    private var statementsNamed = 0
+
+    /// A name for a statement prepared on this connection, never given before.
+    private func nextStatementName() -> String {
+        statementsNamed += 1
+        return "cloudsync_\(statementsNamed)"
+    }
+
     /// The statements run once so far: prepared when they run again (a statement run once is not
     /// worth the round trip of its preparation).
     private var ranOnce: Set<String> = []
@@ -380,7 +425,7 @@ package final class PostgresDatabase: StoreDatabase {
         try runDeferred()
         var name = prepared[sql]
         if name == nil, !ranOnce.insert(sql).inserted {
-            let made = "cloudsync_\(prepared.count + 1)"
+            let made = nextStatementName()
             guard let preparation = PQprepare(connection, made, sql, Int32(parameters.count), nil) else { throw error(nil, sql: sql) }
             defer { PQclear(preparation) }
             try check(preparation, sql: sql)
