@@ -116,7 +116,7 @@ extension ImportOrigin {
     /// individual samples, not the phone's re-aggregated points, so they count as an export's samples
     /// do (a pushed row of their moment is already there or stops counting at the next export), all
     /// at once. They have no date of their own to be the truth up to: the store's latest export date
-    /// is applied again, which changes nothing.
+    /// is not applied again (it would change nothing).
     public static func receivedSamples(input: String, kindName: String) -> ImportOrigin {
         ImportOrigin(input: input, size: nil, counting: .truthUpToItsDate, commit: .whole, kindName: kindName)
     }

@@ -123,7 +123,11 @@ public final class StoreImport: StoreAccess {
                 try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount,
                                                pushed: origin.isPushed ? metrics.pushedTypes : nil, spilled: metrics.spilledHours)
             }
-            if origin.counting == .truthUpToItsDate, try SupersedeRule.applyExportDate(in: database) {
+            // Only an input with a date of its own (an export) can move the store's latest export
+            // date: a pushed row before the date already there was marked as it came (`SupersedeRule`).
+            // A received batch has none, and its look for pushed rows was a round trip of each.
+            // (An export killed between its commit and this is applied by its import again.)
+            if origin.counting == .truthUpToItsDate, facts?.exportDate != nil, try SupersedeRule.applyExportDate(in: database) {
                 try HourSummaryBuilder.refresh(database, denseCount: configuration.hourSummaryDenseCount)
             }
             return result
