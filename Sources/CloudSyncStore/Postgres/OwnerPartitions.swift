@@ -108,8 +108,8 @@ enum OwnerPartitions {
     /// .actingRole`), else asked; the opening, the role taken back, and then the role given back and
     /// the closing go with `body`'s first statement and with the one after `body`
     /// (`executeWithNext`): a straight copy (`PostgresRowBatch`) took five round trips, and takes two
-    /// (its start, its rows), each of which wakes `serve` and PostgreSQL (about 75 µs of their CPU on
-    /// this project's idle machine).
+    /// (its start, its rows), each of which wakes `serve` and PostgreSQL (see
+    /// `PostgresDatabase.executeWithNext`).
     static func asTablesOwner<T>(_ database: PostgresDatabase, opening: String? = nil, closing: String? = nil,
                                  _ body: (_ acting: String?) throws -> T) throws -> T {
         precondition(database.isInTransaction, "the role is taken back within a transaction only")

@@ -68,9 +68,9 @@ package final class PostgresDatabase: StoreDatabase {
 
     /// Defers `sql` to the round trip of the connection's next statement, in the open transaction
     /// (outside one, it runs at once): a savepoint's release, a role given back, a summary's counts,
-    /// whose outcome matters only when it fails. A received batch of 1,000 metrics made about 30
-    /// round trips, each about 75 us of `serve`'s and PostgreSQL's CPU on this project's idle
-    /// machine (`Benchmarks/receiver-ab.sh`). Every statement sent after takes them first
+    /// whose outcome matters only when it fails. A received batch of 1,000 metrics made 32 round
+    /// trips (a `SELECT 1` round trip costs the two processes 66–86 µs of CPU on this project's VM
+    /// when its cores idle, 20–33 µs when they are busy: pgbench). Every statement sent after takes them first
     /// (`withDeferred`), so the server runs the same statements in the same order; a whole rollback
     /// drops them with the rest of the transaction.
     package func executeWithNext(_ sql: String) throws {
@@ -130,7 +130,8 @@ package final class PostgresDatabase: StoreDatabase {
             guard PQsendQueryPrepared(connection, name, 0, nil, nil, nil, 0) == 1 else { failure = error(nil, sql: sql); break }
             commands.append((sql, nil))
         }
-        if failure == nil, PQpipelineSync(connection) != 1 { failure = error(nil, sql: sqls.first) }
+        // What was queued is sent with the sync, and read back, even when a later command could not be queued.
+        if !commands.isEmpty, PQpipelineSync(connection) != 1 { failure = failure ?? error(nil, sql: sqls.first) }
         // Each command's result and a nil after it, then the sync's; a connection that broke gives
         // nil for ever.
         var results: [OpaquePointer] = []
@@ -235,7 +236,7 @@ package final class PostgresDatabase: StoreDatabase {
     /// since its last answer: a connection the server closed (a restart, an administrator's
     /// termination) has its farewell, or its end, waiting to be read. Anything else waiting (a
     /// notice) is read, and the server asked. (`SELECT 1` before each received batch was one of its
-    /// round trips, each about 75 us of the two processes' CPU on this project's idle machine.)
+    /// 32 round trips: see `executeWithNext`.)
     package func isOpen() -> Bool {
         guard PQstatus(connection) == CONNECTION_OK, sent == nil, !isInTransaction else { return false }
         var socket = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)

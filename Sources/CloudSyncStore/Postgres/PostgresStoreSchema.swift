@@ -163,15 +163,13 @@ package enum PostgresStoreSchema {
 
     /// A patient's connection of a privileged role acts as `patientRole` from now on, so that
     /// row-level security holds it; another role is held already.
+    /// The role is then known for the session (`PostgresDatabase.actingRole`) when no transaction is
+    /// open (one's rollback would give it back); another role's is left to be asked (a login role
+    /// may have a default `role` of its own).
     static func actAsPatient(_ database: PostgresDatabase) throws {
-        // For the session when no transaction is open (one's rollback would give the role back).
-        let forSession = !database.isInTransaction
-        guard try isPrivileged(database) else {
-            if forSession { database.actingRole = .own }
-            return
-        }
+        guard try isPrivileged(database) else { return }
         try database.execute("SET ROLE \(patientRole)")
-        if forSession { database.actingRole = .other(patientRole) }
+        if !database.isInTransaction { database.actingRole = .other(patientRole) }
     }
 
     /// A new SQLite store's schema, in memory: what PostgreSQL's is derived from.
