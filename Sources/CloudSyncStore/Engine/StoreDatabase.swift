@@ -82,6 +82,9 @@ package protocol StoreDatabase: AnyObject {
     /// statement, before it, and its error is that statement's (which it stops). SQLite, and any
     /// engine outside a transaction, runs it at once.
     func executeWithNext(_ sql: String) throws
+    /// The same for a statement each write runs, with parameters: PostgreSQL runs it as a prepared
+    /// statement (planned once a connection), in a pipeline with the next statement.
+    func executeWithNext(_ sql: String, _ arguments: [StoreValue]) throws
     /// Says which statements without parameters the caller prepares and steps next, before any
     /// other: an engine of round trips (PostgreSQL) runs them together now, in one, and answers each
     /// from what it read when it is stepped (anything else run first drops what was read). SQLite
@@ -187,6 +190,9 @@ extension StoreDatabase {
 
     /// At once, unless the engine has round trips to save (`PostgresDatabase.executeWithNext`).
     package func executeWithNext(_ sql: String) throws { try execute(sql) }
+
+    /// At once, unless the engine has round trips to save (`PostgresDatabase.executeWithNext`).
+    package func executeWithNext(_ sql: String, _ arguments: [StoreValue]) throws { try prepare(sql).run(arguments) }
 
     /// Nothing, unless the engine has round trips to save (`PostgresDatabase.readAhead`).
     package func readAhead(_ sqls: [String]) throws {}
