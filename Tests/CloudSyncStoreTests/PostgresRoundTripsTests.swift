@@ -26,15 +26,32 @@ struct PostgresRoundTripsTests {
         #expect(try database.scalarInt("SELECT sum(x) FROM t WHERE x > ?", [.int(0)]) == 10)
         try database.executeWithNext("INSERT INTO t VALUES (2)")
         try database.execute("UPDATE t SET x = x + 1")
+        // Prepared ones, with parameters, among them: before a statement sent as text and before one
+        // with parameters.
+        try database.executeWithNext("UPDATE t SET x = x * ?", [.int(2)])
+        try database.executeWithNext("DELETE FROM t WHERE x > 20")
+        try database.execute("INSERT INTO t VALUES (100)")
+        try database.executeWithNext("UPDATE t SET x = x + ? WHERE x < ?", [.int(1), .int(50)])
+        #expect(try database.scalarInt("SELECT count(*) FROM t WHERE x > ?", [.int(0)]) == 2)
         try database.execute("COMMIT")
         let rows = try database.texts("SELECT x::text FROM t ORDER BY t.x")
-        #expect(rows == ["3", "11"])
+        #expect(rows == ["7", "100"])
     } }
 
     @Test func aDeferredStatementsErrorIsTheNextOnesAndARollbackDropsIt() throws { try Self.withDatabase { database, cluster in
         try database.execute("BEGIN")
         // Not run yet: no error at once.
         try database.executeWithNext("INSERT INTO missing_table VALUES (1)")
+        #expect(throws: PostgresError.self) { try database.execute("INSERT INTO t VALUES (5)") }
+        database.rollBack()
+        #expect(try database.scalarInt("SELECT count(*) FROM t") == 0)
+        // A prepared one's error is the next's too, whichever way that one goes.
+        try database.execute("BEGIN")
+        try database.executeWithNext("INSERT INTO t VALUES (?)", [.text("not a number")])
+        #expect(throws: PostgresError.self) { try database.scalarInt("SELECT count(*) FROM t WHERE x > ?", [.int(0)]) }
+        database.rollBack()
+        try database.execute("BEGIN")
+        try database.executeWithNext("INSERT INTO t VALUES (?)", [.text("not a number")])
         #expect(throws: PostgresError.self) { try database.execute("INSERT INTO t VALUES (5)") }
         database.rollBack()
         #expect(try database.scalarInt("SELECT count(*) FROM t") == 0)

@@ -127,9 +127,9 @@ struct HourSummaryBuilder {
     }
 
     /// Types without a summary (small or sparse) need no rebuild: their dirty range goes (in a
-    /// transaction, with its commit: `executeWithNext`).
+    /// transaction, with its commit, planned once a connection: `executeWithNext`).
     private static func cleanTypesWithoutSummary(_ database: any StoreDatabase) throws {
-        try database.executeWithNext("UPDATE metric_hour_state SET dirty_from = NULL, dirty_to = NULL WHERE summarised < 0 AND dirty_from IS NOT NULL")
+        try database.executeWithNext("UPDATE metric_hour_state SET dirty_from = NULL, dirty_to = NULL WHERE summarised < 0 AND dirty_from IS NOT NULL", [])
     }
 
     /// A whole import's (a push's, a received batch's) dirty hours rebuilt in its own transaction,

@@ -382,8 +382,16 @@ final class OnlineHourSummary {
     }
 
     /// One statement for the types (their ids written in it: integers), not one a type, sent with
-    /// the next (`executeWithNext`).
+    /// the next (`executeWithNext`); on PostgreSQL the ids are an array parameter of a statement
+    /// planned once a connection (written in, it was parsed and planned at every received batch).
     private func mark(_ typeIDs: [Int64], summarised: Int) throws {
+        if database.dialect == .postgres {
+            guard !typeIDs.isEmpty else { return }
+            try database.executeWithNext("""
+                UPDATE metric_hour_state SET summarised = ?, dirty_from = NULL, dirty_to = NULL WHERE type_id = ANY(?::bigint[])
+                """, [.int(Int64(summarised)), .text(SummaryCounts.Statements.array(typeIDs.sorted()))])
+            return
+        }
         for part in stride(from: 0, to: typeIDs.count, by: 500) {
             let ids = typeIDs[part..<min(part + 500, typeIDs.count)].sorted().map(String.init).joined(separator: ", ")
             try database.executeWithNext("""

@@ -124,18 +124,19 @@ enum OwnerPartitions {
             acting = try database.lastText(ofStatements: (opening.map { $0 + "; " } ?? "") + look)
             opening = nil
         }
+        if let opening { try database.executeWithNext(opening) }
         guard let acting else {
-            if let opening { try database.executeWithNext(opening) }
             let result = try body(nil)
             if let closing { try database.executeWithNext(closing) }
             return result
         }
-        try database.executeWithNext((opening.map { $0 + "; " } ?? "") + "RESET ROLE")
+        try database.executeWithNext("RESET ROLE")
         database.actingRole = .own
         defer { database.actingRole = outer }
         do {
             let result = try body(acting)
-            try database.executeWithNext("SET ROLE " + PostgresStoreSchema.quoted(acting) + (closing.map { "; " + $0 } ?? ""))
+            try database.executeWithNext("SET ROLE " + PostgresStoreSchema.quoted(acting))
+            if let closing { try database.executeWithNext(closing) }
             return result
         } catch {
             try? database.execute("SET ROLE " + PostgresStoreSchema.quoted(acting))

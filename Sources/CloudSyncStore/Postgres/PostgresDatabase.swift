@@ -60,119 +60,15 @@ package final class PostgresDatabase: StoreDatabase {
     package func execute(_ sql: String) throws {
         assert(!sql.hasPrefix("ROLLBACK"), "a rollback goes through rollBack(), which counts it")
         try finishSent()
-        try runStatements(withDeferred(sql))
+        try runStatements(try withDeferred(sql))
     }
 
-    /// Statements `executeWithNext` deferred, for the round trip of the connection's next one.
-    private var deferred: String?
-
-    /// Defers `sql` to the round trip of the connection's next statement, in the open transaction
-    /// (outside one, it runs at once): a savepoint's release, a role given back, a summary's counts,
-    /// whose outcome matters only when it fails. A received batch of 1,000 metrics made 32 round
-    /// trips (a `SELECT 1` round trip costs the two processes 66–86 µs of CPU on this project's VM
-    /// when its cores idle, 20–33 µs when they are busy: pgbench). Every statement sent after takes them first
-    /// (`withDeferred`), so the server runs the same statements in the same order; a whole rollback
-    /// drops them with the rest of the transaction.
-    package func executeWithNext(_ sql: String) throws {
-        guard isInTransaction else { return try execute(sql) }
-        dropReadAhead()   // a statement run between the reads and their answers
-        deferred = deferred.map { $0 + "; " + sql } ?? sql
-    }
-
-    /// `sql` after the statements deferred to it, which it takes.
-    private func withDeferred(_ sql: String) -> String {
-        dropReadAhead()
-        guard let deferred else { return sql }
-        self.deferred = nil
-        return deferred + "; " + sql
-    }
-
-    /// Runs the deferred statements in a round trip of their own, if any (before a statement with
-    /// parameters, which cannot share a round trip with others without libpq's pipeline mode).
-    private func runDeferred() throws {
-        guard let deferred else { return }
-        self.deferred = nil
-        try runStatements(deferred)
-    }
+    /// Statements `executeWithNext` deferred to the round trip of the connection's next statement
+    /// (PostgresDatabase+Pipeline.swift).
+    var deferred: [DeferredStatement] = []
 
     /// Results of `readAhead`, by their statement's SQL, until the statement is stepped.
-    private var readAheadResults: [(sql: String, result: OpaquePointer)] = []
-
-    /// Runs `sqls` (statements without parameters) in one round trip, as prepared statements (each
-    /// prepared in it the first time: planned once a connection), through libpq's pipeline mode,
-    /// and keeps their results for `run`, which answers each from them once, as long as no other
-    /// statement ran (which drops them): a received batch's first reads (its name tables, its stored
-    /// types' states, the latest starts) were five round trips. (Sent as one query of several
-    /// statements, they were planned again at each batch: 88 ms of PostgreSQL's time for the
-    /// 166 batches of `Benchmarks/receiver-ab.sh`, pg_stat_statements, more than the round trips saved.)
-    package func readAhead(_ sqls: [String]) throws {
-        try finishSent()
-        dropReadAhead()
-        try runDeferred()
-        let results = try pipelined(sqls)
-        readAheadResults = Array(zip(sqls, results))
-    }
-
-    /// Each of `sqls` prepared if it is not yet and run, in one round trip: their results, in order.
-    private func pipelined(_ sqls: [String]) throws -> [OpaquePointer] {
-        guard PQenterPipelineMode(connection) == 1 else { throw error(nil, sql: sqls.first) }
-        // The commands sent: a statement's preparation (its name), or its run (nil).
-        var commands: [(sql: String, preparing: String?)] = []
-        var failure: PostgresError?
-        for sql in sqls {
-            var name = prepared[sql]
-            if name == nil {
-                let made = nextStatementName()
-                guard PQsendPrepare(connection, made, sql, 0, nil) == 1 else { failure = error(nil, sql: sql); break }
-                commands.append((sql, made))
-                name = made
-            }
-            guard PQsendQueryPrepared(connection, name, 0, nil, nil, nil, 0) == 1 else { failure = error(nil, sql: sql); break }
-            commands.append((sql, nil))
-        }
-        // What was queued is sent with the sync, and read back, even when a later command could not be queued.
-        if !commands.isEmpty, PQpipelineSync(connection) != 1 { failure = failure ?? error(nil, sql: sqls.first) }
-        // Each command's result and a nil after it, then the sync's; a connection that broke gives
-        // nil for ever.
-        var results: [OpaquePointer] = []
-        var command = 0, nils = 0
-        while !commands.isEmpty {
-            guard let result = PQgetResult(connection) else {
-                nils += 1
-                if nils > commands.count { break }
-                continue
-            }
-            let status = PQresultStatus(result)
-            if status == PGRES_PIPELINE_SYNC {
-                PQclear(result)
-                break
-            }
-            let sent = commands[min(command, commands.count - 1)]
-            let succeeded = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
-            if !succeeded, failure == nil { failure = error(result, sql: sent.sql) }
-            if let name = sent.preparing, succeeded { prepared[sent.sql] = name }
-            if sent.preparing == nil, failure == nil { results.append(result) } else { PQclear(result) }
-            command += 1
-        }
-        PQexitPipelineMode(connection)
-        guard let failure else { return results }
-        for result in results { PQclear(result) }
-        throw failure
-    }
-
-    /// The result read ahead for `sql`, taken; nil (and every other one dropped) when there is none.
-    private func takeReadAhead(_ sql: String) -> OpaquePointer? {
-        guard let index = readAheadResults.firstIndex(where: { $0.sql == sql }) else {
-            dropReadAhead()
-            return nil
-        }
-        return readAheadResults.remove(at: index).result
-    }
-
-    private func dropReadAhead() {
-        for (_, result) in readAheadResults { PQclear(result) }
-        readAheadResults.removeAll()
-    }
+    var readAheadResults: [(sql: String, result: OpaquePointer)] = []
 
     /// Gives up the transaction whatever the statement sent before said (the rollback is what
     /// undoes it), and counts it: a temporary table made since is gone (`PostgresRowBatch`). The
@@ -180,7 +76,7 @@ package final class PostgresDatabase: StoreDatabase {
     package func rollBack() {
         try? finishSent()
         rollbacks += 1
-        deferred = nil
+        deferred.removeAll()
         dropReadAhead()
         try? runStatements("ROLLBACK")
     }
@@ -192,14 +88,14 @@ package final class PostgresDatabase: StoreDatabase {
     func rollBack(toSavepoint name: String) throws {
         try? finishSent()
         rollbacks += 1
-        try runStatements(withDeferred("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)"))
+        try runStatements(try withDeferred("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)"))
     }
 
     /// Statements without parameters, in one round trip: the first cell of the last one's result
     /// (nil when it has none). An error in any stops the rest, and is thrown.
     func lastText(ofStatements sql: String) throws -> String? {
         try finishSent()
-        let sql = withDeferred(sql)
+        let sql = try withDeferred(sql)
         return try withLastResult(ofStatements: sql) { result in
             guard PQntuples(result) > 0, PQnfields(result) > 0, PQgetisnull(result, 0, 0) == 0 else { return nil }
             return String(cString: PQgetvalue(result, 0, 0))
@@ -207,7 +103,7 @@ package final class PostgresDatabase: StoreDatabase {
     }
 
     /// One statement, or several, without parameters: what `execute` and the rollbacks send.
-    private func runStatements(_ sql: String) throws {
+    func runStatements(_ sql: String) throws {
         try withLastResult(ofStatements: sql) { result in changes = Int(String(cString: PQcmdTuples(result))) ?? 0 }
     }
 
@@ -225,7 +121,14 @@ package final class PostgresDatabase: StoreDatabase {
     /// begins so): a lock not had in time leaves the transaction failed, rolled back here.
     package func beginWriting() throws {
         do {
-            try execute("BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('cloudsync.owner:' || current_setting('cloudsync.owner'), 0))")
+            try finishSent()
+            dropReadAhead()
+            // The lock's statement prepared (it was parsed and planned at every received batch).
+            _ = try pipeline(takeDeferred() + [
+                PipelineCommand(sql: "BEGIN", parameters: [], prepared: false, kept: false),
+                PipelineCommand(sql: "SELECT pg_advisory_xact_lock(hashtextextended('cloudsync.owner:' || current_setting('cloudsync.owner'), 0))",
+                                parameters: [], prepared: true, kept: false),
+            ])
         } catch {
             if isInTransaction { rollBack() }
             throw error
@@ -313,7 +216,7 @@ package final class PostgresDatabase: StoreDatabase {
     /// it (libpq runs one command at a time), or by `finishSent`.
     func send(_ sql: String, then: @escaping (Result<Int, PostgresError>) throws -> Void) throws {
         try finishSent()
-        let sql = withDeferred(sql)
+        let sql = try withDeferred(sql)
         guard PQsendQuery(connection, sql) == 1 else { throw error(nil, sql: sql) }
         sent = (sql, then)
     }
@@ -369,7 +272,7 @@ package final class PostgresDatabase: StoreDatabase {
     /// 14 ms, 4.1 s of the 1 GB upload's 16 s of streaming.
     func copy(_ sql: String, data: UnsafeRawBufferPointer, waiting: Bool = true) throws {
         try finishSent()
-        let sql = withDeferred(sql)
+        let sql = try withDeferred(sql)
         guard let started = PQexec(connection, sql) else { throw error(nil, sql: sql) }
         defer { PQclear(started) }
         guard PQresultStatus(started) == PGRES_COPY_IN else { throw error(started, sql: sql) }
@@ -401,11 +304,11 @@ package final class PostgresDatabase: StoreDatabase {
 
     /// The statements run more than once on this connection, prepared on the server by name (parsed
     /// and planned once: a push looks up and inserts its samples one by one), by their SQL.
-    private var prepared: [String: String] = [:]
+    var prepared: [String: String] = [:]
     private var statementsNamed = 0
 
     /// A name for a statement prepared on this connection, never given before.
-    private func nextStatementName() -> String {
+    func nextStatementName() -> String {
         statementsNamed += 1
         return "cloudsync_\(statementsNamed)"
     }
@@ -423,9 +326,25 @@ package final class PostgresDatabase: StoreDatabase {
             return read
         }
         dropReadAhead()
-        try runDeferred()
+        let prepares = prepared[sql] != nil || !ranOnce.insert(sql).inserted
+        let result: OpaquePointer
+        if !deferred.isEmpty {
+            // The deferred statements and this one in one round trip.
+            let commands = takeDeferred() + [PipelineCommand(sql: sql, parameters: parameters, prepared: prepares, kept: true)]
+            guard let kept = try pipeline(commands).first else { throw error(nil, sql: sql) }
+            result = kept
+        } else {
+            result = try runAlone(sql, parameters: parameters, prepares: prepares)
+        }
+        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return result
+    }
+
+    /// `run` with nothing deferred: prepared first (its own round trip, once a connection) when it
+    /// `prepares`, then run by name; else run as it is.
+    private func runAlone(_ sql: String, parameters: [String?], prepares: Bool) throws -> OpaquePointer {
         var name = prepared[sql]
-        if name == nil, !ranOnce.insert(sql).inserted {
+        if name == nil, prepares {
             let made = nextStatementName()
             guard let preparation = PQprepare(connection, made, sql, Int32(parameters.count), nil) else { throw error(nil, sql: sql) }
             defer { PQclear(preparation) }
@@ -433,14 +352,9 @@ package final class PostgresDatabase: StoreDatabase {
             prepared[sql] = made
             name = made
         }
-        let cStrings = parameters.map { $0.map { strdup($0) } ?? nil }
-        defer { for pointer in cStrings { free(pointer) } }
-        let result = cStrings.withUnsafeBufferPointer { values in
-            values.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(values.count, 1)) { pointers in
-                let values = values.isEmpty ? nil : pointers
-                if let name { return PQexecPrepared(connection, name, Int32(parameters.count), values, nil, nil, 0) }
-                return PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
-            }
+        let result = Self.withCStrings(parameters) { count, values in
+            if let name { return PQexecPrepared(connection, name, count, values, nil, nil, 0) }
+            return PQexecParams(connection, sql, count, nil, values, nil, nil, 0)
         }
         guard let result else { throw error(nil, sql: sql) }
         do {
@@ -449,18 +363,28 @@ package final class PostgresDatabase: StoreDatabase {
             PQclear(result)
             throw error
         }
-        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
         return result
     }
 
-    private func check(_ result: OpaquePointer, sql: String) throws {
+    /// `body` given `parameters` as libpq takes them (their count, and C strings, nil for NULL).
+    static func withCStrings<T>(_ parameters: [String?], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {
+        let cStrings = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for pointer in cStrings { free(pointer) } }
+        return cStrings.withUnsafeBufferPointer { values in
+            values.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(values.count, 1)) { pointers in
+                body(Int32(parameters.count), values.isEmpty ? nil : pointers)
+            }
+        }
+    }
+
+    func check(_ result: OpaquePointer, sql: String) throws {
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
         default: throw error(result, sql: sql)
         }
     }
 
-    private func error(_ result: OpaquePointer?, sql: String?) -> PostgresError {
+    func error(_ result: OpaquePointer?, sql: String?) -> PostgresError {
         guard let result else { return PostgresError(sqlState: "", message: Self.message(of: connection), sql: sql, database: path) }
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
         let message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? Self.message(of: connection)

@@ -43,9 +43,20 @@ package final class PostgresStatement: StoreStatement {
 
     package func bind(_ index: Int32, _ value: Int64) throws { try set(index, String(value)) }
     /// The shortest text that reads back as the same Double; infinities and NaN as PostgreSQL spells them.
-    package func bind(_ index: Int32, _ value: Double) throws {
-        let text = value.isNaN ? "NaN" : value.isInfinite ? (value < 0 ? "-Infinity" : "Infinity") : "\(value)"
-        try set(index, text)
+    package func bind(_ index: Int32, _ value: Double) throws { try set(index, Self.text(value)) }
+
+    private static func text(_ value: Double) -> String {
+        value.isNaN ? "NaN" : value.isInfinite ? (value < 0 ? "-Infinity" : "Infinity") : "\(value)"
+    }
+
+    /// A value as a parameter carries it: text, nil for NULL (`PostgresDatabase.executeWithNext`).
+    static func text(of value: StoreValue) -> String? {
+        switch value {
+        case .int(let number): String(number)
+        case .double(let number): text(number)
+        case .text(let text): text
+        case .null: nil
+        }
     }
     package func bind(_ index: Int32, _ value: String) throws { try set(index, value) }
     package func bind(_ index: Int32, bytes: ByteText) throws { try set(index, bytes.string) }
