@@ -121,19 +121,19 @@ struct SummaryCounts {
         }
 
         func addToSummary(_ rows: [[Int64?]]) throws { try run(summary, rows) }
+        func markHoursDirty(_ rows: [[Int64?]]) throws { try run(hoursDirty, rows) }
 
         /// PostgreSQL's text of an array of integers (`{1,NULL,3}`).
         static func array(_ values: [Int64?]) -> String {
             "{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}"
         }
-        func markHoursDirty(_ rows: [[Int64?]]) throws { try run(hoursDirty, rows) }
 
-        /// `head (…), (…) tail`, 500 rows a statement at most. One key appears once among the rows
-        /// (PostgreSQL's upsert refuses a key twice in a statement): they come from a dictionary.
-        /// On PostgreSQL the rows are a column an array (`unnest`) of a statement planned once a
-        /// connection: written in, the two statements were parsed, analysed and planned at every
-        /// received batch (95 ms of PostgreSQL's CPU for the 166 batches, `log_parser_stats` and
-        /// `log_planner_stats`, with the round trip they shared).
+        /// One key appears once among the rows (PostgreSQL's upsert refuses a key twice in a
+        /// statement): they come from a dictionary. On SQLite, `head (…), (…) tail`, 500 rows a
+        /// statement at most. On PostgreSQL each column an array (`unnest`) of a statement prepared
+        /// once a connection: written in, the two statements were parsed, analysed and planned at
+        /// every received batch (95 ms of PostgreSQL's CPU for the 166 batches of
+        /// `Benchmarks/receiver-ab.sh`, `log_parser_stats` and `log_planner_stats`).
         private func run(_ statement: (head: String, tail: String), _ rows: [[Int64?]]) throws {
             if database.dialect == .postgres {
                 guard let width = rows.first?.count else { return }
