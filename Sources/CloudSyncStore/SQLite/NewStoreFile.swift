@@ -50,7 +50,10 @@ enum NewStoreFile {
 
     /// Marks `beside` for the write-ahead log the store works with, puts it on the disk and links
     /// it at `path`: false when a store was made there meanwhile (by another process; it is kept).
-    /// `beside` is left for the caller to remove. No connection may have it open for writing.
+    /// Linked, its name beside goes at once, before the directory is synced (one sync puts both on
+    /// the disk): removed after that sync, a kill during it (milliseconds on a busy disk: the kill
+    /// test's last point, under a loaded fresh clone) left a second name of the store beside it.
+    /// Not linked, `beside` is left for the caller to remove. No connection may have it open for writing.
     static func linkIntoPlace(_ beside: String, at path: String) throws -> Bool {
         try markForTheLog(beside)
         try syncToDisk(beside)
@@ -59,6 +62,7 @@ enum NewStoreFile {
             if errno == EEXIST { return false }
             throw ioError(beside, "the new store could not be linked at \(path)")
         }
+        unlink(beside)
         // The name on the disk too: an import that said it made the store has it after a power cut.
         syncDirectory(of: path)
         return true
