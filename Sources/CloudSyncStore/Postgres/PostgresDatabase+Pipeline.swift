@@ -46,9 +46,7 @@ extension PostgresDatabase {
         let translated = PlaceholderTranslation.postgres(sql).sql
         let parameters = arguments.map(PostgresStatement.text(of:))
         guard isInTransaction else {
-            try finishSent()
-            dropReadAhead()
-            PQclear(try pipeline(takeDeferred() + [PipelineCommand(sql: translated, parameters: parameters, prepared: true, kept: true)])[0])
+            for result in try runInPipeline([PipelineCommand(sql: translated, parameters: parameters, prepared: true, kept: false)]) { PQclear(result) }
             return
         }
         dropReadAhead()
@@ -83,10 +81,16 @@ extension PostgresDatabase {
     /// they were planned again at each batch: 88 ms more of PostgreSQL's planning for the 166
     /// batches, pg_stat_statements, more than the round trips saved.)
     package func readAhead(_ sqls: [String]) throws {
+        let results = try runInPipeline(sqls.map { PipelineCommand(sql: $0, parameters: [], prepared: true, kept: true) })
+        readAheadResults = Array(zip(sqls, results))
+    }
+
+    /// `commands` in one round trip after the deferred statements, once what was sent before is read
+    /// and what was read ahead is dropped: the kept ones' results.
+    func runInPipeline(_ commands: [PipelineCommand]) throws -> [OpaquePointer] {
         try finishSent()
         dropReadAhead()
-        let results = try pipeline(takeDeferred() + sqls.map { PipelineCommand(sql: $0, parameters: [], prepared: true, kept: true) })
-        readAheadResults = Array(zip(sqls, results))
+        return try pipeline(takeDeferred() + commands)
     }
 
     /// The result read ahead for `sql`, taken; nil (and every other one dropped) when there is none.

@@ -121,10 +121,8 @@ package final class PostgresDatabase: StoreDatabase {
     /// begins so): a lock not had in time leaves the transaction failed, rolled back here.
     package func beginWriting() throws {
         do {
-            try finishSent()
-            dropReadAhead()
             // The lock's statement prepared (it was parsed and planned at every received batch).
-            _ = try pipeline(takeDeferred() + [
+            _ = try runInPipeline([
                 PipelineCommand(sql: "BEGIN", parameters: [], prepared: false, kept: false),
                 PipelineCommand(sql: "SELECT pg_advisory_xact_lock(hashtextextended('cloudsync.owner:' || current_setting('cloudsync.owner'), 0))",
                                 parameters: [], prepared: true, kept: false),
