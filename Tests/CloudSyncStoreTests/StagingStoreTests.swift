@@ -31,11 +31,8 @@ import Testing
     @Test func aNewStoreIsMadeBesideItsPathAndLinkedIntoPlace() throws {
         let directory = try makeTemporaryDirectory("new-store")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let ended = Process()
-        ended.executableURL = URL(fileURLWithPath: "/bin/true")
-        try ended.run()
-        ended.waitUntilExit()
-        let left = [".store.sqlite.new-\(ended.processIdentifier)", ".store.sqlite.new-\(ended.processIdentifier)-wal"]
+        let ended = try Self.endedProcessID()
+        let left = [".store.sqlite.new-\(ended)", ".store.sqlite.new-\(ended)-wal"]
         let running = ".store.sqlite.new-\(getppid())"
         for name in left + [running] { try Data("half".utf8).write(to: directory.appendingPathComponent(name)) }
         let path = directory.appendingPathComponent("store.sqlite").path
@@ -75,8 +72,23 @@ import Testing
                     "SELECT sum(count) FROM metric_summary", "SELECT count(*) FROM import_run WHERE outcome = 'ok'"] {
             #expect(try store.database.scalarInt(sql) == reference.open().database.scalarInt(sql), "\(sql)")
         }
-        // A store is there now: the next import goes in place.
+        // A store is there now: the next import goes in place, and removes what a maker killed
+        // after its link left beside it (the log and shared memory a reader of that file made).
+        let ended = try Self.endedProcessID()
+        let left = [".store.sqlite.new-\(ended)-wal", ".store.sqlite.new-\(ended)-shm"]
+        for name in left { try Data("left".utf8).write(to: directory.appendingPathComponent(name)) }
         #expect(NewStoreLoad.begin(at: path, configuration: .standard) == nil)
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(names.isDisjoint(with: left), "\(names)")
+    }
+
+    /// The id of a process that has ended: what it left beside a store may be removed.
+    static func endedProcessID() throws -> Int32 {
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        return ended.processIdentifier
     }
 
     /// A store another process made at the path while a new store's first import ran is kept as it

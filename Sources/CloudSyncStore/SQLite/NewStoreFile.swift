@@ -27,10 +27,8 @@ enum NewStoreFile {
     /// makes no hard links (the store is then made in place).
     static func makeBeside(_ path: String, kinds: [any StoredKind.Type]) throws -> String? {
         guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return nil }
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let prefix = "." + url.lastPathComponent + ".new-"
-        removeAbandoned(in: directory, prefix: prefix)
+        removeAbandoned(beside: path)
+        let (directory, prefix) = besidePrefix(path)
         let beside = directory + "/" + prefix + String(getpid())
         removeFiles(of: beside)
         do {
@@ -120,8 +118,20 @@ enum NewStoreFile {
         return SQLiteError(code: code, extendedCode: code, message: what + ": " + String(cString: strerror(errno)), sql: nil, path: path)
     }
 
-    /// What makers that are no longer running left in `directory` (their process id ends the name).
-    private static func removeAbandoned(in directory: String, prefix: String) {
+    /// The directory of `path` and how the names beside it begin (a maker's process id ends them).
+    private static func besidePrefix(_ path: String) -> (directory: String, prefix: String) {
+        let url = URL(fileURLWithPath: path)
+        return (url.deletingLastPathComponent().path, "." + url.lastPathComponent + ".new-")
+    }
+
+    /// What makers of a store at `path` that are no longer running left beside it (their process
+    /// id ends the name): a half-made file, or, when the maker was killed after its link, the log
+    /// and shared memory a reader of the file beside made for it. Called by every import, not only
+    /// one that makes the store: the store a killed maker linked is there, so the next import does
+    /// not make one (the kill test's last point found `-wal` and `-shm` left so, in CI).
+    static func removeAbandoned(beside path: String) {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        let (directory, prefix) = besidePrefix(path)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names where name.hasPrefix(prefix) {
             let digits = name.dropFirst(prefix.count).prefix(while: \.isNumber)

@@ -26,6 +26,7 @@ public final class NewStoreLoad {
     /// anything) is at the path, or its file cannot be made beside it (no hard links there, no
     /// room, no right to write): the import then opens the path as any other, which says why.
     public static func begin(at path: String, configuration: StagingStore.Configuration) -> NewStoreLoad? {
+        NewStoreFile.removeAbandoned(beside: path)
         var status = stat()
         guard lstat(path, &status) != 0, errno == ENOENT else { return nil }
         let directory = (path as NSString).deletingLastPathComponent
