@@ -65,6 +65,14 @@ package enum StoreValue: Sendable, Equatable {
     case null
 }
 
+extension StoreValue {
+    /// Integers as one parameter: PostgreSQL's text of an array (`{1,NULL,3}`), bound to
+    /// `?::bigint[]`, so that a statement of any number of rows is prepared once (`unnest`, `ANY`).
+    package static func integerArray(_ values: [Int64?]) -> StoreValue {
+        .text("{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}")
+    }
+}
+
 /// What the store's SQL runs on, the same calls for both engines, so that what counts is written
 /// once: SQLite (`SQLiteDatabase`) and PostgreSQL (`PostgresDatabase`). Synchronous, like the store:
 /// one connection per thread. Parameters are `?` or `?NNN` in the SQL, bound from 1; columns are

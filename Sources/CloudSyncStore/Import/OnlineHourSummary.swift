@@ -389,7 +389,7 @@ final class OnlineHourSummary {
             guard !typeIDs.isEmpty else { return }
             try database.executeWithNext("""
                 UPDATE metric_hour_state SET summarised = ?, dirty_from = NULL, dirty_to = NULL WHERE type_id = ANY(?::bigint[])
-                """, [.int(Int64(summarised)), .text(SummaryCounts.Statements.array(typeIDs.sorted()))])
+                """, [.int(Int64(summarised)), .integerArray(typeIDs.sorted())])
             return
         }
         for part in stride(from: 0, to: typeIDs.count, by: 500) {

@@ -123,11 +123,6 @@ struct SummaryCounts {
         func addToSummary(_ rows: [[Int64?]]) throws { try run(summary, rows) }
         func markHoursDirty(_ rows: [[Int64?]]) throws { try run(hoursDirty, rows) }
 
-        /// PostgreSQL's text of an array of integers (`{1,NULL,3}`).
-        static func array(_ values: [Int64?]) -> String {
-            "{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}"
-        }
-
         /// One key appears once among the rows (PostgreSQL's upsert refuses a key twice in a
         /// statement): they come from a dictionary. On SQLite, `head (…), (…) tail`, 500 rows a
         /// statement at most. On PostgreSQL each column an array (`unnest`) of a statement prepared
@@ -140,7 +135,7 @@ struct SummaryCounts {
                 let head = statement.head.dropLast(" VALUES".count)
                 let columns = Array(repeating: "?::bigint[]", count: width).joined(separator: ", ")
                 try database.executeWithNext("\(head) SELECT * FROM unnest(\(columns))\n\(statement.tail)",
-                                             (0..<width).map { column in .text(Self.array(rows.map { $0[column] })) })
+                                             (0..<width).map { column in .integerArray(rows.map { $0[column] }) })
                 return
             }
             for part in stride(from: 0, to: rows.count, by: 500) {
