@@ -126,9 +126,10 @@ enum NewStoreFile {
 
     /// What makers of a store at `path` that are no longer running left beside it (their process
     /// id ends the name): a half-made file, or, when the maker was killed after its link, the log
-    /// and shared memory a reader of the file beside made for it. Called by every import, not only
-    /// one that makes the store: the store a killed maker linked is there, so the next import does
-    /// not make one (the kill test's last point found `-wal` and `-shm` left so, in CI).
+    /// and shared memory a reader of the file beside made for it. Called by every import of an export
+    /// file (`NewStoreLoad.begin`), not only one that makes the store: the store a killed maker
+    /// linked is there, so the next import does not make one (the kill test's last point found
+    /// `-wal` and `-shm` left so, in CI).
     static func removeAbandoned(beside path: String) {
         guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
         let (directory, prefix) = besidePrefix(path)
