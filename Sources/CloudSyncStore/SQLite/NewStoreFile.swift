@@ -26,7 +26,7 @@ enum NewStoreFile {
     /// file no one else knows of needs none); nil when `path` is not a file's or the file system
     /// makes no hard links (the store is then made in place).
     static func makeBeside(_ path: String, kinds: [any StoredKind.Type]) throws -> String? {
-        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return nil }
+        guard isFilePath(path) else { return nil }
         removeAbandoned(beside: path)
         let (directory, prefix) = besidePrefix(path)
         let beside = directory + "/" + prefix + String(getpid())
@@ -118,6 +118,11 @@ enum NewStoreFile {
         return SQLiteError(code: code, extendedCode: code, message: what + ": " + String(cString: strerror(errno)), sql: nil, path: path)
     }
 
+    /// Whether `path` names a file (not SQLite's memory database or a URI), which has names beside it.
+    private static func isFilePath(_ path: String) -> Bool {
+        !path.isEmpty && path != ":memory:" && !path.hasPrefix("file:")
+    }
+
     /// The directory of `path` and how the names beside it begin (a maker's process id ends them).
     private static func besidePrefix(_ path: String) -> (directory: String, prefix: String) {
         let url = URL(fileURLWithPath: path)
@@ -127,11 +132,11 @@ enum NewStoreFile {
     /// What makers of a store at `path` that are no longer running left beside it (their process
     /// id ends the name): a half-made file, or, when the maker was killed after its link, the log
     /// and shared memory a reader of the file beside made for it. Called by every import of an export
-    /// file (`NewStoreLoad.begin`), not only one that makes the store: the store a killed maker
+    /// file (`makeBeside`, or `NewStoreLoad.begin` when a store is there), not only one that makes the store: the store a killed maker
     /// linked is there, so the next import does not make one (the kill test's last point found
     /// `-wal` and `-shm` left so, in CI).
     static func removeAbandoned(beside path: String) {
-        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        guard isFilePath(path) else { return }
         let (directory, prefix) = besidePrefix(path)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names where name.hasPrefix(prefix) {

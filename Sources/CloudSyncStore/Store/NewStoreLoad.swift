@@ -26,9 +26,13 @@ public final class NewStoreLoad {
     /// anything) is at the path, or its file cannot be made beside it (no hard links there, no
     /// room, no right to write): the import then opens the path as any other, which says why.
     public static func begin(at path: String, configuration: StagingStore.Configuration) -> NewStoreLoad? {
-        NewStoreFile.removeAbandoned(beside: path)
         var status = stat()
-        guard lstat(path, &status) != 0, errno == ENOENT else { return nil }
+        guard lstat(path, &status) != 0, errno == ENOENT else {
+            // No store is made here (`makeBeside` removes them when one is): what a maker killed
+            // after its link left beside the store goes now.
+            NewStoreFile.removeAbandoned(beside: path)
+            return nil
+        }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try? PrivateFile.createDirectory(directory) }
         guard let file = try? NewStoreFile.makeBeside(path, kinds: configuration.kinds) else { return nil }
